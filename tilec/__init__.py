@@ -1,0 +1,3 @@
+"""tilec: a pure-Python compiler for NVIDIA's CUDA Tile IR."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,75 @@
+"""The `tilec` command. Imports are lazy so `tilec --help` stays fast."""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+
+SPLIT_MARKER = re.compile(r"^// -----\s*$", re.M)
+
+
+def _normalize(argv):
+    """Accept mlir-opt's single-dash long flags (`-split-input-file`)."""
+    out = []
+    for a in argv:
+        if a.startswith("-") and not a.startswith("--") and len(a) > 2 and a[1].isalpha() and a[:2] != "-o":
+            a = "-" + a
+        out.append(a)
+    return out
+
+
+def _common(p):
+    p.add_argument("input", nargs="?", default="-", help="input file ('-' for stdin)")
+    p.add_argument("-o", dest="output", default="-", help="output file (default stdout)")
+    p.add_argument("--split-input-file", action="store_true",
+                   help="split the input at '// -----' lines and process each chunk alone")
+    p.add_argument("--allow-unregistered-dialect", action="store_true",
+                   help="accept ops of unknown dialects in generic form")
+    p.add_argument("--verify-diagnostics", action="store_true",
+                   help="check emitted diagnostics against expected-* comments")
+
+
+def build_argparser():
+    from . import __version__
+    ap = argparse.ArgumentParser(prog="tilec", description="A compiler for NVIDIA's CUDA Tile IR.")
+    ap.add_argument("--version", action="version", version=f"tilec {__version__}")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+    opt = sub.add_parser("opt", help="parse, verify, run passes and print IR (like mlir-opt)")
+    _common(opt)
+    opt.add_argument("--mlir-print-op-generic", action="store_true", help="print ops in generic form")
+    opt.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations")
+    opt.add_argument("--verify-each", action="store_true", default=True, help=argparse.SUPPRESS)
+    ver = sub.add_parser("verify", help="parse and verify; report diagnostics")
+    _common(ver)
+    return ap
+
+
+def main(argv=None) -> int:
+    argv = _normalize(sys.argv[1:] if argv is None else argv)
+    ap = build_argparser()
+    args, unknown = ap.parse_known_args(argv)
+    if args.command is None:
+        ap.print_help()
+        return 0
+    if unknown:
+        bad = [u for u in unknown if u.startswith("-")]
+        if bad:
+            print(f"tilec {args.command}: error: unknown option '{bad[0]}'", file=sys.stderr)
+            return 2
+    from .driver import run_command
+    try:
+        return run_command(args)
+    except RecursionError:
+        print("tilec: error: input nests too deeply", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 1
+    except Exception as e:  # a bug in tilec: say so plainly, never a traceback
+        print(f"tilec: internal error: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""cuda_tile's custom syntax pieces (`custom<...>` in op formats)."""
+from __future__ import annotations
+
+from ...ir import attributes as A
+from ...ir.types import FunctionType
+from ...syntax.dense import parse_elements
+from ...syntax.format import BuildError, Directive, directive
+from ...syntax.reader import BodyError, parse_type
+from .types import TileType
+
+
+def dense_literal(tok, result_type, name_tok=None):
+    """`<f32: [1.0, 2.0]>` or the spec's `dense<...>` against `result_type`."""
+    s = str(tok)
+    try:
+        if s.startswith("dense<"):
+            body = s[6:-1]
+        else:
+            inner = s[1:-1]
+            elt_text, sep, body = inner.partition(":")
+            if not sep:
+                raise BuildError("expected ':' after the element type of a constant", tok)
+            elt = parse_type(elt_text.strip())
+            if elt != getattr(result_type, "element_type", None):
+                raise BuildError(f"expected element type '{getattr(result_type, 'element_type', result_type)}'"
+                                 f" but got '{elt.text()}'", tok)
+        return parse_elements(body, result_type)
+    except BodyError as e:
+        raise BuildError(e.message, tok)
+
+
+def dense_text(attr) -> str:
+    return f"<{attr.element_type.text(True)}: {attr.literal()}>"
+
+
+@directive("DenseTypedElementsAttr")
+class DenseTypedElements(Directive):
+    """`<f32: [..]> : tile<..>` — the value and the result type together."""
+    rules = ('dense_lit: DENSE_LIT | DENSE',
+             r'DENSE_LIT.4: /<\s*[A-Za-z][A-Za-z0-9]*\s*:[^<>]*>/')
+
+    def grammar(self, args):
+        return 'dense_lit ":" type'
+
+    def parse(self, children, args, state):
+        (lit,), t = children
+        value_arg, type_arg = args
+        state.result_types[type_arg.name] = [t]
+        state.attrs[value_arg.name] = dense_literal(lit, t)
+
+    def print(self, op, args, p):
+        value = op.attributes[args[0].name]
+        return f"{dense_text(value)} : {op.results[0].type.text(True)}"
+
+
+@directive("DenseTypedElementsAttrNoResult")
+class DenseTypedElementsNoResult(Directive):
+    """`<f32: [..]> : tile<..>` where the type belongs to the value alone (global)."""
+
+    def grammar(self, args):
+        return 'dense_lit ":" type'
+
+    def parse(self, children, args, state):
+        (lit,), t = children
+        state.attrs[args[0].name] = dense_literal(lit, t)
+
+    def print(self, op, args, p):
+        value = op.attributes[args[0].name]
+        return f"{dense_text(value)} : {value.type.text(True)}"
+
+
+@directive("FunctionSignature")
+class FunctionSignature(Directive):
+    """`@name(%a: T, ...)` of entry-like ops; args become the body's block args."""
+    rules = ('fn_arg: VALUE_REF ":" type [attr_dict] [LOC]',)
+
+    def grammar(self, args):
+        return 'SYMBOL_REF "(" [fn_arg ("," fn_arg)*] ")"'
+
+    def parse(self, children, args, state):
+        from ...syntax.format import _sym
+        sym, *fn_args = children
+        fn_args = [a for a in fn_args if a is not None]
+        name_arg, type_arg, region_arg = args
+        state.attrs[name_arg.name] = A.StringAttr(_sym(sym))
+        types = tuple(a[1] for a in fn_args)
+        state.attrs[type_arg.name] = A.TypeAttr(FunctionType(types, ()))
+        state.region_args[region_arg.name] = [(a[0], a[1]) for a in fn_args]
+        arg_attrs = [a[2] or {} for a in fn_args]
+        if any(arg_attrs):
+            state.attrs["arg_attrs"] = A.ArrayAttr(tuple(A.DictionaryAttr(tuple(d.items())) for d in arg_attrs))
+
+    def print(self, op, args, p):
+        from ...ir.printing import symbol
+        name = op.attributes[args[0].name].value
+        region = op.regions[0]
+        block_args = region.blocks[0].arguments if region.blocks else []
+        fn_type = op.attributes[args[1].name].value
+        if block_args:
+            parts = [f"{p.value_name(a)}: {a.type.text(True)}" for a in block_args]
+        else:
+            parts = [t.text(True) for t in fn_type.inputs]
+        return f"{symbol(name)}({', '.join(parts)})"
+
+
+@directive("IEEERoundingMode")
+class IEEERoundingMode(Directive):
+    """Optional `rounding<mode>`; nearest_even is the default and is not printed."""
+
+    def grammar(self, args):
+        return '["rounding" "<" BARE_ID ">"]'
+
+    def parse(self, children, args, state):
+        from .attributes import RoundingModeAttr
+        (tok,) = children
+        if tok is not None:
+            if str(tok) not in RoundingModeAttr.values:
+                raise BuildError(f"expected rounding mode to be one of: {', '.join(RoundingModeAttr.values)}", tok)
+            state.attrs[args[0].name] = RoundingModeAttr(str(tok))
+
+    def print(self, op, args, p):
+        v = op.attributes.get(args[0].name)
+        if v is None or v.value == "nearest_even":
+            return None
+        return f"rounding<{v.value}>"

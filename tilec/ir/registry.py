@@ -1,0 +1,38 @@
+"""Where dialects register their ops, types and attributes. The core only keeps
+the tables; it never imports a dialect."""
+from __future__ import annotations
+
+OPS: dict = {}            # "dialect.op" -> Op subclass
+TYPES: dict = {}          # ("dialect", "mnemonic") -> DialectType subclass
+ATTRS: dict = {}          # ("dialect", "mnemonic") -> DialectAttr subclass
+SHORT_TYPE_DIALECTS: list = []  # dialects whose types may be written without `!dialect.`
+_loaders: list = []
+_loaded = False
+
+
+def register_op(cls):
+    OPS[cls.name] = cls
+    return cls
+
+
+def register_type(cls):
+    TYPES[(cls.dialect, cls.mnemonic)] = cls
+    return cls
+
+
+def register_attr(cls):
+    ATTRS[(cls.dialect, cls.mnemonic)] = cls
+    return cls
+
+
+def add_loader(fn):
+    """A callable that imports a dialect package; run once by load_all()."""
+    _loaders.append(fn)
+
+
+def load_all():
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for fn in _loaders:
+            fn()

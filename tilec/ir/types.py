@@ -1,0 +1,138 @@
+"""Types: immutable, hashable values. The builtin ones live here; dialects add theirs."""
+from __future__ import annotations
+
+import attrs
+
+DYNAMIC = None  # a `?` extent in a shape
+
+
+class Type:
+    """Base class of all types. `text(short)` is the type's spelling; `short` drops the
+    `!dialect.` prefix of dialect types (the form cuda_tile ops print)."""
+    __slots__ = ()
+
+    def text(self, short: bool = False) -> str:
+        raise NotImplementedError
+
+    def __str__(self):
+        return self.text()
+
+
+@attrs.frozen(cache_hash=True, repr=False)
+class IntegerType(Type):
+    width: int
+
+    def text(self, short=False):
+        return f"i{self.width}"
+
+    __repr__ = text
+
+
+# name -> (bit width, mantissa bits) of every float element type tilec knows
+FLOAT_KINDS = {
+    "f16": (16, 10), "bf16": (16, 7), "f32": (32, 23), "f64": (64, 52), "tf32": (32, 10),
+    "f8E4M3FN": (8, 3), "f8E5M2": (8, 2), "f8E8M0FNU": (8, 0), "f4E2M1FN": (4, 1),
+}
+
+
+@attrs.frozen(cache_hash=True, repr=False)
+class FloatType(Type):
+    name: str
+
+    @property
+    def width(self) -> int:
+        return FLOAT_KINDS[self.name][0]
+
+    def text(self, short=False):
+        return self.name
+
+    __repr__ = text
+
+
+@attrs.frozen(cache_hash=True, repr=False)
+class IndexType(Type):
+    def text(self, short=False):
+        return "index"
+
+    __repr__ = text
+
+
+@attrs.frozen(cache_hash=True, repr=False)
+class NoneType(Type):
+    def text(self, short=False):
+        return "none"
+
+    __repr__ = text
+
+
+def shape_text(shape) -> str:
+    return "".join(("?" if d is DYNAMIC else str(d)) + "x" for d in shape)
+
+
+@attrs.frozen(cache_hash=True, repr=False)
+class RankedTensorType(Type):
+    shape: tuple
+    element_type: Type
+    encoding: object = None
+
+    def text(self, short=False):
+        enc = f", {self.encoding}" if self.encoding is not None else ""
+        return f"tensor<{shape_text(self.shape)}{self.element_type.text(short)}{enc}>"
+
+    __repr__ = text
+
+
+@attrs.frozen(cache_hash=True, repr=False)
+class FunctionType(Type):
+    inputs: tuple
+    results: tuple
+
+    def text(self, short=False):
+        ins = ", ".join(t.text(short) for t in self.inputs)
+        if len(self.results) == 1 and not isinstance(self.results[0], FunctionType):
+            outs = self.results[0].text(short)
+        else:
+            outs = "(" + ", ".join(t.text(short) for t in self.results) + ")"
+        return f"({ins}) -> {outs}"
+
+    __repr__ = text
+
+
+class DialectType(Type):
+    """A type owned by a dialect: `!dialect.mnemonic<body>`. Subclasses give
+    `dialect`, `mnemonic`, `body()` (None when there are no parameters) and a
+    classmethod `parse_body(reader)`."""
+    __slots__ = ()
+    dialect = ""
+    mnemonic = ""
+
+    def body(self) -> str | None:
+        return None
+
+    def text(self, short=False):
+        body = self.body()
+        head = self.mnemonic if short else f"!{self.dialect}.{self.mnemonic}"
+        return head if body is None else f"{head}<{body}>"
+
+    def __repr__(self):
+        return self.text()
+
+
+@attrs.frozen(cache_hash=True, repr=False)
+class OpaqueType(Type):
+    """A type of an unregistered dialect, kept as its text."""
+    dialect: str
+    spelling: str  # everything after `!dialect.`
+
+    def text(self, short=False):
+        return f"!{self.dialect}.{self.spelling}"
+
+    __repr__ = text
+
+
+def i(width: int) -> IntegerType:
+    return IntegerType(width)
+
+
+def f(name: str) -> FloatType:
+    return FloatType(name)

@@ -1,0 +1,75 @@
+"""The verifier walk: per op, the declaration's structural checks, then every
+trait's hook, then the op's own verify_op; then its regions."""
+from __future__ import annotations
+
+from .core import Operation
+from .diagnostics import DiagnosticEngine, using_engine
+from .traits import IsolatedFromAbove
+
+
+def verify(root: Operation, engine: DiagnosticEngine) -> bool:
+    """True when `root` and everything nested in it verifies. Stops at the first
+    failing op, as MLIR's verifier does."""
+    with using_engine(engine):
+        return _verify(root)
+
+
+def _verify(root) -> bool:
+    positions: dict = {}
+    stack = [root]
+    while stack:
+        op = stack.pop()
+        if not _verify_one(op, positions):
+            return False
+        for r in reversed(op.regions):
+            for b in reversed(r.blocks):
+                stack.extend(b.ops_reversed())
+    return True
+
+
+def _verify_one(op, positions) -> bool:
+    if not hasattr(op, "verify_structure"):
+        return _verify_dominance(op, positions)  # unregistered: only SSA rules apply
+    if not op.verify_structure():
+        return False
+    for trait in type(op).traits:
+        if not trait.verify(op):
+            return False
+    if not _verify_dominance(op, positions):
+        return False
+    return op.verify_op()
+
+
+def _position(op, positions) -> int:
+    pos = positions.get(op)
+    if pos is None:
+        for i, o in enumerate(op.parent.ops):
+            positions[o] = i
+        pos = positions[op]
+    return pos
+
+
+def _verify_dominance(op, positions) -> bool:
+    """A use must be dominated by its definition: earlier in the same block, or in
+    an enclosing block, never across an isolated-from-above op."""
+    for i, v in enumerate(op.operands):
+        home = v.owner_block()
+        block = op.parent
+        crossed_isolated = None
+        while block is not None and block is not home:
+            owner = block.parent_op
+            if owner is not None and owner.has_trait(IsolatedFromAbove) and crossed_isolated is None:
+                crossed_isolated = owner
+            block = owner.parent if owner is not None else None
+        if block is None:
+            op.emit_error(f"operand #{i} does not dominate this use")
+            return False
+        if crossed_isolated is not None:
+            op.emit_error("using value defined outside the region").attach_note(
+                "required by region isolation constraints", crossed_isolated.location)
+            return False
+        if hasattr(v, "op") and home is op.parent and _position(v.op, positions) >= _position(op, positions):
+            op.emit_error(f"operand #{i} does not dominate this use").attach_note(
+                "operand defined here (op in the same block)", v.op.location)
+            return False
+    return True

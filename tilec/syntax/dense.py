@@ -1,0 +1,199 @@
+"""Dense element literals: MLIR's `dense<...>` body and cuda_tile's `<f32: [...]>`."""
+from __future__ import annotations
+
+import math
+import re
+import struct
+
+from ..ir.attributes import DenseElementsAttr
+from ..ir.types import FloatType, IntegerType
+from .reader import BodyError
+
+_TOK = re.compile(r'\s*(\[|\]|,|"[^"]*"|[-+]?(?:0x[0-9A-Fa-f]+|\d+\.?\d*(?:[eE][-+]?\d+)?|inf|nan)|true|false)')
+
+
+def _tokens(text):
+    pos, out = 0, []
+    text = text.rstrip()
+    while pos < len(text):
+        m = _TOK.match(text, pos)
+        if not m:
+            raise BodyError(f"unexpected '{text[pos:].strip()[:10]}' in dense literal", pos)
+        out.append((m.group(1), m.start(1)))
+        pos = m.end()
+    return out
+
+
+def _nested(toks):
+    """Nested python lists of token strings; returns (value, shape)."""
+    pos = 0
+
+    def item():
+        nonlocal pos
+        if pos >= len(toks):
+            raise BodyError("unexpected end of dense literal", 0)
+        t, off = toks[pos]
+        if t == "[":
+            pos += 1
+            elems = []
+            if toks[pos][0] == "]":
+                pos += 1
+                return elems
+            while True:
+                elems.append(item())
+                t2, off2 = toks[pos] if pos < len(toks) else ("", 0)
+                pos += 1
+                if t2 == "]":
+                    return elems
+                if t2 != ",":
+                    raise BodyError("expected ',' or ']' in dense literal", off2)
+        if t in ("]", ","):
+            raise BodyError(f"unexpected '{t}' in dense literal", off)
+        pos += 1
+        return (t, off)
+
+    v = item()
+    if pos != len(toks):
+        raise BodyError("unexpected trailing characters in dense literal", toks[pos][1])
+    return v
+
+
+def _shape_of(v):
+    shape = []
+    while isinstance(v, list):
+        shape.append(len(v))
+        if not v:
+            break
+        v = v[0]
+    return tuple(shape)
+
+
+def _flatten(v, shape, out, depth=0):
+    if depth == len(shape):
+        if isinstance(v, list):
+            raise BodyError("dense literal has inconsistent nesting", 0)
+        out.append(v)
+        return
+    if not isinstance(v, list) or len(v) != shape[depth]:
+        raise BodyError("dense literal has inconsistent shape", v[1] if isinstance(v, tuple) else 0)
+    for x in v:
+        _flatten(x, shape, out, depth + 1)
+
+
+def convert_element(tok, off, elt):
+    """A token string as a Python value of element type `elt`."""
+    if isinstance(elt, IntegerType):
+        w = elt.width
+        if tok in ("true", "false"):
+            if w != 1:
+                raise BodyError(f"expected integer elements, but parsed '{tok}'", off)
+            return 1 if tok == "true" else 0
+        try:
+            v = int(tok, 16) if tok.lower().lstrip("+-").startswith("0x") else int(tok)
+        except ValueError:
+            raise BodyError(f"expected integer elements, but parsed floating-point", off)
+        if w == 1:
+            if v not in (0, 1):
+                raise BodyError(f"integer constant out of range for type", off)
+            return v
+        lo, hi = -(1 << (w - 1)), (1 << w) - 1
+        if v < lo or v > hi:
+            raise BodyError("integer constant out of range for type", off)
+        if v >= 1 << (w - 1):
+            v -= 1 << w  # stored as signed
+        return v
+    if isinstance(elt, FloatType):
+        if tok in ("true", "false"):
+            raise BodyError(f"expected floating-point elements, but parsed '{tok}'", off)
+        if tok.lower().startswith("0x"):
+            return float_from_bits(int(tok, 16), elt, off)
+        return float(tok)
+    raise BodyError(f"unsupported element type '{elt.text()}'", off)
+
+
+def float_from_bits(bits, elt, off=0):
+    w = elt.width
+    if bits >> w:
+        raise BodyError("hexadecimal float constant out of range for type", off)
+    if elt.name in ("f32", "tf32") and w == 32:
+        return struct.unpack("<f", struct.pack("<I", bits))[0]
+    if elt.name == "f64":
+        return struct.unpack("<d", struct.pack("<Q", bits))[0]
+    if elt.name == "f16":
+        return struct.unpack("<e", struct.pack("<H", bits))[0]
+    if elt.name == "bf16":
+        return struct.unpack("<f", struct.pack("<I", bits << 16))[0]
+    return _minifloat(bits, elt)
+
+
+_MINI = {"f8E4M3FN": (4, 3, 7, True), "f8E5M2": (5, 2, 15, False), "f4E2M1FN": (2, 1, 1, True),
+         "f8E8M0FNU": (8, 0, 127, False)}
+
+
+def _minifloat(bits, elt):
+    e_bits, m_bits, bias, finite = _MINI[elt.name]
+    if elt.name == "f8E8M0FNU":
+        return math.nan if bits == 0xFF else 2.0 ** (bits - bias)
+    sign = -1.0 if bits >> (e_bits + m_bits) & 1 else 1.0
+    e = (bits >> m_bits) & ((1 << e_bits) - 1)
+    m = bits & ((1 << m_bits) - 1)
+    if not finite and e == (1 << e_bits) - 1:
+        return sign * math.inf if m == 0 else math.nan
+    if elt.name == "f8E4M3FN" and e == 15 and m == 7:
+        return math.nan
+    if e == 0:
+        return sign * m * 2.0 ** (1 - bias - m_bits)
+    return sign * (1 + m / (1 << m_bits)) * 2.0 ** (e - bias)
+
+
+def parse_elements(body: str, type_):
+    """Parse an element list for a shaped `type_` -> DenseElementsAttr."""
+    elt = getattr(type_, "element_type", type_)
+    shape = tuple(getattr(type_, "shape", ()))
+    body = body.strip()
+    if body.startswith('"'):
+        return _from_hex(body, type_, elt, shape)
+    toks = _tokens(body)
+    if not toks:
+        raise BodyError("expected dense literal", 0)
+    v = _nested(toks)
+    if not isinstance(v, list):
+        return DenseElementsAttr(type_, (convert_element(v[0], v[1], elt),), True)
+    lit_shape = _shape_of(v)
+    if lit_shape != shape:
+        sh = "x".join(str(d) for d in lit_shape)
+        raise BodyError(f"inferred shape of elements literal ([{', '.join(map(str, lit_shape))}]) does not "
+                        f"match type ([{', '.join(map(str, shape))}])", 0)
+    flat = []
+    _flatten(v, shape, flat)
+    return DenseElementsAttr(type_, tuple(convert_element(t, o, elt) for t, o in flat), False)
+
+
+def _from_hex(body, type_, elt, shape):
+    hexs = body[1:-1]
+    if not hexs.lower().startswith("0x"):
+        raise BodyError("expected hex string", 0)
+    raw = bytes.fromhex(hexs[2:])
+    n = 1
+    for d in shape:
+        n *= d
+    nbytes = max(elt.width // 8, 1)
+    if len(raw) == nbytes and n != 1:
+        count, splat = 1, True
+    elif len(raw) == nbytes * n:
+        count, splat = n, False
+    else:
+        raise BodyError("elements hex data size is invalid for provided type", 0)
+    vals = []
+    for i in range(count):
+        bits = int.from_bytes(raw[i * nbytes:(i + 1) * nbytes], "little")
+        if isinstance(elt, FloatType):
+            vals.append(float_from_bits(bits, elt))
+        else:
+            w = elt.width
+            vals.append(bits - (1 << w) if w > 1 and bits >= 1 << (w - 1) else bits)
+    return DenseElementsAttr(type_, tuple(vals), splat)
+
+
+def parse_dense(body: str, type_):
+    return parse_elements(body, type_)

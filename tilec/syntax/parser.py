@@ -1,0 +1,696 @@
+"""The Lark LALR parser for MLIR text: base grammar from grammar/mlir.lark plus
+one rule per registered op with an assembly format. Parsing builds IR directly
+(an embedded transformer, no parse tree), then a resolution pass binds SSA
+names in scope and infers result types the text leaves implicit."""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+
+from lark import Lark, Token, Transformer, Tree, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from ..ir import attributes as A
+from ..ir import registry
+from ..ir.core import Block, Operation, Region, Value
+from ..ir.diagnostics import DiagnosticEngine
+from ..ir.location import FileLineColLoc, UNKNOWN
+from ..ir.opdef import Op, OPTIONAL, SINGLE, VARIADIC, SEGMENTS
+from ..ir.types import IntegerType
+from . import format as F
+from .reader import BodyError, parse_location, parse_type, unquote, LOC_ALIASES, TYPE_ALIASES
+
+GRAMMAR_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                           "grammar")
+
+
+def _nested(depth):
+    """Regex for a `<...>` group with balanced nesting up to `depth` levels."""
+    atom = r'"(?:[^"\\]|\\.)*"|->|[^<>"]'
+    pat = r"<(?:" + atom + r")*>"
+    for _ in range(depth):
+        pat = r"<(?:" + atom + "|" + pat + r")*>"
+    return pat
+
+
+def _parens(depth):
+    atom = r'"(?:[^"\\]|\\.)*"|[^()"]'
+    pat = r"\((?:" + atom + r")*\)"
+    for _ in range(depth):
+        pat = r"\((?:" + atom + "|" + pat + r")*\)"
+    return pat
+
+
+class ParseError(Exception):
+    def __init__(self, message, line=None, col=None):
+        super().__init__(message)
+        self.message, self.line, self.col = message, line, col
+
+
+class ValueRef(Value):
+    """A placeholder for an SSA use, bound to the real value by name later."""
+    __slots__ = ("ref", "line", "col", "expected")
+
+    def __init__(self, tok):
+        super().__init__(None)
+        self.ref, self.line, self.col = str(tok), tok.line, tok.column
+        self.expected = None
+
+
+def _op_keywords(cls):
+    names = [cls.name]
+    prefix, short = cls.name.split(".", 1)
+    if prefix in F.SHORT_NAME_DIALECTS:
+        names.append(short)
+    return names
+
+
+_PARSER = None
+
+
+def _grammar_text():
+    base = open(os.path.join(GRAMMAR_DIR, "mlir.lark")).read()
+    base = base.replace("@NEST@", _nested(5)).replace("@PARENS@", _parens(5))
+    rules, names = [], []
+    for name in sorted(registry.OPS):
+        cls = registry.OPS[name]
+        if not cls.assembly_format:
+            continue
+        fmt = F.compiled_format(cls)
+        rules.append(fmt.grammar(_op_keywords(cls)))
+        names.append(fmt.rule)
+    rules.append("custom_op: " + " | ".join(names) if names else "custom_op: \"<<none>>\"")
+    rules.append('int_array: "[" [INT ("," INT)*] "]"')
+    for d in F.DIRECTIVES.values():
+        rules.extend(getattr(d, "rules", ()))
+    return base + "\n" + "\n".join(rules) + "\n"
+
+
+def get_parser():
+    global _PARSER
+    if _PARSER is None:
+        registry.load_all()
+        text = _grammar_text()
+        key = hashlib.sha1(text.encode()).hexdigest()[:16]
+        cache = os.path.join(tempfile.gettempdir(), f"tilec-lark-{key}.cache")
+        builder = _Builder()
+        _PARSER = (Lark(text, parser="lalr", lexer="contextual", start=["start", "attribute_only", "type_only"],
+                        maybe_placeholders=True, propagate_positions=False, cache=cache,
+                        transformer=builder), builder)
+    return _PARSER
+
+
+class _Builder(Transformer):
+    """Callbacks run as the LALR parser reduces: they build IR objects."""
+
+    def __init__(self):
+        super().__init__(visit_tokens=False)
+        self.ctx = None
+        for name, cls in registry.OPS.items():
+            if cls.assembly_format:
+                fmt = F.compiled_format(cls)
+                setattr(self, fmt.rule, self._op_callback(cls, fmt))
+
+    def __default__(self, data, children, meta):
+        if data.startswith("_"):  # Lark's internal EBNF helper rules get inlined
+            return Tree(data, children)
+        return children
+
+    # -- ops --------------------------------------------------------------
+    def _op_callback(self, cls, fmt):
+        def build(children):
+            state = F.BuildState(cls)
+            fmt.build(children, state)
+            return self.ctx.finish_custom(cls, state)
+        return build
+
+    def custom_op(self, children):
+        return children[0]
+
+    def operation(self, children):
+        results, op, loc = children
+        ctx = self.ctx
+        if isinstance(op, tuple):  # (op, line, col) from generic_op
+            op = op[0]
+        line_col = getattr(op, "_pos", None)
+        if results is not None:
+            line_col = (results[0].line, results[0].column)
+        if loc is not None:
+            op.location = ctx.location(loc)
+        elif line_col is not None:
+            op.location = FileLineColLoc(ctx.filename, *line_col)
+        if results is not None:
+            ctx.bind_results(op, results)
+        return op
+
+    def op_results(self, children):
+        return children
+
+    def generic_op(self, children):
+        name, operands, succs, props, regions, attrs, fn = children
+        return self.ctx.finish_generic(name, operands or [], succs or [], props or {}, regions or [],
+                                       attrs or {}, fn)
+
+    def properties(self, children):
+        return children[0] or {}
+
+    def successor_list(self, children):
+        return [str(c) for c in children]
+
+    def region_list(self, children):
+        return children
+
+    def region(self, children):
+        region = Region()
+        entry = []
+        for c in children:
+            if isinstance(c, Block):
+                if entry:
+                    b = Block()
+                    for op in entry:
+                        b.append(op)
+                    region.add_block(b)
+                    entry = []
+                region.add_block(c)
+            else:
+                entry.append(c)
+        if entry:
+            b = Block()
+            for op in entry:
+                b.append(op)
+            region.add_block(b)
+        return region
+
+    def block(self, children):
+        label, args, *ops = children
+        b = Block()
+        b.label_hint = str(label)
+        for name, t, loc in args or []:
+            arg = b.add_argument(t, loc)
+            arg.name_hint = name
+        for op in ops:
+            b.append(op)
+        return b
+
+    def block_args(self, children):
+        return [c for c in children if c is not None]
+
+    def block_arg(self, children):
+        tok, t, loc = children
+        return (str(tok), t, self.ctx.location(loc) if loc is not None else
+                FileLineColLoc(self.ctx.filename, tok.line, tok.column))
+
+    def value_list(self, children):
+        return [ValueRef(t) for t in children]
+
+    def type_list(self, children):
+        return children
+
+    def type(self, children):
+        (t,) = children
+        if isinstance(t, Token):
+            return self.ctx.type(t)
+        return t
+
+    def function_type(self, children):
+        from ..ir.types import FunctionType
+        ins, outs = children
+        return FunctionType(tuple(ins or ()), tuple(outs))
+
+    def fn_results(self, children):
+        (c,) = children
+        if isinstance(c, Token):
+            return [self.ctx.type(c)]
+        return c or []
+
+    def type_only(self, children):
+        return children[0]
+
+    def attribute_only(self, children):
+        return children[0]
+
+    # -- attributes -------------------------------------------------------
+    def attr_dict(self, children):
+        return dict(c for c in children if c is not None)
+
+    def attr_entry(self, children):
+        key, value = children
+        k = unquote(str(key)) if key.type == "STRING" else str(key)
+        return (k, A.UnitAttr() if value is None else value)
+
+    def attr_int(self, children):
+        tok, t = children
+        v = int(str(tok), 0) if "0x" not in str(tok).lower() else int(str(tok), 16)
+        if t is not None and hasattr(t, "name") and t.__class__.__name__ == "FloatType":
+            return A.FloatAttr(float(v), t)
+        return A.IntegerAttr(v, t or IntegerType(64))
+
+    def attr_float(self, children):
+        from ..ir.types import FloatType
+        tok, t = children
+        return A.FloatAttr(float(str(tok)), t or FloatType("f64"))
+
+    def attr_string(self, children):
+        tok, t = children
+        return A.StringAttr(unquote(str(tok)))
+
+    def attr_array(self, children):
+        return A.ArrayAttr(tuple(c for c in children if c is not None))
+
+    def attr_dict_value(self, children):
+        return A.DictionaryAttr(tuple(children[0].items()))
+
+    def attr_type(self, children):
+        return A.TypeAttr(children[0])
+
+    def attr_symbol(self, children):
+        names = [F._sym(c) for c in children]
+        return A.SymbolRefAttr(names[0], tuple(names[1:]))
+
+    def attr_dialect(self, children):
+        return self.ctx.dialect_attr(children[0])
+
+    def attr_alias_ref(self, children):
+        tok = children[0]
+        v = self.ctx.attr_aliases.get(str(tok)[1:])
+        if v is None:
+            raise ParseError(f"undefined symbol alias id '{str(tok)[1:]}'", tok.line, tok.column)
+        return v
+
+    def attr_dense(self, children):
+        tok, t = children
+        return self.ctx.dense(tok, t)
+
+    def attr_dense_array(self, children):
+        return self.ctx.dense_array(children[0])
+
+    def attr_loc(self, children):
+        return A.LocationAttr(self.ctx.location(children[0]))
+
+    def attr_keyword(self, children):
+        tok = children[0]
+        s = str(tok)
+        if s in ("true", "false"):
+            return A.BoolAttr(s == "true")
+        if s == "unit":
+            return A.UnitAttr()
+        raise ParseError(f"expected attribute value, got '{s}'", tok.line, tok.column)
+
+    def attr_alias(self, children):
+        tok, value = children
+        self.ctx.attr_aliases[str(tok)[1:]] = value
+        if isinstance(value, A.LocationAttr):
+            self.ctx.loc_aliases[str(tok)[1:]] = value.location
+        return None
+
+    def type_alias(self, children):
+        tok, t = children
+        self.ctx.type_aliases[str(tok)[1:]] = t
+        TYPE_ALIASES[str(tok)[1:]] = t
+        return None
+
+    def start(self, children):
+        return [c for c in children if c is not None]
+
+
+class ParseContext:
+    """Per-parse state: file name, options, aliases, pending placeholders."""
+
+    def __init__(self, filename, allow_unregistered=False, line_offset=0):
+        self.filename = filename
+        self.allow_unregistered = allow_unregistered
+        self.line_offset = line_offset
+        self.attr_aliases: dict = {}
+        self.type_aliases: dict = {}
+        self.loc_aliases: dict = {}
+        self.deferred_locs: list = []
+
+    # -- leaf conversions ---------------------------------------------------
+    def type(self, tok):
+        s = str(tok)
+        if s.startswith("!") and "." not in s.split("<")[0]:
+            t = self.type_aliases.get(s[1:])
+            if t is None:
+                raise ParseError(f"undefined symbol alias id '{s[1:]}'", tok.line, tok.column)
+            return t
+        try:
+            return parse_type(s)
+        except BodyError as e:
+            raise ParseError(e.message, tok.line, tok.column + e.offset)
+
+    def location(self, tok):
+        text = str(tok)
+        try:
+            return parse_location(text, self.loc_aliases)
+        except BodyError as e:
+            if "undefined symbol alias" in e.message:
+                # MLIR prints #loc aliases after their uses: resolve at the end
+                return _LazyLoc(text, tok)
+            raise ParseError(e.message, tok.line, tok.column + e.offset)
+
+    def dialect_attr(self, tok):
+        s = str(tok)
+        head = s[1:].split("<", 1)[0]
+        if head in self.attr_aliases:
+            return self.attr_aliases[head]
+        dialect, mnemonic = head.split(".", 1)
+        cls = registry.ATTRS.get((dialect, mnemonic))
+        if cls is None:
+            if any(d == dialect for d, _ in registry.ATTRS):
+                raise ParseError(f"unknown attribute '{mnemonic}' in dialect '{dialect}'", tok.line, tok.column)
+            return A.OpaqueAttr(dialect, s[len(dialect) + 2:])
+        body = s[len(head) + 2:-1] if "<" in s else None
+        from .reader import Reader
+        try:
+            if body is None:
+                return cls.parse_body(None)
+            r = Reader(body, len(head) + 2)
+            r.aliases = self.attr_aliases
+            v = cls.parse_body(r)
+            r.done()
+            return v
+        except BodyError as e:
+            raise ParseError(e.message, tok.line, tok.column + e.offset)
+
+    def dense(self, tok, t):
+        from .dense import parse_dense
+        try:
+            return parse_dense(str(tok)[6:-1], t)
+        except BodyError as e:
+            raise ParseError(e.message, tok.line, tok.column + 6 + e.offset)
+
+    def dense_array(self, tok):
+        s = str(tok)[6:-1]
+        elt, _, vals = s.partition(":")
+        t = parse_type(elt.strip())
+        from ..ir.types import FloatType
+        conv = float if isinstance(t, FloatType) else (lambda x: x == "true" if x in ("true", "false") else int(x, 0))
+        values = tuple(conv(v.strip()) for v in vals.split(",") if v.strip())
+        return A.DenseArrayAttr(t, values)
+
+    # -- ops ----------------------------------------------------------------
+    def finish_custom(self, cls, state):
+        flat, sizes = [], []
+        for d in cls.operand_defs:
+            vals = state.operands.get(d.name, [])
+            types = state.operand_types.get(d.name)
+            if types is not None:
+                if len(types) != len(vals):
+                    raise ParseError(f"{len(vals)} operands present, but expected {len(types)}",
+                                     *(_pos(vals[0]) if vals else (None, None)))
+                for v, t in zip(vals, types):
+                    v.expected = t
+            flat.extend(vals)
+            sizes.append(len(vals))
+        attrs = state.attrs
+        if cls._segmented:
+            attrs[SEGMENTS] = A.DenseArrayAttr(IntegerType(32), tuple(sizes))
+        result_types, pending = [], False
+        for d in cls.result_defs:
+            ts = state.result_types.get(d.name)
+            if ts is None:
+                pending = True
+                break
+            result_types.extend(ts)
+        regions = []
+        for d in cls.region_defs:
+            r = state.regions.get(d.name)
+            regions.append(r if r is not None else Region())
+        if pending:
+            n = getattr(cls, "num_inferred_results", None)
+            op = cls(flat, [None] * (n if n is not None else len(cls.result_defs)), attrs, regions)
+            op._infer = True
+        else:
+            op = cls(flat, result_types, attrs, regions)
+        for name, args in state.region_args.items():
+            region = op.regions[cls.__dict__[name].index] if name in cls.__dict__ else op.regions[0]
+            if not region.blocks:
+                region.add_block(Block())
+            entry = region.blocks[0]
+            for ref, t in args:
+                arg = entry.add_argument(t, FileLineColLoc(self.filename, ref.line, ref.column)
+                                         if hasattr(ref, "line") else UNKNOWN)
+                arg.name_hint = str(ref)
+        if hasattr(cls, "after_parse"):
+            cls.after_parse(op, state)
+        return op
+
+    def finish_generic(self, name_tok, operands, succs, props, regions, attrs, fn):
+        name = unquote(str(name_tok))
+        cls = registry.OPS.get(name)
+        if len(fn.inputs) != len(operands):
+            raise ParseError(f"expected {len(operands)} operand type{'s' if len(operands) != 1 else ''} "
+                             f"but had {len(fn.inputs)}", name_tok.line, name_tok.column)
+        for v, t in zip(operands, fn.inputs):
+            v.expected = t
+        all_attrs = dict(props)
+        all_attrs.update(attrs)
+        if cls is None:
+            dialect = name.split(".", 1)[0]
+            known = {n.split(".", 1)[0] for n in registry.OPS}
+            if dialect in known and not self.allow_unregistered:
+                raise ParseError(f"unregistered operation '{name}' found in dialect ('{dialect}') that does "
+                                 f"not allow unknown operations", name_tok.line, name_tok.column)
+            if not self.allow_unregistered:
+                raise ParseError("operation being parsed with an unregistered dialect. If this is intended, "
+                                 "please use -allow-unregistered-dialect with the MLIR tool used",
+                                 name_tok.line, name_tok.column)
+            op = Operation(operands, list(fn.results), all_attrs, regions, name=name)
+        else:
+            op = cls(operands, list(fn.results), all_attrs, regions)
+        op._succ_names = succs
+        op._pos = (name_tok.line, name_tok.column)
+        return op
+
+    def bind_results(self, op, toks):
+        names, count = [], 0
+        for t in toks:
+            s = str(t)
+            if ":" in s:
+                base, n = s.split(":")
+                names.append((base, int(n)))
+                count += int(n)
+            else:
+                names.append((s, 1))
+                count += 1
+        if getattr(op, "_infer", False) and count != len(op.results) and getattr(
+                type(op), "num_inferred_results", None) is None:
+            pass
+        if getattr(op, "_infer", False) and count != len(op.results):
+            # variadic inferred results: size them from the binding
+            from ..ir.core import OpResult
+            op.results = [OpResult(None, op, i) for i in range(count)]
+        if count != len(op.results):
+            raise ParseError(f"operation defines {len(op.results)} results but was provided {count} to bind",
+                             toks[0].line, toks[0].column)
+        i = 0
+        for base, n in names:
+            if n == 1 and len(names) > 1 or (n == 1 and count == 1):
+                op.results[i].name_hint = base
+                i += 1
+            else:
+                for k in range(n):
+                    op.results[i].name_hint = f"{base}#{k}"
+                    i += 1
+
+
+class _LazyLoc:
+    def __init__(self, text, tok):
+        self.text, self.tok = text, tok
+
+    def resolve(self, ctx):
+        try:
+            return parse_location(self.text, ctx.loc_aliases)
+        except BodyError as e:
+            raise ParseError(e.message, self.tok.line, self.tok.column + e.offset)
+
+
+def _pos(v):
+    return (v.line, v.col) if isinstance(v, ValueRef) else (None, None)
+
+
+# ---------------------------------------------------------------------------
+# name resolution
+
+class _Resolver:
+    def __init__(self, ctx, engine):
+        self.ctx, self.engine = ctx, engine
+        self.scope: dict = {}
+
+    def err(self, message, line, col):
+        raise ParseError(message, line, col)
+
+    def define(self, name, value, line=None, col=None):
+        if name in self.scope:
+            self.err(f"redefinition of SSA value '{name}'", line, col)
+        self.scope[name] = value
+
+    def region_defs(self, blocks):
+        added = []
+        for b in blocks:
+            for a in b.arguments:
+                if a.name_hint:
+                    flc = a.location.file_line_col()
+                    self.define(a.name_hint, a, *(flc[1:] if flc else (None, None)))
+                    added.append(a.name_hint)
+            for op in b.ops:
+                for r in op.results:
+                    if r.name_hint:
+                        flc = op.location.file_line_col()
+                        self.define(r.name_hint, r, *(flc[1:] if flc else (None, None)))
+                        added.append(r.name_hint)
+        return added
+
+    def resolve_blocks(self, blocks):
+        added = self.region_defs(blocks)
+        labels = {b.label_hint: b for b in blocks if b.label_hint}
+        for b in blocks:
+            for op in b.ops:
+                self.resolve_op(op, labels)
+        for name in added:
+            del self.scope[name]
+
+    def resolve_op(self, op, labels):
+        for use in list(op._operands):
+            ref = use.value
+            if not isinstance(ref, ValueRef):
+                continue
+            real = self.scope.get(ref.ref)
+            if real is None:
+                base = ref.ref.split("#")[0]
+                self.err(f"use of undeclared SSA value name" if base not in self.scope and not any(
+                    k.startswith(base + "#") for k in self.scope) else
+                    f"use of undeclared SSA value name", ref.line, ref.col)
+            if ref.expected is not None and real.type is not None and real.type != ref.expected:
+                self.err(f"use of value '{ref.ref}' expects different type than prior uses: "
+                         f"'{ref.expected.text()}' vs '{real.type.text()}'", ref.line, ref.col)
+            use.set(real)
+        succ = getattr(op, "_succ_names", None)
+        if succ:
+            for s in succ:
+                if s not in labels:
+                    flc = op.location.file_line_col()
+                    self.err(f"reference to an undefined block", *(flc[1:] if flc else (None, None)))
+            op.successors = [labels[s] for s in succ]
+        if getattr(op, "_infer", False):
+            try:
+                types = op.infer_result_types()
+            except Exception as e:  # inference on malformed operands: report, don't crash
+                types = None
+            if types is None:
+                flc = op.location.file_line_col()
+                self.err(f"'{op.name}' op failed to infer returned types", *(flc[1:] if flc else (None, None)))
+            for r, t in zip(op.results, types):
+                r.type = t
+            del op._infer
+        for region in op.regions:
+            self.resolve_blocks(region.blocks)
+
+
+def _fix_lazy_locs(ops, ctx):
+    for top in ops:
+        for op in top.walk():
+            if isinstance(op.location, _LazyLoc):
+                op.location = op.location.resolve(ctx)
+            for r in op.regions:
+                for b in r.blocks:
+                    for a in b.arguments:
+                        if isinstance(a.location, _LazyLoc):
+                            a.location = a.location.resolve(ctx)
+
+
+# ---------------------------------------------------------------------------
+
+def parse_text(text: str, engine: DiagnosticEngine, filename: str = "<stdin>",
+               allow_unregistered: bool = False, line_offset: int = 0):
+    """Parse `text` into a list of top-level ops, or None after reporting a
+    diagnostic. `line_offset` shifts reported lines (for --split-input-file)."""
+    lark, builder = get_parser()
+    ctx = ParseContext(filename, allow_unregistered, line_offset)
+    builder.ctx = ctx
+    if line_offset:
+        text = "\n" * line_offset + text
+    try:
+        ops = lark.parse(text, start="start")
+        block = Block()
+        for op in ops:
+            block.append(op)
+        res = _Resolver(ctx, engine)
+        res.resolve_blocks([block])
+        for op in list(block.ops):
+            block.remove(op)
+        _fix_lazy_locs(ops, ctx)
+        return ops
+    except ParseError as e:
+        _report(engine, filename, e.line, e.col, e.message)
+    except VisitError as e:
+        orig = e.orig_exc
+        if isinstance(orig, ParseError):
+            _report(engine, filename, orig.line, orig.col, orig.message)
+        elif isinstance(orig, F.BuildError):
+            w = orig.where
+            _report(engine, filename, getattr(w, "line", None), getattr(w, "column", None), orig.message)
+        else:
+            raise
+    except F.BuildError as e:
+        w = e.where
+        _report(engine, filename, getattr(w, "line", None), getattr(w, "column", None), e.message)
+    except UnexpectedInput as e:
+        _report(engine, filename, e.line, e.column, _describe_unexpected(e))
+    return None
+
+
+def _describe_unexpected(e) -> str:
+    if isinstance(e, UnexpectedCharacters):
+        return f"unexpected character '{e.char}'"
+    if isinstance(e, UnexpectedEOF):
+        return "unexpected end of file"
+    if isinstance(e, UnexpectedToken):
+        tok = e.token
+        if tok.type == "$END":
+            return "unexpected end of file"
+        if tok.type == "BARE_ID" and ({"RESULT_ID", "custom_op", "STRING"} & set(e.expected or ())):
+            return f"custom op '{tok}' is unknown"
+        expected = sorted(e.expected or ())
+        hint = _expected_hint(expected)
+        return f"unexpected '{tok}'" + (f", expected {hint}" if hint else "")
+    return str(e)
+
+
+_PRETTY = {"VALUE_REF": "SSA value", "TYPE": "type", "INT": "integer", "FLOAT": "float",
+           "STRING": "string", "BARE_ID": "keyword", "SYMBOL_REF": "symbol", "COLON": "':'",
+           "COMMA": "','", "LPAR": "'('", "RPAR": "')'", "LBRACE": "'{'", "RBRACE": "'}'",
+           "LSQB": "'['", "RSQB": "']'", "EQUAL": "'='", "MORETHAN": "'>'", "LESSTHAN": "'<'",
+           "RESULT_ID": "SSA value", "__ANON": None}
+
+
+def _expected_hint(expected) -> str:
+    names = []
+    for t in expected:
+        p = _PRETTY.get(t)
+        if p is None and t.startswith("__ANON"):
+            continue
+        if p is None:
+            continue
+        if p not in names:
+            names.append(p)
+    return " or ".join(names[:4])
+
+
+def _report(engine, filename, line, col, message):
+    if line is None:
+        engine.error(UNKNOWN, message)
+    else:
+        engine.error(FileLineColLoc(filename, line, col), message)
+
+
+def parse_attribute_text(text: str, offset: int = 0):
+    lark, builder = get_parser()
+    try:
+        return lark.parse(text, start="attribute_only")
+    except UnexpectedInput as e:
+        raise BodyError(_describe_unexpected(e), offset + max(e.column - 1, 0))
+    except (ParseError, VisitError) as e:
+        raise BodyError(str(e), offset)

@@ -1,0 +1,200 @@
+"""Printing IR as text: each registered op in its custom form (derived from its
+assembly format), everything else in MLIR's generic form."""
+from __future__ import annotations
+
+from ..ir.attributes import DenseArrayAttr, entry_text
+from ..ir.core import Block, Operation, Region
+from ..ir.location import UNKNOWN
+from ..ir.printing import quote
+
+
+class Printer:
+    def __init__(self, generic: bool = False, debuginfo: bool = False, indent_width: int = 2):
+        self.generic, self.debuginfo = generic, debuginfo
+        self.parts: list[str] = []
+        self.indent = 0
+        self.indent_width = indent_width
+        self.names: dict = {}
+        self.block_names: dict = {}
+        self._next_value = 0
+        self._next_arg = 0
+        self._next_block = 0
+        self.loc_aliases: list = []
+
+    # -- output -----------------------------------------------------------
+    def write(self, text: str):
+        self.parts.append(text)
+
+    def newline(self):
+        self.parts.append("\n" + " " * (self.indent * self.indent_width))
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+    # -- names ------------------------------------------------------------
+    def _name_scope(self, regions):
+        """Number the values defined in `regions` (down to isolated ops)."""
+        stack = list(reversed(regions))
+        while stack:
+            region = stack.pop()
+            for block in region.blocks:
+                if block is not region.blocks[0] or len(region.blocks) > 1:
+                    if block not in self.block_names:
+                        self.block_names[block] = f"^bb{self._next_block}"
+                        self._next_block += 1
+                for arg in block.arguments:
+                    self.names[arg] = f"%arg{self._next_arg}"
+                    self._next_arg += 1
+                for op in block.ops:
+                    if op.results:
+                        base = f"%{self._next_value}"
+                        self._next_value += 1
+                        if len(op.results) == 1:
+                            self.names[op.results[0]] = base
+                        else:
+                            for r in op.results:
+                                self.names[r] = f"{base}#{r.index}"
+                    if op.regions and not _isolated(op):
+                        stack.extend(reversed(op.regions))
+
+    def value_name(self, value) -> str:
+        name = self.names.get(value)
+        if name is None:
+            return "<<UNKNOWN SSA VALUE>>"
+        return name
+
+    def result_prefix(self, op: Operation) -> str:
+        if not op.results:
+            return ""
+        first = self.value_name(op.results[0])
+        if len(op.results) == 1:
+            return first + " = "
+        return f"{first.split('#')[0]}:{len(op.results)} = "
+
+    # -- entry points -----------------------------------------------------
+    def print_top(self, ops):
+        for i, op in enumerate(ops):
+            if i:
+                self.write("\n")
+            self.print_operation(op)
+        self.write("\n")
+
+    def print_operation(self, op: Operation):
+        if op.parent is None or _isolated(op):
+            saved = (self.names, self._next_value, self._next_arg, self._next_block)
+            self._next_value = self._next_arg = self._next_block = 0
+            self.names = dict(self.names)
+            if op.parent is None:
+                self._name_scope([_Wrap(op)])
+            self._name_scope(op.regions)
+        self.write(self.result_prefix(op))
+        fmt = None if self.generic else _format_of(op)
+        if fmt is not None:
+            fmt.print(op, self)
+        else:
+            self.print_generic(op)
+        if self.debuginfo and op.location is not UNKNOWN:
+            self.write(f" loc({op.location.body()})")
+        if op.parent is None or _isolated(op):
+            self.names, self._next_value, self._next_arg, self._next_block = saved[0], *saved[1:]
+
+    def print_generic(self, op: Operation):
+        self.write(quote(op.name))
+        self.write("(" + ", ".join(self.value_name(v) for v in op.operands) + ")")
+        if op.successors:
+            self.write("[" + ", ".join(self.block_names.get(b, "^bb?") for b in op.successors) + "]")
+        inherent = getattr(type(op), "attr_names", frozenset()) | _SEGMENT_NAMES
+        props = {k: v for k, v in op.attributes.items() if k in inherent}
+        rest = {k: v for k, v in op.attributes.items() if k not in inherent}
+        if props:
+            self.write(" <{" + ", ".join(entry_text(k, v) for k, v in props.items()) + "}>")
+        if op.regions:
+            self.write(" (")
+            for i, r in enumerate(op.regions):
+                if i:
+                    self.write(", ")
+                self.print_region(r, entry_args=True, terminators=True)
+            self.write(")")
+        if rest:
+            self.write(" {" + ", ".join(entry_text(k, v) for k, v in rest.items()) + "}")
+        ins = ", ".join(v.type.text() for v in op.operands)
+        outs = [r.type.text() for r in op.results]
+        out = outs[0] if len(outs) == 1 and not outs[0].startswith("(") else "(" + ", ".join(outs) + ")"
+        self.write(f" : ({ins}) -> {out}")
+
+    def print_region(self, region: Region, entry_args: bool = True, terminators: bool = True,
+                     omit_terminator=None):
+        self.write("{")
+        self.indent += 1
+        for bi, block in enumerate(region.blocks):
+            show_label = bi > 0 or (entry_args and block.arguments) or len(region.blocks) > 1
+            if show_label:
+                self.indent -= 1
+                self.newline()
+                self.print_block_label(block)
+                self.indent += 1
+            for op in block.ops:
+                if not terminators and op is block.last_op and (omit_terminator is None or omit_terminator(op)):
+                    continue
+                self.newline()
+                self.print_operation(op)
+        self.indent -= 1
+        self.newline()
+        self.write("}")
+
+    def print_block_label(self, block: Block):
+        name = self.block_names.get(block)
+        if name is None:
+            name = self.block_names[block] = f"^bb{self._next_block}"
+            self._next_block += 1
+        self.write(name)
+        if block.arguments:
+            self.write("(" + ", ".join(f"{self.value_name(a)}: {a.type.text()}" for a in block.arguments) + ")")
+        self.write(":")
+
+    def print_attr_dict(self, attributes: dict, elided=(), keyword: bool = False):
+        items = [(k, v) for k, v in attributes.items() if k not in elided and k not in _SEGMENT_NAMES]
+        if not items:
+            return
+        if keyword:
+            self.write(" attributes")
+        self.write(" {" + ", ".join(entry_text(k, v, True) for k, v in items) + "}")
+
+
+_SEGMENT_NAMES = frozenset(("operandSegmentSizes", "resultSegmentSizes"))
+
+
+class _Wrap:
+    """Pretend region holding one top-level op, for naming its results."""
+
+    def __init__(self, op):
+        self.blocks = [_WrapBlock(op)]
+
+
+class _WrapBlock:
+    def __init__(self, op):
+        self.arguments = []
+        self._op = op
+
+    @property
+    def ops(self):
+        yield self._op
+
+
+def _isolated(op) -> bool:
+    from ..ir.traits import IsolatedFromAbove
+    return op.has_trait(IsolatedFromAbove)
+
+
+def _format_of(op):
+    fmt = getattr(type(op), "_compiled_format", None)
+    if fmt is None and getattr(type(op), "assembly_format", None):
+        from .format import compiled_format
+        fmt = compiled_format(type(op))
+    return fmt
+
+
+def print_ops(ops, generic=False, debuginfo=False) -> str:
+    p = Printer(generic=generic, debuginfo=debuginfo)
+    p.print_top(list(ops))
+    return p.text()
