@@ -1,7 +1,7 @@
 """Declarative assembly formats.
 
 An op declares its custom syntax once, as a format string in the notation of
-MLIR's declarative assembly format (`$lhs \`,\` $rhs attr-dict \`:\` type($result)`).
+MLIR's declarative assembly format ($lhs `,` $rhs attr-dict `:` type($result)).
 This module compiles the string into three things derived from the same
 elements: a Lark rule (appended to the grammar), a builder that turns the
 rule's children into the op, and a printer.
