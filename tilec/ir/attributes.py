@@ -52,7 +52,9 @@ class FloatAttr(Attribute):
     type: Type = FloatType("f64")
 
     def text(self, short=False):
-        return f"{format_float(self.value)} : {self.type.text(short)}"
+        from .floats import float_text
+        value = float_text(self.value, self.type) if isinstance(self.type, FloatType) else format_float(self.value)
+        return f"{value} : {self.type.text(short)}"
 
 
 @attrs.frozen(cache_hash=True, repr=False)
@@ -182,6 +184,9 @@ class DenseElementsAttr(Attribute):
 
     def __init__(self, type, values: tuple, splat: bool):
         self.type, self.values, self.splat = type, tuple(values), splat
+        first = self.values[0] if self.values else None
+        if not splat and len(self.values) > 1 and all(repr(v) == repr(first) for v in self.values):
+            self.values, self.splat = (first,), True  # as MLIR: equal elements (bitwise) make a splat
         self._hash = None
 
     @property
@@ -218,7 +223,8 @@ class DenseElementsAttr(Attribute):
 
 def _element_formatter(elt):
     if isinstance(elt, FloatType):
-        return format_float
+        from .floats import float_text
+        return lambda v: float_text(v, elt)
     if elt == IntegerType(1):
         return lambda v: "true" if v else "false"
     return str

@@ -164,6 +164,7 @@ class Op(Operation):
             all_traits.update(t.__mro__)
         cls.traits_all = frozenset(all_traits)
         cls._segmented = sum(d.kind != SINGLE for d in cls.operand_defs) > 1
+        cls._all_single = all(d.kind == SINGLE for d in cls.operand_defs)
         cls._result_segmented = sum(d.kind != SINGLE for d in cls.result_defs) > 1
         if cls.name and register:
             register_op(cls)
@@ -171,6 +172,8 @@ class Op(Operation):
     # -- structured access ------------------------------------------------
     def operand_groups(self) -> list:
         defs = self.operand_defs
+        if self._all_single and len(self._operands) == len(defs):
+            return [u.value for u in self._operands]
         sizes = _segments(defs, self.attributes.get(SEGMENTS) if self._segmented else None,
                           len(self._operands), "operand")
         groups = _split(self.operands, sizes)

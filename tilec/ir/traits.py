@@ -118,3 +118,100 @@ class HasParent(Trait):
 def has_parent(*names):
     return type("HasParent_" + "_".join(n.replace(".", "_") for n in names), (HasParent,),
                 {"parents": tuple(names)})
+
+
+# ---- ODS-style relations between named operands/results ---------------------
+
+class _NamedRelation(Trait):
+    """Base of AllTypesMatch & co.: a property shared by the named operands and
+    results. `key(type)` extracts the property; `summary` is what ODS prints
+    after "failed to verify that"."""
+    names: tuple = ()
+    summary = ""
+
+    @staticmethod
+    def key(t):
+        return t
+
+    @classmethod
+    def types(cls, op):
+        out = []
+        for n in cls.names:
+            v = getattr(op, n, None)
+            for x in (v if isinstance(v, list) else ([] if v is None else [v])):
+                if x.type is not None:
+                    out.append(x.type)
+        return out
+
+    @classmethod
+    def verify(cls, op):
+        keys = [cls.key(t) for t in cls.types(op)]
+        if any(k != keys[0] for k in keys[1:]):
+            op.emit_error(f"failed to verify that {cls.summary}")
+            return False
+        return True
+
+
+class AllTypesMatch(_NamedRelation):
+    """Also lets a custom form name one type for all: the parser gives every
+    unnamed member the type it read for another (MLIR's type inference)."""
+
+    @classmethod
+    def fill_parse_types(cls, op_cls, state):
+        known = None
+        for n in cls.names:
+            ts = state.result_types.get(n) or state.operand_types.get(n)
+            if ts:
+                known = ts[0]
+                break
+        if known is None:
+            return
+        result_names = {d.name for d in op_cls.result_defs}
+        for n in cls.names:
+            if n in result_names:
+                state.result_types.setdefault(n, [known])
+            elif n not in state.operand_types:
+                state.operand_types[n] = [known] * len(state.operands.get(n, []))
+
+
+class AllShapesMatch(_NamedRelation):
+    @staticmethod
+    def key(t):
+        return getattr(t, "shape", None)
+
+
+class AllElementTypesMatch(_NamedRelation):
+    @staticmethod
+    def key(t):
+        return getattr(t, "element_type", t)
+
+
+class AllRanksMatch(_NamedRelation):
+    @staticmethod
+    def key(t):
+        shape = getattr(t, "shape", None)
+        return None if shape is None else len(shape)
+
+
+def _relation(base, what, names, summary=None):
+    """`names` are field names; a trailing `_` (`from_`, a Python keyword) is not shown."""
+    listed = "{" + ", ".join(n.rstrip("_") for n in names) + "}"
+    return type(f"{base.__name__}_" + "_".join(names), (base,),
+                {"names": tuple(names), "summary": summary or f"all of {listed} have same {what}"})
+
+
+def all_types_match(*names):
+    return _relation(AllTypesMatch, "type", names)
+
+
+def all_shapes_match(*names):
+    return _relation(AllShapesMatch, "shape", names)
+
+
+def all_element_types_match(*names):
+    return _relation(AllElementTypesMatch, "element type", names,
+                     "all of {" + ", ".join(n.rstrip("_") for n in names) + "} have the same element type")
+
+
+def all_ranks_match(*names):
+    return _relation(AllRanksMatch, "rank", names)

@@ -107,7 +107,11 @@ def convert_element(tok, off, elt):
             raise BodyError(f"expected floating-point elements, but parsed '{tok}'", off)
         if tok.lower().startswith("0x"):
             return float_from_bits(int(tok, 16), elt, off)
-        return float(tok)
+        from ..ir.floats import round_to
+        try:
+            return round_to(tok, elt)  # the literal's nearest value of the element type
+        except (ValueError, ZeroDivisionError):
+            raise BodyError(f"expected floating-point elements, but parsed '{tok}'", off)
     raise BodyError(f"unsupported element type '{elt.text()}'", off)
 
 
@@ -166,7 +170,21 @@ def parse_elements(body: str, type_):
                         f"match type ([{', '.join(map(str, shape))}])", 0)
     flat = []
     _flatten(v, shape, flat)
-    return DenseElementsAttr(type_, tuple(convert_element(t, o, elt) for t, o in flat), False)
+    return _maybe_splat(type_, tuple(convert_element(t, o, elt) for t, o in flat))
+
+
+def _same_key(v):
+    if isinstance(v, float):
+        return "nan" if v != v else (v, math.copysign(1.0, v))
+    return v
+
+
+def _maybe_splat(type_, values):
+    """MLIR stores (and prints) a dense literal whose elements are all the same
+    bits as a splat."""
+    if values and all(_same_key(x) == _same_key(values[0]) for x in values[1:]):
+        return DenseElementsAttr(type_, values[:1], True)
+    return DenseElementsAttr(type_, values, False)
 
 
 def _from_hex(body, type_, elt, shape):
@@ -192,7 +210,7 @@ def _from_hex(body, type_, elt, shape):
         else:
             w = elt.width
             vals.append(bits - (1 << w) if w > 1 and bits >= 1 << (w - 1) else bits)
-    return DenseElementsAttr(type_, tuple(vals), splat)
+    return DenseElementsAttr(type_, tuple(vals), True) if splat else _maybe_splat(type_, tuple(vals))
 
 
 def parse_dense(body: str, type_):

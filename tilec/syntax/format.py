@@ -28,7 +28,10 @@ class Literal:
 
 
 class Spacer:
-    pass
+    """`` `` `` (no space) or `` ` ` `` (exactly one space): both reset spacing."""
+
+    def __init__(self, space=False):
+        self.space = space
 
 
 class Var:
@@ -107,7 +110,7 @@ def parse_format(fmt: str):
         while pos < len(toks) and toks[pos] not in closers:
             t = toks[pos]
             if t.startswith("`"):
-                out.append(Spacer() if t == "``" else Literal(t[1:-1]))
+                out.append(Spacer(t == "` `") if t in ("``", "` `") else Literal(t[1:-1]))
                 pos += 1
             elif t.startswith("$"):
                 out.append(Var(t[1:]))
@@ -166,7 +169,8 @@ _BUILTIN_SYNTAX = {
     A.SymbolRefAttr: AttrSyntax("SYMBOL_REF", lambda t: A.SymbolRefAttr(_sym(t)), lambda a: a.text()),
     A.BoolAttr: AttrSyntax("BARE_ID", lambda t: _bool(t), lambda a: a.text()),
     A.TypeAttr: AttrSyntax("type", lambda t: A.TypeAttr(t), lambda a: a.value.text(True)),
-    A.DenseArrayAttr: AttrSyntax("int_array", lambda t: A.DenseArrayAttr(IntegerType(32), tuple(t)),
+    A.DenseArrayAttr: AttrSyntax("int_array", lambda t: A.DenseArrayAttr(
+        IntegerType(32), tuple(int(str(x), 0) for x in (t if isinstance(t, list) else [t]) if x is not None)),
                                  lambda a: "[" + ", ".join(str(v) for v in a.values) + "]"),
 }
 
@@ -211,9 +215,10 @@ class BuildError(Exception):
     """A problem found while building an op from parsed pieces; carries a token
     (or a (line, col) pair) for the location."""
 
-    def __init__(self, message, where=None):
+    def __init__(self, message, where=None, custom_op=False):
         super().__init__(message)
         self.message, self.where = message, where
+        self.custom_op = custom_op  # an op parser's own error: prefixed "custom op '<name>' "
 
 
 # ---------------------------------------------------------------------------
@@ -286,6 +291,10 @@ class CompiledFormat:
         self.consumed_attrs = set()
         self._collect_attrs(self.elements)
         self.attr_dict_keyword = any(isinstance(e, AttrDict) and e.keyword for e in self._flat(self.elements))
+        # results whose types the format spells out (so none are left to infer)
+        self.typed_results = {a.name for e in self._flat(self.elements)
+                              for a in ([e] if isinstance(e, TypeOf) else e.args if isinstance(e, Custom) else [])
+                              if isinstance(a, TypeOf) and isinstance(a.field, ResultDef)}
 
     def _flat(self, elements):
         for e in elements:
@@ -321,7 +330,9 @@ class CompiledFormat:
     def grammar(self, keywords) -> str:
         body = self._seq_grammar(self.elements, top=True)
         kw = " | ".join(_escape(k) for k in keywords)
-        rules = [f"{self.rule}: ({kw}) {body}"] + self.extra_rules
+        # the keyword gets a token-keeping rule of its own: its position is the
+        # op's location when the op has no results to carry one
+        rules = [f"{self.rule}: {self.rule}_kw {body}", f"!{self.rule}_kw: {kw}"] + self.extra_rules
         return "\n".join(rules)
 
     def _sub(self, expr) -> str:
@@ -367,7 +378,14 @@ class CompiledFormat:
 
     # -- building ---------------------------------------------------------
     def build(self, children, state: BuildState):
-        self._consume(self.elements, list(children), state, top=True)
+        try:
+            self._consume(self.elements, list(children), state, top=True)
+        except BuildError as e:
+            if e.where is None:  # no token of its own (a missing keyword): point into the op
+                e.where = _first_token(children)
+            if e.custom_op:  # as MLIR's OpAsmParser::emitError words it
+                e.message, e.custom_op = f"custom op '{self.op_cls.name}' {e.message}", False
+            raise
         return state
 
     def _consume(self, elements, children, state, top):
@@ -435,7 +453,9 @@ class CompiledFormat:
                 self._space(p, e.text)
                 p.write(e.text)
             elif isinstance(e, Spacer):
-                self._state = [False, False]
+                if e.space:
+                    p.write(" ")
+                self._state = [False, not e.space]
             elif isinstance(e, Var):
                 f = e.field
                 if isinstance(f, AttrDef):
@@ -491,6 +511,21 @@ def _implicit(op, term) -> bool:
     """An implicit terminator (SingleBlockImplicitTerminator) with nothing to say is elided."""
     name = getattr(type(op), "implicit_terminator", None)
     return name is not None and term.name == name and not term.operands and not term.attributes
+
+
+def _first_token(children):
+    """The first child (depth first) that knows its line and column."""
+    for c in children:
+        if isinstance(c, (list, tuple)):
+            found = _first_token(c)
+            if found is not None:
+                return found
+        elif hasattr(c, "line") and hasattr(c, "column"):
+            return c
+        elif hasattr(c, "line") and hasattr(c, "col"):  # a ValueRef
+            from lark import Token
+            return Token("VALUE_REF", c.ref, line=c.line, column=c.col)
+    return None
 
 
 def value_ref(tok):

@@ -16,7 +16,7 @@ from ..ir import attributes as A
 from ..ir import registry
 from ..ir.core import Block, Operation, Region, Value
 from ..ir.diagnostics import DiagnosticEngine
-from ..ir.location import FileLineColLoc, UNKNOWN
+from ..ir.location import FileLineColLoc, Location, UNKNOWN
 from ..ir.opdef import Op, OPTIONAL, SINGLE, VARIADIC, SEGMENTS
 from ..ir.types import IntegerType
 from . import format as F
@@ -121,9 +121,13 @@ class _Builder(Transformer):
     # -- ops --------------------------------------------------------------
     def _op_callback(self, cls, fmt):
         def build(children):
+            kw = children[0]  # [keyword token] from the `!<rule>_kw` rule
             state = F.BuildState(cls)
-            fmt.build(children, state)
-            return self.ctx.finish_custom(cls, state)
+            fmt.build(children[1:], state)
+            op = self.ctx.finish_custom(cls, state)
+            if kw:
+                op._pos = (kw[0].line, kw[0].column)
+            return op
         return build
 
     def custom_op(self, children):
@@ -137,6 +141,8 @@ class _Builder(Transformer):
         line_col = getattr(op, "_pos", None)
         if results is not None:
             line_col = (results[0].line, results[0].column)
+        if line_col is not None:
+            op._pos = line_col  # where the op is written; its loc(...) may point elsewhere
         if loc is not None:
             op.location = ctx.location(loc)
         elif line_col is not None:
@@ -303,6 +309,8 @@ class _Builder(Transformer):
         self.ctx.attr_aliases[str(tok)[1:]] = value
         if isinstance(value, A.LocationAttr):
             self.ctx.loc_aliases[str(tok)[1:]] = value.location
+        elif isinstance(value, Location):  # a dialect location (e.g. #cuda_tile.di_loc<...>)
+            self.ctx.loc_aliases[str(tok)[1:]] = value
         return None
 
     def type_alias(self, children):
@@ -372,7 +380,7 @@ class ParseContext:
             r.done()
             return v
         except BodyError as e:
-            raise ParseError(e.message, tok.line, tok.column + e.offset)
+            raise ParseError(e.message, *_token_pos(tok, e.offset))
 
     def dense(self, tok, t):
         from .dense import parse_dense
@@ -392,6 +400,10 @@ class ParseContext:
 
     # -- ops ----------------------------------------------------------------
     def finish_custom(self, cls, state):
+        for trait in cls.traits:  # types the text names once for several values (AllTypesMatch)
+            fill = getattr(trait, "fill_parse_types", None)
+            if fill is not None:
+                fill(cls, state)
         flat, sizes = [], []
         for d in cls.operand_defs:
             vals = state.operands.get(d.name, [])
@@ -410,6 +422,8 @@ class ParseContext:
         result_types, pending = [], False
         for d in cls.result_defs:
             ts = state.result_types.get(d.name)
+            if ts is None and d.kind != SINGLE and d.name in F.compiled_format(cls).typed_results:
+                ts = []  # its types sit in an optional group the text left out
             if ts is None:
                 pending = True
                 break
@@ -429,9 +443,12 @@ class ParseContext:
             if not region.blocks:
                 region.add_block(Block())
             entry = region.blocks[0]
-            for ref, t in args:
-                arg = entry.add_argument(t, FileLineColLoc(self.filename, ref.line, ref.column)
-                                         if hasattr(ref, "line") else UNKNOWN)
+            for ref, t, *loc in args:  # (name token, type[, LOC token or None])
+                if loc and loc[0] is not None:
+                    where = self.location(loc[0])
+                else:
+                    where = FileLineColLoc(self.filename, ref.line, ref.column) if hasattr(ref, "line") else UNKNOWN
+                arg = entry.add_argument(t, where)
                 arg.name_hint = str(ref)
         if hasattr(cls, "after_parse"):
             cls.after_parse(op, state)
@@ -511,6 +528,21 @@ def _pos(v):
     return (v.line, v.col) if isinstance(v, ValueRef) else (None, None)
 
 
+def _written_at(op):
+    """(file, line, col)-like triple of where `op` is written in the text."""
+    pos = getattr(op, "_pos", None)
+    return (None, *pos) if pos else op.location.file_line_col()
+
+
+def _token_pos(tok, offset):
+    """(line, col) of character `offset` inside token `tok` (which may span lines)."""
+    before = str(tok)[:offset]
+    newlines = before.count("\n")
+    if not newlines:
+        return tok.line, tok.column + offset
+    return tok.line + newlines, offset - before.rfind("\n")
+
+
 # ---------------------------------------------------------------------------
 # name resolution
 
@@ -538,7 +570,7 @@ class _Resolver:
             for op in b.ops:
                 for r in op.results:
                     if r.name_hint:
-                        flc = op.location.file_line_col()
+                        flc = _written_at(op)
                         self.define(r.name_hint, r, *(flc[1:] if flc else (None, None)))
                         added.append(r.name_hint)
         return added
@@ -571,7 +603,7 @@ class _Resolver:
         if succ:
             for s in succ:
                 if s not in labels:
-                    flc = op.location.file_line_col()
+                    flc = _written_at(op)
                     self.err(f"reference to an undefined block", *(flc[1:] if flc else (None, None)))
             op.successors = [labels[s] for s in succ]
         if getattr(op, "_infer", False):
@@ -580,7 +612,7 @@ class _Resolver:
             except Exception as e:  # inference on malformed operands: report, don't crash
                 types = None
             if types is None:
-                flc = op.location.file_line_col()
+                flc = _written_at(op)
                 self.err(f"'{op.name}' op failed to infer returned types", *(flc[1:] if flc else (None, None)))
             for r, t in zip(op.results, types):
                 r.type = t
@@ -614,6 +646,7 @@ def parse_text(text: str, engine: DiagnosticEngine, filename: str = "<stdin>",
         text = "\n" * line_offset + text
     try:
         ops = lark.parse(text, start="start")
+        _fix_lazy_locs(ops, ctx)  # #loc aliases may be defined after their uses
         block = Block()
         for op in ops:
             block.append(op)
@@ -621,7 +654,6 @@ def parse_text(text: str, engine: DiagnosticEngine, filename: str = "<stdin>",
         res.resolve_blocks([block])
         for op in list(block.ops):
             block.remove(op)
-        _fix_lazy_locs(ops, ctx)
         return ops
     except ParseError as e:
         _report(engine, filename, e.line, e.col, e.message)
@@ -631,7 +663,8 @@ def parse_text(text: str, engine: DiagnosticEngine, filename: str = "<stdin>",
             _report(engine, filename, orig.line, orig.col, orig.message)
         elif isinstance(orig, F.BuildError):
             w = orig.where
-            _report(engine, filename, getattr(w, "line", None), getattr(w, "column", None), orig.message)
+            for message in [orig.message, *getattr(orig, "extra", ())]:
+                _report(engine, filename, getattr(w, "line", None), getattr(w, "column", None), message)
         else:
             raise
     except F.BuildError as e:
@@ -693,4 +726,8 @@ def parse_attribute_text(text: str, offset: int = 0):
     except UnexpectedInput as e:
         raise BodyError(_describe_unexpected(e), offset + max(e.column - 1, 0))
     except (ParseError, VisitError) as e:
-        raise BodyError(str(e), offset)
+        orig = getattr(e, "orig_exc", e)
+        if isinstance(orig, ParseError):  # positions inside `text` (one line) shift by `offset`
+            col = orig.col if orig.line in (None, 1) and orig.col else 1
+            raise BodyError(orig.message, offset + col - 1)
+        raise BodyError(str(orig), offset)

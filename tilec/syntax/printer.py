@@ -19,7 +19,11 @@ class Printer:
         self._next_value = 0
         self._next_arg = 0
         self._next_block = 0
+        self._next_conflict = 0
+        self._used_names: set = set()  # names taken from asm_result_names()
         self.loc_aliases: list = []
+        self.aliases = None   # AliasState: #loc/#di_* aliases when printing debug info
+        self._collect = None  # AliasState filled by the dry run that finds them
 
     # -- output -----------------------------------------------------------
     def write(self, text: str):
@@ -47,15 +51,41 @@ class Printer:
                     self._next_arg += 1
                 for op in block.ops:
                     if op.results:
-                        base = f"%{self._next_value}"
-                        self._next_value += 1
-                        if len(op.results) == 1:
-                            self.names[op.results[0]] = base
-                        else:
-                            for r in op.results:
-                                self.names[r] = f"{base}#{r.index}"
+                        self._name_results(op)
                     if op.regions and not _isolated(op):
                         stack.extend(reversed(op.regions))
+
+    def _name_results(self, op):
+        """`%N` (`%N#i` for several results), or the names the op suggests
+        through `asm_result_names()` (MLIR's getAsmResultNames): one entry per
+        result, None for unnamed; a named result starts a new result group.
+        Clashing names get MLIR's `_<counter>` suffix."""
+        hook = getattr(op, "asm_result_names", None)
+        suggested = hook() if hook is not None else _ods_result_names(op)
+        if not suggested or not any(suggested):
+            suggested = [None] * len(op.results)
+        starts = [0] + [i for i in range(1, len(op.results)) if suggested[i]]
+        for gi, start in enumerate(starts):
+            end = starts[gi + 1] if gi + 1 < len(starts) else len(op.results)
+            if suggested[start]:
+                base = "%" + self._unique_name(suggested[start])
+            else:
+                base = f"%{self._next_value}"
+                self._next_value += 1
+            for r in op.results[start:end]:
+                self.names[r] = base if end - start == 1 else f"{base}#{r.index - start}"
+
+    def _unique_name(self, name: str) -> str:
+        used = self._used_names
+        if name in used:
+            while True:
+                probe = f"{name}_{self._next_conflict}"
+                self._next_conflict += 1
+                if probe not in used:
+                    name = probe
+                    break
+        used.add(name)
+        return name
 
     def value_name(self, value) -> str:
         name = self.names.get(value)
@@ -66,24 +96,41 @@ class Printer:
     def result_prefix(self, op: Operation) -> str:
         if not op.results:
             return ""
-        first = self.value_name(op.results[0])
-        if len(op.results) == 1:
-            return first + " = "
-        return f"{first.split('#')[0]}:{len(op.results)} = "
+        groups = []  # [base, count] per result group
+        for r in op.results:
+            base = self.value_name(r).split("#")[0]
+            if groups and groups[-1][0] == base:
+                groups[-1][1] += 1
+            else:
+                groups.append([base, 1])
+        return ", ".join(b if n == 1 else f"{b}:{n}" for b, n in groups) + " = "
 
     # -- entry points -----------------------------------------------------
     def print_top(self, ops):
+        ops = list(ops)
+        deferred = ()
+        if self.debuginfo and self._collect is None:
+            self.aliases = collect_aliases(self, ops)
+            for line in self.aliases.definitions(deferred=False):
+                self.write(line + "\n")
+            deferred = self.aliases.definitions(deferred=True)
         for i, op in enumerate(ops):
             if i:
                 self.write("\n")
             self.print_operation(op)
         self.write("\n")
+        for line in deferred:
+            self.write(line + "\n")
 
     def print_operation(self, op: Operation):
+        if self._collect is not None:
+            self._collect.visit(op.location, True)
         if op.parent is None or _isolated(op):
-            saved = (self.names, self._next_value, self._next_arg, self._next_block)
-            self._next_value = self._next_arg = self._next_block = 0
+            saved = (self.names, self._next_value, self._next_arg, self._next_block, self._next_conflict,
+                     self._used_names)
+            self._next_value = self._next_arg = self._next_block = self._next_conflict = 0
             self.names = dict(self.names)
+            self._used_names = set()
             if op.parent is None:
                 self._name_scope([_Wrap(op)])
             self._name_scope(op.regions)
@@ -93,10 +140,11 @@ class Printer:
             fmt.print(op, self)
         else:
             self.print_generic(op)
-        if self.debuginfo and op.location is not UNKNOWN:
-            self.write(f" loc({op.location.body()})")
+        if self.debuginfo:
+            self.write(self.loc_suffix(op.location))
         if op.parent is None or _isolated(op):
-            self.names, self._next_value, self._next_arg, self._next_block = saved[0], *saved[1:]
+            (self.names, self._next_value, self._next_arg, self._next_block, self._next_conflict,
+             self._used_names) = saved
 
     def print_generic(self, op: Operation):
         self.write(quote(op.name))
@@ -149,8 +197,25 @@ class Printer:
             self._next_block += 1
         self.write(name)
         if block.arguments:
-            self.write("(" + ", ".join(f"{self.value_name(a)}: {a.type.text()}" for a in block.arguments) + ")")
+            self.write("(" + ", ".join(f"{self.value_name(a)}: {a.type.text()}{self.arg_loc(a)}"
+                                       for a in block.arguments) + ")")
         self.write(":")
+
+    # -- locations (only with debuginfo) ----------------------------------
+    def loc_suffix(self, loc, allow_alias: bool = True) -> str:
+        """` loc(...)`: an op's location as its alias; a block argument's inline."""
+        if self.aliases is not None:
+            return self.aliases.trailing(loc, allow_alias)
+        return f" loc({loc.body()})"
+
+    def arg_loc(self, arg) -> str:
+        """` loc(...)` for a printed block argument, or nothing without debuginfo.
+        Custom directives that print block arguments MLIR-style call this."""
+        if not self.debuginfo:
+            return ""
+        if self._collect is not None:
+            self._collect.visit(arg.location, False)
+        return self.loc_suffix(arg.location, allow_alias=False)
 
     def print_attr_dict(self, attributes: dict, elided=(), keyword: bool = False):
         items = [(k, v) for k, v in attributes.items() if k not in elided and k not in _SEGMENT_NAMES]
@@ -181,6 +246,25 @@ class _WrapBlock:
         yield self._op
 
 
+def _ods_result_names(op):
+    """MLIR's ODS names the results of an op with several declared results
+    after their declarations (`%tile, %result_token = ...`); one name per
+    declared group, on its first value."""
+    defs = getattr(type(op), "result_defs", ())
+    if len(defs) < 2:
+        return None
+    names = [None] * len(op.results)
+    try:
+        groups = op.result_groups()
+    except Exception:  # malformed segment sizes: fall back to numbers
+        return None
+    for d, g in zip(defs, groups):
+        first = g[0] if isinstance(g, list) and g else (None if isinstance(g, list) else g)
+        if first is not None and first.index < len(names):
+            names[first.index] = d.name
+    return names
+
+
 def _isolated(op) -> bool:
     from ..ir.traits import IsolatedFromAbove
     return op.has_trait(IsolatedFromAbove)
@@ -192,6 +276,15 @@ def _format_of(op):
         from .format import compiled_format
         fmt = compiled_format(type(op))
     return fmt
+
+
+def collect_aliases(printer: Printer, ops):
+    """A dry run of `printer`'s settings over `ops`, visiting what it would print."""
+    from .aliases import AliasState
+    dry = Printer(generic=printer.generic, debuginfo=True, indent_width=printer.indent_width)
+    dry._collect = AliasState()
+    dry.print_top(ops)
+    return dry._collect.finish()
 
 
 def print_ops(ops, generic=False, debuginfo=False) -> str:

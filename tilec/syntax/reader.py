@@ -312,6 +312,8 @@ def _loc(r: Reader, aliases):
     if text == "unknown":
         r.next()
         return UNKNOWN
+    if kind == "sigil" and text.startswith("#") and "." in text:
+        return _dialect_loc(r)
     if kind == "sigil" and text.startswith("#"):
         r.next()
         if text[1:] not in aliases:
@@ -356,3 +358,22 @@ def _loc(r: Reader, aliases):
             return NameLoc(name, child)
         return NameLoc(name)
     r.error(f"expected location, got '{text or 'end of input'}'")
+
+
+def _dialect_loc(r: Reader):
+    """A dialect location attribute (`#dialect.name<...>`) inside `loc(...)`."""
+    off, start = r.offset(), r.peek()[2]
+    r.next()
+    end = r.peek()[2] if not r.at_end() else len(r.text)
+    if r.accept("<"):
+        depth = 1
+        while depth:
+            tok = r.next()
+            depth += {"<": 1, ">": -1}.get(tok[1], 0)
+        end = tok[2] + 1
+    from ..ir.location import Location
+    from .parser import parse_attribute_text
+    value = parse_attribute_text(r.text[start:end], off)
+    if not isinstance(value, Location):
+        raise BodyError("expected location attribute", off)
+    return value

@@ -3,6 +3,7 @@ Importing it registers everything with tilec.ir.registry."""
 from ...syntax import format as _format
 from . import attributes, types, directives  # noqa: F401
 from .ops import load  # noqa: F401
+from . import debuginfo  # noqa: F401
 
 # Inside `cuda_tile.module`, ops may be written and are printed without `cuda_tile.`.
 _format.SHORT_NAME_DIALECTS["cuda_tile"] = "cuda_tile.module"

@@ -85,7 +85,7 @@ class FunctionSignature(Directive):
         state.attrs[name_arg.name] = A.StringAttr(_sym(sym))
         types = tuple(a[1] for a in fn_args)
         state.attrs[type_arg.name] = A.TypeAttr(FunctionType(types, ()))
-        state.region_args[region_arg.name] = [(a[0], a[1]) for a in fn_args]
+        state.region_args[region_arg.name] = [(a[0], a[1], a[3]) for a in fn_args]
         arg_attrs = [a[2] or {} for a in fn_args]
         if any(arg_attrs):
             state.attrs["arg_attrs"] = A.ArrayAttr(tuple(A.DictionaryAttr(tuple(d.items())) for d in arg_attrs))
@@ -105,7 +105,9 @@ class FunctionSignature(Directive):
 
 @directive("IEEERoundingMode")
 class IEEERoundingMode(Directive):
-    """Optional `rounding<mode>`; nearest_even is the default and is not printed."""
+    """Optional `rounding<mode>` with one of the four IEEE modes; absent means
+    nearest_even, which is stored (the attribute is required) and not printed."""
+    MODES = ("nearest_even", "zero", "negative_inf", "positive_inf")
 
     def grammar(self, args):
         return '["rounding" "<" BARE_ID ">"]'
@@ -113,10 +115,12 @@ class IEEERoundingMode(Directive):
     def parse(self, children, args, state):
         from .attributes import RoundingModeAttr
         (tok,) = children
-        if tok is not None:
-            if str(tok) not in RoundingModeAttr.values:
-                raise BuildError(f"expected rounding mode to be one of: {', '.join(RoundingModeAttr.values)}", tok)
-            state.attrs[args[0].name] = RoundingModeAttr(str(tok))
+        mode = "nearest_even" if tok is None else str(tok)
+        if mode not in self.MODES:
+            listed = ", ".join(f"'{m}'" for m in self.MODES)
+            raise BuildError(f"custom op '{state.op_cls.name}' expected rounding mode to be one of: {listed}, "
+                             f"got: '{mode}'", tok)
+        state.attrs[args[0].name] = RoundingModeAttr(mode)
 
     def print(self, op, args, p):
         v = op.attributes.get(args[0].name)

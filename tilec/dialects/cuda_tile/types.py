@@ -208,7 +208,7 @@ def tile_of(description: str, elt_pred) -> Constraint:
 
 
 ANY_TILE = Constraint("tile of any values", lambda t: isinstance(t, TileType))
-INT_TILE = tile_of("i1 or i8 or i16 or i32 or i64", is_int)
+INT_TILE = tile_of("i1 or i8 or i16 or i32 or i64", lambda e: e in INT_TYPES)
 FLOAT_TILE = tile_of("f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN", is_float)
 NUMBER_TILE = tile_of("i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or "
                       "f8E5M2 or f8E8M0FNU or f4E2M1FN", lambda e: is_int(e) or is_float(e))
@@ -218,3 +218,236 @@ PTR_TILE = tile_of("ptr", lambda e: isinstance(e, PointerType))
 TOKEN = Constraint("cuda tile token type", lambda t: isinstance(t, TokenType))
 TENSOR_VIEW = Constraint("tensor_view", lambda t: isinstance(t, TensorViewType))
 PARTITION_VIEW = Constraint("partition_view", lambda t: isinstance(t, PartitionViewType))
+
+
+# ---- strided and gather/scatter views ------------------------------------------
+
+def _view_tile(r):
+    """`tile=(AxB)`; returns the dims."""
+    if r.keyword() != "tile":
+        r.error("expected 'tile'")
+    r.expect("=")
+    r.expect("(")
+    shape = ()
+    if not r.accept(")"):
+        shape, _ = _tile_dims(r)
+        r.expect(")")
+    return tuple(shape)
+
+
+def _view_padding(r):
+    """An optional `padding_value = word,` (the comma included)."""
+    from .attributes import PaddingValueAttr
+    if r.peek()[1] != "padding_value":
+        return None
+    r.next()
+    r.expect("=")
+    word = r.keyword()
+    if word not in PaddingValueAttr.values:
+        r.error(f"unknown padding value '{word}'")
+    r.expect(",")
+    return PaddingValueAttr(word)
+
+
+def _view_tensor_view(r):
+    tv = r.type()
+    if not isinstance(tv, TensorViewType):
+        r.error(f"expected 'tensor_view' type, but got {tv.text()}")
+    return tv
+
+
+def _ints(values, sep=", "):
+    return sep.join(str(v) for v in values)
+
+
+def view_like_error(tile_shape, tv, dim_map, pad):
+    """The checks every grid-like view type shares; the message, or None."""
+    rank = len(tv.shape)
+    if not tile_shape:
+        return "0-dimension tile shape is not supported"
+    if len(tile_shape) != rank:
+        return (f"expected tensor_view rank and tile rank to match, got tensor_view of rank {rank} "
+                f"and tiles of rank {len(tile_shape)}")
+    if dim_map is not None:
+        if len(dim_map) != len(tile_shape):
+            return (f"expected dim_map to map exactly all {len(tile_shape)} dimensions of the tile, "
+                    f"got {len(dim_map)} mappings")
+    if any(d <= 0 for d in tile_shape):
+        return f"tile shape dimensions must have positive length but got [{_ints(tile_shape)}]"
+    if any(d & (d - 1) for d in tile_shape):
+        return f"tile shape dimensions must have power of two length but got [{_ints(tile_shape)}]"
+    if dim_map is not None:
+        used = {}
+        for tile_dim, target in enumerate(dim_map):
+            if target < 0:
+                return f"target dimension must not be negative, got {target}"
+            if target >= rank:
+                return (f"target dimension is outside of tensor view dimensions, expected strictly less "
+                        f"than {rank}, got {target}")
+            if target in used:
+                return (f"target dimension {target} mapped at least twice (for tile dimensions "
+                        f"{used[target]} and {tile_dim})")
+            used[target] = tile_dim
+    if pad is not None and pad.value != "zero" and not isinstance(tv.element_type, FloatType):
+        return (f"padding_value {pad.value} can only be used with floating point element types, "
+                f"got {tv.element_type.text()}")
+    return None
+
+
+def _check(r, start, message):
+    if message is not None:
+        from ...syntax.reader import BodyError
+        raise BodyError(message, start)
+
+
+@registry.register_type
+@attrs.frozen(cache_hash=True, repr=False)
+class StridedViewType(DialectType):
+    """`strided_view<tile=(AxB), traversal_strides=[s,t], [padding_value = v,]
+    tensor_view<...>[, dim_map=[...]]>`: tiles laid out on a grid whose step per
+    dimension is `traversal_strides` (in tiles' units of elements)."""
+    tile_shape: tuple
+    traversal_strides: tuple
+    tensor_view: TensorViewType
+    dim_map: tuple
+    padding_value: object = None
+    dialect, mnemonic = DIALECT, "strided_view"
+
+    @property
+    def element_type(self):
+        return self.tensor_view.element_type
+
+    def body(self):
+        s = f"tile=({'x'.join(map(str, self.tile_shape))}), traversal_strides=[{_ints(self.traversal_strides, ',')}], "
+        if self.padding_value is not None:
+            s += f"padding_value = {self.padding_value.value}, "
+        s += self.tensor_view.text(True)
+        if self.dim_map != tuple(range(len(self.dim_map))):
+            s += f", dim_map=[{_ints(self.dim_map)}]"
+        return s
+
+    @classmethod
+    def takes_no_body(cls):
+        return False
+
+    @classmethod
+    def parse_body(cls, r):
+        start = max(r.base - 1, 0)
+        shape = _view_tile(r)
+        r.expect(",")
+        if r.keyword() != "traversal_strides":
+            r.error("expected 'traversal_strides'")
+        r.expect("=")
+        strides = r.int_list()
+        r.expect(",")
+        pad = _view_padding(r)
+        tv = _view_tensor_view(r)
+        dim_map = tuple(range(len(shape)))
+        if r.accept(","):
+            if r.keyword() != "dim_map":
+                r.error("expected 'dim_map'")
+            r.expect("=")
+            dim_map = r.int_list()
+        _check(r, start, view_like_error(shape, tv, dim_map, pad))
+        if len(strides) != len(shape):
+            _check(r, start, f"expected {len(shape)} traversal strides, got {len(strides)}")
+        if any(s <= 0 for s in strides):
+            _check(r, start, f"traversal strides must be strictly positive but got [{_ints(strides)}]")
+        return cls(shape, tuple(strides), tv, tuple(dim_map), pad)
+
+
+@registry.register_type
+@attrs.frozen(cache_hash=True, repr=False)
+class GatherScatterViewType(DialectType):
+    """`gather_scatter_view<tile=(AxB), [padding_value = v,] tensor_view<...>,
+    sparse_dim=d>`: a grid of tiles where dimension `sparse_dim` is indexed by a
+    1-D tile of row indices."""
+    tile_shape: tuple
+    tensor_view: TensorViewType
+    sparse_dim: int
+    padding_value: object = None
+    dialect, mnemonic = DIALECT, "gather_scatter_view"
+
+    @property
+    def element_type(self):
+        return self.tensor_view.element_type
+
+    def body(self):
+        s = f"tile=({'x'.join(map(str, self.tile_shape))}), "
+        if self.padding_value is not None:
+            s += f"padding_value = {self.padding_value.value}, "
+        return s + f"{self.tensor_view.text(True)}, sparse_dim={self.sparse_dim}"
+
+    @classmethod
+    def takes_no_body(cls):
+        return False
+
+    @classmethod
+    def parse_body(cls, r):
+        start = max(r.base - 1, 0)
+        shape = _view_tile(r)
+        r.expect(",")
+        pad = _view_padding(r)
+        tv = _view_tensor_view(r)
+        r.expect(",")
+        if r.keyword() != "sparse_dim":
+            r.error("expected 'sparse_dim'")
+        r.expect("=")
+        sparse_dim = r.integer()
+        if sparse_dim < 0:
+            r.error("expected non-negative integer")
+        _check(r, start, view_like_error(shape, tv, None, pad) if shape else
+               "0-dimension tile shape is not supported")
+        if sparse_dim >= len(tv.shape):
+            _check(r, start, f"gather dimension is outside of tensor view dimensions, expected strictly "
+                             f"less than {len(tv.shape)}, got {sparse_dim}")
+        return cls(shape, tv, sparse_dim, pad)
+
+
+VIEW_TYPES = (PartitionViewType, StridedViewType, GatherScatterViewType)
+
+
+def view_index_rank(view) -> int:
+    """How many indices select a tile of `view` (TileView::getViewIndexRank)."""
+    return len(view.tile_shape)
+
+
+def view_tile_type(view) -> TileType:
+    """The tile one index of `view` selects (TileView::getViewTileType)."""
+    return TileType(tuple(view.tile_shape), view.tensor_view.element_type)
+
+
+# ODS summaries, as op diagnostics quote them
+_INT_NAMES = "i1 or i8 or i16 or i32 or i64"
+_NUMBER_NAMES = (_INT_NAMES + " or f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f8E8M0FNU "
+                 "or f4E2M1FN")
+
+
+def _is_number(e) -> bool:
+    return e in INT_TYPES or (isinstance(e, FloatType) and e.name in FLOAT_NAMES)
+
+
+def _scalar_tile(description, pred) -> Constraint:
+    return Constraint(f"0D tile of {description} values",
+                      lambda t: isinstance(t, TileType) and not t.shape and pred(t.element_type))
+
+
+TILE_TYPE = Constraint("Tile type", lambda t: isinstance(t, TileType))
+POINTER_TILE = Constraint("tile of Pointer type values",
+                          lambda t: isinstance(t, TileType) and isinstance(t.element_type, PointerType))
+SCALAR_POINTER_TILE = _scalar_tile("Pointer type", lambda e: isinstance(e, PointerType))
+SCALAR_INT_TILE = _scalar_tile(_INT_NAMES, lambda e: e in INT_TYPES)
+MASK_TILE = Constraint("tile of i1 values", lambda t: isinstance(t, TileType) and t.element_type == IntegerType(1))
+INDEX_TILE = Constraint(f"tile of {_INT_NAMES} values", lambda t: isinstance(t, TileType) and t.element_type in INT_TYPES)
+NUMBER_TILE_ODS = Constraint(f"tile of {_NUMBER_NAMES} values",
+                             lambda t: isinstance(t, TileType) and _is_number(t.element_type))
+UNPACKED_TILE = Constraint(f"tile of {_NUMBER_NAMES} or i4 values",
+                           lambda t: isinstance(t, TileType) and (_is_number(t.element_type)
+                                                                   or t.element_type == IntegerType(4)))
+I8_TILE = Constraint("tile of i8 values", lambda t: isinstance(t, TileType) and t.element_type == IntegerType(8))
+TOKEN_TYPE = Constraint("cuda tile token type", lambda t: isinstance(t, TokenType))
+TENSOR_VIEW_TYPE = Constraint("tensor view type", lambda t: isinstance(t, TensorViewType))
+PARTITION_VIEW_TYPE = Constraint("partition view type", lambda t: isinstance(t, PartitionViewType))
+STRIDED_VIEW_TYPE = Constraint("strided view type", lambda t: isinstance(t, StridedViewType))
+GATHER_SCATTER_VIEW_TYPE = Constraint("gather/scatter view type", lambda t: isinstance(t, GatherScatterViewType))
+TILE_VIEW = Constraint("TileView instance", lambda t: isinstance(t, VIEW_TYPES))

@@ -1,44 +1,203 @@
-"""Core ops (spec 8.3): module, entry, constant, global, ..."""
+"""Core ops (spec 8.3): module, entry, constant, global, get_global, shape
+manipulation (broadcast, cat, extract, permute, reshape, select, offset, iota),
+tile-block queries, reduce and scan; also the token ops (make_token,
+join_tokens), print/print_tko, assume, and the test function op."""
 from __future__ import annotations
 
+import math
+
 from ....ir import attributes as A
-from ....ir.opdef import AttrDef, Operand, RegionDef, Result, VarOperand
-from ....ir.traits import (ConstantLike, IsolatedFromAbove, NoTerminator, Pure, ReturnLike, SingleBlock, Symbol,
-                           SymbolTable, Terminator)
-from ....syntax.format import SYMBOL_NAME
+from ....ir.opdef import (ANY_TYPE, AttrDef, Constraint, OptOperand, Operand, RegionDef, Result, VarOperand,
+                          VarResult)
+from ....ir.traits import (ConstantLike, IsolatedFromAbove, NoTerminator, Pure, RecursiveMemoryEffects,
+                           ReturnLike, SameOperandsAndResultElementType, SingleBlock, Symbol, SymbolTable,
+                           Terminator, all_types_match, has_parent)
+from ....ir.types import FloatType, IntegerType
+from ....syntax.format import SYMBOL_NAME, AttrSyntax
+from .. import directives_core  # noqa: F401  (registers the custom<...> pieces used below)
 from ..attributes import SymbolVisibilityAttr
-from ..types import NUMBER_TILE
+from ..attributes_core import AssumePredicate
+from ..types import NUMBER_TILE, PointerType, TensorViewType, TileType, TokenType
 from .base import CudaTileOp
 
+# ---- type constraints (ODS wording, for the generic diagnostics) ------------
+_INTS = tuple(IntegerType(w) for w in (1, 8, 16, 32, 64))
+_INT_NAMES = "i1 or i8 or i16 or i32 or i64"
+
+TILE = Constraint("tile of any type values", lambda t: isinstance(t, TileType))
+INT_TILE = Constraint(f"tile of {_INT_NAMES} values",
+                      lambda t: isinstance(t, TileType) and t.element_type in _INTS)
+I1_TILE = Constraint("tile of i1 values", lambda t: isinstance(t, TileType) and t.element_type == IntegerType(1))
+PTR_TILE = Constraint("tile of Pointer type values",
+                      lambda t: isinstance(t, TileType) and isinstance(t.element_type, PointerType))
+TOKEN = Constraint("cuda tile token type", lambda t: isinstance(t, TokenType))
+
+
+def scalar_tile(description, pred) -> Constraint:
+    return Constraint(f"0D tile of {description} values",
+                      lambda t: isinstance(t, TileType) and t.shape == () and pred(t.element_type))
+
+
+SCALAR_I32 = scalar_tile("i32", lambda e: e == IntegerType(32))
+SCALAR_I1 = scalar_tile("i1", lambda e: e == IntegerType(1))
+SCALAR_INT = scalar_tile(_INT_NAMES, lambda e: e in _INTS)
+SCALAR_PTR = scalar_tile("Pointer type", lambda e: isinstance(e, PointerType))
+
+
+def _int_token(tok) -> int:
+    s = str(tok)
+    neg = s.startswith("-")
+    body = s.lstrip("+-")
+    v = int(body, 16) if body.lower().startswith("0x") else int(body)
+    return -v if neg else v
+
+
+def int_syntax(width):
+    """An integer attribute of a given width written as a bare integer."""
+    return lambda: AttrSyntax("INT", lambda t: A.IntegerAttr(_int_token(t), IntegerType(width)),
+                              lambda a: str(a.value))
+
+
+def _rename(cls, **renames):
+    """Give fields the ODS names that clash with Python/Operation attributes."""
+    for attr, new in renames.items():
+        getattr(cls, attr).name = new
+    cls.attr_names = frozenset(a.name for a in cls.attr_defs)
+
+
+def _shape(t):
+    return tuple(getattr(t, "shape", ()))
+
+
+def _tt(t) -> str:
+    return t.text()
+
+
+# ---- module, functions -------------------------------------------------------
 
 class ModuleOp(CudaTileOp):
     name = "cuda_tile.module"
+    summary = "Top-level module containing a series of defined items."
     traits = (IsolatedFromAbove, SingleBlock, NoTerminator, SymbolTable)
     sym_name = AttrDef(A.StringAttr, syntax=SYMBOL_NAME)
+    producer = AttrDef(A.StringAttr, optional=True)
     body = RegionDef()
     assembly_format = "$sym_name attr-dict-with-keyword $body"
 
+    @classmethod
+    def after_parse(cls, op, state):
+        from ....ir.core import Block
+        if not op.regions[0].blocks:
+            op.regions[0].add_block(Block())
 
-class EntryOp(CudaTileOp):
-    name = "cuda_tile.entry"
-    traits = (IsolatedFromAbove, SingleBlock, Symbol)
+
+class _FunctionLike(CudaTileOp, register=False):
+    """entry and testing$func: `@name(%a: T, ..)`, a body whose terminators are
+    all printed, the attribute dictionary after the body."""
     implicit_terminator = "cuda_tile.return"
     sym_name = AttrDef(A.StringAttr, syntax=SYMBOL_NAME)
     function_type = AttrDef(A.TypeAttr)
     arg_attrs = AttrDef(A.ArrayAttr, optional=True)
     res_attrs = AttrDef(A.ArrayAttr, optional=True)
+    elided_attrs = ("arg_attrs", "res_attrs")
+
+    def verify_op(self):
+        region = self.regions[0]
+        ft = self.function_type.value
+        if region.blocks:
+            types = [a.type for a in region.blocks[0].arguments]
+            if types != list(ft.inputs):
+                self.emit_error("type of entry block argument #0 does not match the function signature"
+                                if not types else "entry block must have "
+                                f"{len(ft.inputs)} arguments to match function signature")
+                return False
+        return True
+
+
+class EntryOp(_FunctionLike):
+    name = "cuda_tile.entry"
+    summary = "Define a tile kernel"
+    traits = (IsolatedFromAbove, SingleBlock, Symbol)
     optimization_hints = AttrDef(A.Attribute, optional=True)
     body = RegionDef()
-    assembly_format = ("custom<FunctionSignature>($sym_name, $function_type, $body) "
-                       "attr-dict-with-keyword $body")
-    elided_attrs = ("arg_attrs", "res_attrs")
+    assembly_format = ("custom<FuncSignature>($sym_name, $function_type, $body) "
+                       "custom<OptimizationHints>($optimization_hints) custom<FunctionBody>($body) attr-dict")
+
+    def verify_op(self):
+        ft = self.function_type.value
+        if ft.results:
+            self.emit_error("entry op must not return values")
+            return False
+        for t in ft.inputs:
+            if isinstance(t, TileType) and t.rank != 0:
+                self.emit_error("entry op must have scalar types (rank 0 !cuda_tile.tile)")
+                return False
+        return super().verify_op()
+
+
+class TestFuncOp(_FunctionLike):
+    """The test-only function op (`testing$func`): an entry without its limits."""
+    name = "cuda_tile.testing$func"
+    traits = (IsolatedFromAbove, SingleBlock, Symbol)
+    body = RegionDef()
+    assembly_format = ("custom<FuncSignature>($sym_name, $function_type, $body) "
+                       "custom<FunctionBody>($body) attr-dict")
 
 
 class ReturnOp(CudaTileOp):
     name = "cuda_tile.return"
-    traits = (Pure, Terminator, ReturnLike)
+    traits = (Pure, Terminator, ReturnLike,
+              has_parent("cuda_tile.entry", "cuda_tile.if", "cuda_tile.testing$func"))
     operands_ = VarOperand()
-    assembly_format = "attr-dict ($operands_^ `:` custom<CudaTileType>(type($operands_)))?"
+    assembly_format = "attr-dict ($operands^ `:` custom<CudaTileType>(type($operands)))?"
+
+    def verify_op(self):
+        parent = self.parent_op
+        while parent is not None and parent.name == "cuda_tile.if":
+            parent = parent.parent_op
+        if parent is not None and parent.name in ("cuda_tile.entry", "cuda_tile.testing$func"):
+            expected = list(parent.function_type.value.results)
+            got = [v.type for v in self.operands]
+            if len(got) != len(expected):
+                self.emit_error(f"has {len(got)} operands, but enclosing function (@{parent.sym_name.value}) "
+                                f"returns {len(expected)}")
+                return False
+            for i, (g, e) in enumerate(zip(got, expected)):
+                if g != e:
+                    self.emit_error(f"type of return operand {i} ('{_tt(g)}') doesn't match function result "
+                                    f"type ('{_tt(e)}') in function @{parent.sym_name.value}")
+                    return False
+        return True
+
+
+_rename(ReturnOp, operands_="operands")
+
+
+# ---- constants and globals ---------------------------------------------------
+
+def _constant_name(op):
+    """ConstantOp's suggested result name (MLIR getAsmResultNames)."""
+    value = op.attributes.get("value")
+    if not isinstance(value, A.DenseElementsAttr):
+        return None
+    elt = value.element_type
+    if elt == IntegerType(1):
+        if all(value.values):
+            return "true"
+        if not any(value.values):
+            return "false"
+        return "cst_i1"
+    name = "cst"
+    if value.splat or len(value.values) == 1:
+        v = value.values[0]
+        if isinstance(elt, IntegerType):
+            name += f"_{v}"
+        elif isinstance(elt, FloatType):
+            if math.isnan(v):
+                name += "_NaN"
+            elif not math.isinf(v) and v == int(v) and 0 <= v < 2 ** 64:
+                name += f"_{int(v)}"
+    return f"{name}_{elt.text()}"
 
 
 class ConstantOp(CudaTileOp):
@@ -47,3 +206,489 @@ class ConstantOp(CudaTileOp):
     value = AttrDef(A.DenseElementsAttr)
     result = Result(NUMBER_TILE)
     assembly_format = "custom<DenseTypedElementsAttr>($value, type($result)) attr-dict"
+
+    def asm_result_names(self):
+        return [_constant_name(self)]
+
+    def verify_op(self):
+        v = self.value
+        if v.type != self.results[0].type:
+            self.emit_error(f"value type '{_tt(v.type)}' does not match result type "
+                            f"'{_tt(self.results[0].type)}'")
+            return False
+        return True
+
+
+class GlobalOp(CudaTileOp):
+    name = "cuda_tile.global"
+    summary = "Allocate static global memory"
+    traits = (Symbol,)
+    sym_name = AttrDef(A.StringAttr, syntax=SYMBOL_NAME)
+    value = AttrDef(A.DenseElementsAttr)
+    alignment = AttrDef(A.IntegerAttr, default=A.IntegerAttr(0, IntegerType(64)))
+    constant = AttrDef(unit=True)
+    symbol_visibility = AttrDef(SymbolVisibilityAttr, default=SymbolVisibilityAttr("public"))
+    assembly_format = ("custom<SymbolVisibility>($symbol_visibility) (`constant` $constant^)? $sym_name "
+                       "(`alignment` `=` $alignment^)? attr-dict custom<DenseTypedElementsAttrNoResult>($value)")
+
+    def verify_op(self):
+        t = self.value.type
+        if not isinstance(t, TileType) or t.rank != 1:
+            self.emit_error("the value must be a 1D tile")
+            return False
+        align = self.alignment.value
+        if align < 0 or (align and align & (align - 1)):
+            self.emit_error("alignment must be a power of 2")
+            return False
+        return True
+
+
+class GetGlobalOp(CudaTileOp):
+    name = "cuda_tile.get_global"
+    summary = "Get a pointer to a global variable"
+    traits = (Pure,)
+    name_ = AttrDef(A.SymbolRefAttr)
+    result = Result(SCALAR_PTR)
+    assembly_format = "$name attr-dict `:` custom<CudaTileType>(type($result))"
+
+
+_rename(GetGlobalOp, name_="name")  # ODS's `name`; the class attribute holds the op name
+
+
+# ---- tile-block queries ------------------------------------------------------
+
+class GetTileBlockIdOp(CudaTileOp):
+    name = "cuda_tile.get_tile_block_id"
+    summary = "Get the currently executing tile block coordinates"
+    traits = (Pure, all_types_match("blockId_x", "blockId_y", "blockId_z"))
+    blockId_x = Result(SCALAR_I32)
+    blockId_y = Result(SCALAR_I32)
+    blockId_z = Result(SCALAR_I32)
+    assembly_format = "attr-dict `:` custom<CudaTileType>(type($blockId_x))"
+
+
+class GetNumTileBlocksOp(CudaTileOp):
+    name = "cuda_tile.get_num_tile_blocks"
+    summary = "Get the number of tile blocks in the grid"
+    traits = (Pure, all_types_match("gridSize_x", "gridSize_y", "gridSize_z"))
+    gridSize_x = Result(SCALAR_I32)
+    gridSize_y = Result(SCALAR_I32)
+    gridSize_z = Result(SCALAR_I32)
+    assembly_format = "attr-dict `:` custom<CudaTileType>(type($gridSize_x))"
+
+
+class IotaOp(CudaTileOp):
+    name = "cuda_tile.iota"
+    summary = "Generate a 1-d tile range from 0 to n-1"
+    traits = (Pure,)
+    result = Result(INT_TILE)
+    assembly_format = "attr-dict `:` custom<CudaTileType>(type($result))"
+
+    def verify_op(self):
+        t = self.results[0].type
+        if t.rank != 1:
+            self.emit_error(f"expects result type to be 1-d tile, but got {t.rank}-d tile")
+            return False
+        n, w = t.shape[0], t.element_type.width
+        if w < 64 and n > (1 << w):
+            self.emit_error(f"the number of elements {n} exceeds the maximum value of element type "
+                            f"{_tt(t.element_type)}")
+            return False
+        return True
+
+
+# ---- shape manipulation ------------------------------------------------------
+
+class BroadcastOp(CudaTileOp):
+    name = "cuda_tile.broadcast"
+    summary = "Broadcast tile to new shape"
+    traits = (Pure, SameOperandsAndResultElementType)
+    source = Operand(TILE)
+    result = Result(TILE)
+    assembly_format = ("$source attr-dict `:` custom<CudaTileType>(type($source)) "
+                       "`->` custom<CudaTileType>(type($result))")
+
+    def asm_result_names(self):
+        return ["bcast"]
+
+    def verify_op(self):
+        src, res = _shape(self.source.type), _shape(self.results[0].type)
+        if len(src) != len(res):
+            self.emit_error("failed to verify that all of {source, result} have same rank")
+            return False
+        for i, (s, r) in enumerate(zip(src, res)):
+            if s != r and s != 1:
+                self.emit_error(f"source dimension #{i} of size {s} cannot be broadcast to size {r}")
+                return False
+        return True
+
+
+class CatOp(CudaTileOp):
+    name = "cuda_tile.cat"
+    summary = "Concatenate tiles along specified dimension"
+    traits = (Pure,)
+    lhs = Operand(TILE)
+    rhs = Operand(TILE)
+    dim = AttrDef(A.IntegerAttr)
+    result = Result(TILE)
+    assembly_format = ("$lhs `,` $rhs `dim` `=` $dim attr-dict `:` custom<CudaTileType>(type($lhs)) `,` "
+                       "custom<CudaTileType>(type($rhs)) `->` custom<CudaTileType>(type($result))")
+
+    def verify_op(self):
+        lt, rt, ot = self.lhs.type, self.rhs.type, self.results[0].type
+        if not (lt.rank == rt.rank == ot.rank):
+            self.emit_error("failed to verify that all of {lhs, rhs, result} have same rank")
+            return False
+        if not (lt.element_type == rt.element_type == ot.element_type):
+            self.emit_error("failed to verify that all of {lhs, rhs, result} have the same element type")
+            return False
+        d = self.dim.value
+        if d < 0 or d >= lt.rank:
+            self.emit_error(f"expect dim to be [0, {lt.rank}), but got: {d}")
+            return False
+        for i in range(lt.rank):
+            want = lt.shape[i] + rt.shape[i] if i == d else lt.shape[i]
+            if i != d and lt.shape[i] != rt.shape[i]:
+                self.emit_error(f"expect lhs and rhs to have the same size in non-concatenated dimension {i}")
+                return False
+            if ot.shape[i] != want:
+                self.emit_error(f"invalid result dimension {i}: expected {want}, but got {ot.shape[i]}")
+                return False
+        return True
+
+
+class ExtractOp(CudaTileOp):
+    name = "cuda_tile.extract"
+    summary = "Extract a subtile from a tile"
+    traits = (Pure,)
+    source = Operand(TILE)
+    indices = VarOperand(SCALAR_I32)
+    result = Result(TILE)
+    assembly_format = ("$source `[` $indices `]` attr-dict `:` custom<CudaTileType>(type($source)) "
+                       "`->` custom<CudaTileType>(type($result))")
+
+    def verify_op(self):
+        st, rt = self.source.type, self.results[0].type
+        if st.rank != rt.rank:
+            self.emit_error("failed to verify that all of {source, result} have same rank")
+            return False
+        if len(self.indices) != st.rank:
+            self.emit_error(f"expected {st.rank} index operands, but got {len(self.indices)}")
+            return False
+        if st.element_type != rt.element_type:
+            self.emit_error("expected source and result element types to match")
+            return False
+        for i, (s, r) in enumerate(zip(st.shape, rt.shape)):
+            if r > s or s % r:
+                self.emit_error(f"expected source dimension #{i} ({s}) to be divisible by the result "
+                                f"dimension ({r})")
+                return False
+        return True
+
+
+class PermuteOp(CudaTileOp):
+    name = "cuda_tile.permute"
+    summary = "Permute tile dimensions"
+    traits = (Pure,)
+    source = Operand(TILE)
+    permutation = AttrDef(A.DenseArrayAttr)
+    result = Result(TILE)
+    assembly_format = ("$source $permutation attr-dict `:` custom<CudaTileType>(type($source)) "
+                       "`->` custom<CudaTileType>(type($result))")
+
+    def verify_op(self):
+        st, rt = self.source.type, self.results[0].type
+        perm = list(self.permutation.values)
+        if st.element_type != rt.element_type:
+            self.emit_error("failed to verify that all of {source, result} have the same element type")
+            return False
+        if st.rank != rt.rank:
+            self.emit_error("failed to verify that all of {source, result} have same rank")
+            return False
+        if len(perm) != st.rank:
+            self.emit_error(f"expected permutation size to be equal to the rank of the source tile "
+                            f"({st.rank}), but got {len(perm)}")
+            return False
+        if sorted(perm) != list(range(st.rank)):
+            self.emit_error("expected permutation to be a permutation of [0, rank)")
+            return False
+        for i, p in enumerate(perm):
+            if rt.shape[i] != st.shape[p]:
+                self.emit_error(f"expected result dimension #{i} to be {st.shape[p]}, but got {rt.shape[i]}")
+                return False
+        return True
+
+
+class ReshapeOp(CudaTileOp):
+    name = "cuda_tile.reshape"
+    summary = "Reshape tile dimensions"
+    traits = (Pure, SameOperandsAndResultElementType)
+    source = Operand(TILE)
+    result = Result(TILE)
+    assembly_format = ("$source attr-dict `:` custom<CudaTileType>(type($source)) "
+                       "`->` custom<CudaTileType>(type($result))")
+
+    def asm_result_names(self):
+        return ["reshape"]
+
+    def verify_op(self):
+        st, rt = self.source.type, self.results[0].type
+        if st.num_elements != rt.num_elements:
+            self.emit_error(f"expected source tile and result tile to have the same number of elements, "
+                            f"but got {st.num_elements} and {rt.num_elements}")
+            return False
+        return True
+
+
+class SelectOp(CudaTileOp):
+    name = "cuda_tile.select"
+    summary = "Select values based on condition"
+    traits = (Pure, all_types_match("val_if_true", "val_if_false", "result"))
+    cond = Operand(I1_TILE)
+    val_if_true = Operand(TILE)
+    val_if_false = Operand(TILE)
+    result = Result(TILE)
+    assembly_format = ("$cond `,` $val_if_true `,` $val_if_false attr-dict `:` "
+                       "custom<CudaTileType>(type($cond)) `,` custom<CudaTileType>(type($result))")
+
+    def verify_op(self):
+        if _shape(self.cond.type) != _shape(self.results[0].type):
+            self.emit_error("failed to verify that all of {cond, val_if_true, val_if_false, result} have "
+                            "same shape")
+            return False
+        return True
+
+
+class OffsetOp(CudaTileOp):
+    name = "cuda_tile.offset"
+    summary = "Offsets a tile of pointers"
+    traits = (Pure, all_types_match("result", "ptr"))
+    ptr = Operand(PTR_TILE)
+    offset = Operand(INT_TILE)
+    result = Result(PTR_TILE)
+    assembly_format = ("$ptr `,` $offset attr-dict `:` custom<CudaTileType>(type($ptr)) `,` "
+                       "custom<CudaTileType>(type($offset)) `->` custom<CudaTileType>(type($result))")
+
+    def verify_op(self):
+        if _shape(self.ptr.type) != _shape(self.offset.type):
+            self.emit_error("requires the same shape for all operands and results")
+            return False
+        return True
+
+
+# ---- reduce / scan -----------------------------------------------------------
+
+class _Combining(CudaTileOp, register=False):
+    """reduce and scan: variadic tiles, a dim, identities, a combining body with
+    one (current, accumulated) pair of 0-d tile arguments per operand."""
+    traits = (RecursiveMemoryEffects,)
+    implicit_terminator = "cuda_tile.yield"
+    operands_ = VarOperand(TILE)
+    results_ = VarResult(TILE)
+    body = RegionDef()
+
+    def _result_shape(self, shape):
+        return shape
+
+    def verify_op(self):
+        ops = self.operands
+        if not ops:
+            self.emit_error("expected at least one operand")
+            return False
+        shape = _shape(ops[0].type)
+        if any(_shape(v.type) != shape for v in ops):
+            self.emit_error("requires the same shape for all operands")
+            return False
+        d = self.dim.value
+        if d < 0 or d >= len(shape):
+            self.emit_error(f"dimension {d} is out of range for tiles of rank {len(shape)}")
+            return False
+        if len(self.identities) != len(ops):
+            self.emit_error(f"expected {len(ops)} identities, but got {len(self.identities)}")
+            return False
+        if len(self.results) != len(ops):
+            self.emit_error(f"expected {len(ops)} results, but got {len(self.results)}")
+            return False
+        return True
+
+
+def _i32_attr_syntax():
+    return int_syntax(32)()
+
+
+class ReduceOp(_Combining):
+    name = "cuda_tile.reduce"
+    summary = "Variadic tile reduction across dimensions"
+    dim = AttrDef(A.IntegerAttr, syntax=_i32_attr_syntax)
+    identities = AttrDef(A.ArrayAttr)
+    assembly_format = ("$operands attr-dict ` ` `dim` `` `=` `` $dim `identities` `` `=` `` $identities "
+                       "`:` custom<CudaTileType>(type($operands)) `->` custom<CudaTileType>(type($results)) "
+                       "custom<ArgumentRegion>($body)")
+
+    def asm_result_names(self):
+        return (["reduce"] + [None] * (len(self.results) - 1)) if self.results else []
+
+
+class ScanOp(_Combining):
+    name = "cuda_tile.scan"
+    summary = "A parallel prefix sum operation"
+    dim = AttrDef(A.IntegerAttr, syntax=_i32_attr_syntax)
+    reverse = AttrDef(A.BoolAttr)
+    identities = AttrDef(A.ArrayAttr)
+    assembly_format = ("$operands attr-dict ` ` `dim` `` `=` `` $dim `reverse` `` `=` `` $reverse "
+                       "`identities` `` `=` `` $identities `:` custom<CudaTileType>(type($operands)) "
+                       "`->` custom<CudaTileType>(type($results)) custom<ArgumentRegion>($body)")
+
+
+for _cls in (ReduceOp, ScanOp):  # the ODS names, kept apart from Operation's own attributes
+    _rename(_cls, operands_="operands", results_="results")
+
+
+# ---- tokens, printing, assumptions ---------------------------------------------
+
+class MakeTokenOp(CudaTileOp):
+    name = "cuda_tile.make_token"
+    summary = "Create a fresh token with no prior dependencies"
+    traits = (Pure,)
+    result = Result(TOKEN)
+    assembly_format = "attr-dict `:` custom<CudaTileType>(type($result))"
+
+
+class JoinTokensOp(CudaTileOp):
+    name = "cuda_tile.join_tokens"
+    summary = "Product a new token which depends on a list of tokens"
+    traits = (Pure,)
+    tokens = VarOperand(TOKEN)
+    result = Result(TOKEN)
+    assembly_format = "$tokens attr-dict `:` custom<CudaTileType>(type($result))"
+
+    def verify_op(self):
+        if len(self.tokens) < 2:
+            self.emit_error("expect at least 2 tokens, but got " + str(len(self.tokens)))
+            return False
+        return True
+
+
+def _check_format(op, fmt, n_args):
+    """printf-style checks shared by print and print_tko."""
+    count, i = 0, 0
+    while i < len(fmt):
+        if fmt[i] == "%":
+            if fmt[i + 1:i + 2] == "%":
+                i += 2
+                continue
+            count += 1
+        i += 1
+    if count != n_args:
+        op.emit_error(f"number of format specifiers ({count}) does not match number of arguments ({n_args})")
+        return False
+    return True
+
+
+class PrintTkoOp(CudaTileOp):
+    name = "cuda_tile.print_tko"
+    summary = "Print a formatted string (token-ordered)"
+    str_ = AttrDef(A.StringAttr)
+    args = VarOperand(TILE)
+    token = OptOperand(TOKEN)
+    result_token = Result(TOKEN)
+    assembly_format = ("$str (`,` $args^)? (`token` `` `=` `` $token^)? attr-dict "
+                       "(`:` custom<CudaTileType>(type($args))^)? `->` custom<CudaTileType>(type($result_token))")
+
+    def verify_op(self):
+        return _check_format(self, self.attributes["str"].value, len(self.args))
+
+
+class PrintOp(CudaTileOp):
+    """The spec's spelling of printing (no token): `print "fmt", %v : T`."""
+    name = "cuda_tile.print"
+    summary = "Print operation for debugging"
+    str_ = AttrDef(A.StringAttr)
+    args = VarOperand(TILE)
+    assembly_format = "$str (`,` $args^)? attr-dict (`:` custom<CudaTileType>(type($args))^)?"
+
+    def verify_op(self):
+        return _check_format(self, self.attributes["str"].value, len(self.args))
+
+
+for _cls in (PrintTkoOp, PrintOp):  # `str` in ODS
+    _rename(_cls, str_="str")
+
+
+class AssumeOp(CudaTileOp):
+    name = "cuda_tile.assume"
+    summary = "Attach static information to an SSA value"
+    traits = (all_types_match("value", "result"),)
+    value = Operand(ANY_TYPE)
+    predicate = AttrDef(AssumePredicate)
+    result = Result(ANY_TYPE)
+    assembly_format = ("custom<AssumePredicate>($predicate) `,` $value attr-dict "
+                       "`:` custom<CudaTileType>(type($value))")
+
+    def asm_result_names(self):
+        producer = getattr(self.value, "op", None)
+        hook = getattr(producer, "asm_result_names", None)
+        if hook is None:
+            return ["assume"]
+        names = hook() or []
+        idx = self.value.index
+        return ["assume_" + (names[idx] if idx < len(names) and names[idx] else "")]
+
+    def verify_op(self):
+        from ..attributes_core import BoundedAttr, DivByAttr, SameElementsAttr
+        p = self.predicate
+        t = self.value.type
+        if isinstance(p, DivByAttr):
+            return self._verify_div_by(p, t)
+        tile = t if isinstance(t, TileType) else None
+        if isinstance(p, SameElementsAttr):
+            if tile is None or not isinstance(tile.element_type, (IntegerType, PointerType)):
+                self.emit_error("'same_elements' is valid only for tile of integer/pointer values")
+                return False
+            if len(p.values) != tile.rank:
+                self.emit_error(f"'same_elements' expected {tile.rank} values (one per dimension), but got "
+                                f"{len(p.values)}")
+                return False
+        if isinstance(p, BoundedAttr):
+            if tile is None or not isinstance(tile.element_type, IntegerType):
+                self.emit_error("'bounded' is valid only for tile of integer values")
+                return False
+            if p.lb is not None and p.ub is not None and p.lb > p.ub:
+                self.emit_error("'bounded' lower bound must be less than or equal to upper bound")
+                return False
+        return True
+
+    def _verify_div_by(self, p, t):
+        name = "div_by"
+        d = p.divisor
+        if d <= 0 or d & (d - 1):
+            self.emit_error(f"'{name}' divisor must be a power of 2")
+            return False
+        if (p.every is None) != (p.along is None):
+            self.emit_error(f"'{name}' 'every'/'along' must be used in combination")
+            return False
+        if d > 4611686018427387904:
+            self.emit_error(f"'{name}' divisor is too large")
+            return False
+        if isinstance(t, TensorViewType):
+            if p.every is not None:
+                self.emit_error(f"'{name}' 'every'/'along' cannot be used if the constrained value is a "
+                                "tensor_view")
+                return False
+            return True
+        if not isinstance(t, TileType) or not isinstance(t.element_type, (IntegerType, PointerType)):
+            self.emit_error(f"'{name}' is valid only for tile of integer/pointer or tensor_view values")
+            return False
+        if p.every is None:
+            return True
+        if t.rank == 0:
+            self.emit_error(f"'{name}' 'every'/'along' cannot be used if the constrained value is a 0D tile")
+            return False
+        if p.along < 0 or p.along >= t.rank:
+            self.emit_error(f"'{name}' every_dim ({p.along}) must be >= 0 and < tile rank ({t.rank})")
+            return False
+        if p.every < 0 or p.every > t.shape[p.along]:
+            self.emit_error(f"expected '{name}' every_dim to be within 0 and the size of the respective "
+                            f"dimension ({t.shape[p.along]})")
+            return False
+        return True

@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""Export a set of cuTile Python kernels to textual cuda_tile IR.
+
+A development aid: it needs NVIDIA's reference toolchain (cuda.tile,
+tileirdisasm, tileiras), which tilec itself never uses. Run it with the
+reference python:
+
+    source ../shared/tools/reference-toolchain.sh
+    python examples/export_cutile.py [OUTDIR]     # default: examples/cutile
+
+For each kernel below it writes OUTDIR/NAME.mlir: the text `tileirdisasm`
+prints for the bytecode cuTile emits, wrapped in `cuda_tile.module @NAME { }`
+(the disassembler prints the module body only; a module is what `tilec` and
+`cuda-tile-opt` take as input). The bytecode and NVIDIA's cubin are written to
+a scratch directory and not kept: only the .mlir text belongs in git.
+
+Set CUTILE_EXPORT_TOOL to the path of shared/tools/cutile_export.py when this
+checkout does not sit beside shared/.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+_TOOL = os.environ.get("CUTILE_EXPORT_TOOL",
+                       os.path.join(HERE, "..", "..", "shared", "tools", "cutile_export.py"))
+if not os.path.exists(_TOOL):
+    _TOOL = "/work/shared/tools/cutile_export.py"
+sys.path.insert(0, os.path.dirname(os.path.abspath(_TOOL)))
+
+import cuda.tile as ct  # noqa: E402
+from cutile_export import array, export, scalar  # noqa: E402
+
+
+# ---------------------------------------------------------------------------
+# 1. elementwise: f32 vector add (load/store through partition views)
+
+@ct.kernel
+def vector_add_f32(a, b, c, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    x = ct.load(a, index=(i,), shape=(TILE,))
+    y = ct.load(b, index=(i,), shape=(TILE,))
+    ct.store(c, index=(i,), tile=x + y)
+
+
+# ---------------------------------------------------------------------------
+# 2. mixed precision elementwise: bf16 in/out, f32 math, a scalar parameter
+
+@ct.kernel
+def saxpy_bf16(x, y, out, alpha, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    xs = ct.astype(ct.load(x, index=(i,), shape=(TILE,)), ct.float32)
+    ys = ct.astype(ct.load(y, index=(i,), shape=(TILE,)), ct.float32)
+    r = alpha * xs + ys
+    ct.store(out, index=(i,), tile=ct.astype(r, ct.bfloat16))
+
+
+# ---------------------------------------------------------------------------
+# 3. reductions: numerically stable row softmax (max and sum reduce regions)
+
+@ct.kernel
+def row_softmax_f32(x, out, ROWS: ct.Constant[int], COLS: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i, 0), shape=(ROWS, COLS))
+    m = ct.max(t, axis=1, keepdims=True)
+    e = ct.exp(t - m)
+    s = ct.sum(e, axis=1, keepdims=True)
+    ct.store(out, index=(i, 0), tile=e / s)
+
+
+# ---------------------------------------------------------------------------
+# 4. integer reductions: i32 row sum and row min, f16 column max
+
+@ct.kernel
+def row_stats_i32(x, sums, mins, ROWS: ct.Constant[int], COLS: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i, 0), shape=(ROWS, COLS))
+    ct.store(sums, index=(i,), tile=ct.sum(t, axis=1))
+    ct.store(mins, index=(i,), tile=ct.min(t, axis=1))
+
+
+# ---------------------------------------------------------------------------
+# 5. scan: inclusive prefix sum along a row (f32) and a reversed cumprod
+
+@ct.kernel
+def cumsum_f32(x, out, rev, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i,), shape=(TILE,))
+    ct.store(out, index=(i,), tile=ct.cumsum(t, axis=0))
+    ct.store(rev, index=(i,), tile=ct.cumprod(t, axis=0, reverse=True))
+
+
+# ---------------------------------------------------------------------------
+# 6. loops + MMA: tiled f16 GEMM with an f32 accumulator carried by `for`
+
+@ct.kernel
+def matmul_f16(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    bm = ct.bid(0)
+    bn = ct.bid(1)
+    acc = ct.full((TM, TN), 0.0, dtype=ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(TM, TK))):
+        ta = ct.load(a, index=(bm, k), shape=(TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        tb = ct.load(b, index=(k, bn), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(ta, tb, acc)
+    ct.store(c, index=(bm, bn), tile=ct.astype(acc, ct.float16))
+
+
+# ---------------------------------------------------------------------------
+# 7. integer matmul-free GEMV-like loop with i32 accumulation and a bf16 mma
+
+@ct.kernel
+def matmul_bf16_relu(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    bm = ct.bid(0)
+    bn = ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(TM, TK))):
+        ta = ct.load(a, index=(bm, k), shape=(TM, TK))
+        tb = ct.load(b, index=(k, bn), shape=(TK, TN))
+        acc = ct.mma(ta, tb, acc)
+    acc = ct.maximum(acc, 0.0)
+    ct.store(c, index=(bm, bn), tile=acc)
+
+
+# ---------------------------------------------------------------------------
+# 8. if/else on a runtime scalar condition, yielding a tile
+
+@ct.kernel
+def branchy_scale(x, out, n, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i,), shape=(TILE,))
+    if i * TILE + TILE <= n:
+        r = t * 2.0
+    else:
+        r = t - 1.0
+    ct.store(out, index=(i,), tile=r)
+
+
+# ---------------------------------------------------------------------------
+# 9. while loop (cuda_tile.loop with break), grid-stride over tiles
+
+@ct.kernel
+def grid_stride_i32(x, out, ntiles, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    step = ct.num_blocks(0)
+    while i < ntiles:
+        t = ct.load(x, index=(i,), shape=(TILE,))
+        ct.store(out, index=(i,), tile=(t << 1) ^ (t & 255))
+        i = i + step
+
+
+# ---------------------------------------------------------------------------
+# 10. gather / scatter through pointer tiles (reverse a vector with a mask)
+
+@ct.kernel
+def gather_reverse_f32(x, out, n, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    idx = i * TILE + ct.arange(TILE, dtype=ct.int32)
+    src = n - 1 - idx
+    t = ct.gather(x, src, mask=idx < n, padding_value=0.0)
+    ct.scatter(out, idx, t)
+
+
+# ---------------------------------------------------------------------------
+# 11. atomics: integer histogram (atomic add), an integer atomic max with a
+#     relaxed order, a float atomic add, and a compare-and-swap
+
+@ct.kernel
+def histogram_i32(keys, hist, best, wsum, vals, flags, TILE: ct.Constant[int], BINS: ct.Constant[int]):
+    i = ct.bid(0)
+    k = ct.load(keys, index=(i,), shape=(TILE,))
+    b = k % BINS
+    ct.atomic_add(hist, b, 1)
+    ct.atomic_max(best, b, k, memory_order=ct.MemoryOrder.RELAXED)
+    v = ct.load(vals, index=(i,), shape=(TILE,))
+    ct.atomic_add(wsum, b, v, memory_scope=ct.MemoryScope.BLOCK)
+    ct.atomic_cas(flags, b, 0, 1)
+
+
+# ---------------------------------------------------------------------------
+# 12. compare / select / math on f16 with broadcasting and a 2-D reshape
+
+@ct.kernel
+def clamp_where_f16(x, out, lo, hi, ROWS: ct.Constant[int], COLS: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i, 0), shape=(ROWS, COLS))
+    col = ct.reshape(ct.arange(COLS, dtype=ct.float16), (1, COLS))
+    t = ct.where(t < lo, ct.astype(lo, ct.float16), t) + col
+    t = ct.minimum(t, ct.astype(hi, ct.float16))
+    ct.store(out, index=(i, 0), tile=ct.transpose(ct.transpose(ct.sqrt(ct.abs(t)))))
+
+
+# ---------------------------------------------------------------------------
+# 13. int8 MMA (mmai, i32 accumulator) in a loop with an if nested inside it
+
+@ct.kernel
+def matmul_i8_masked(a, b, c, kmax, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    bm = ct.bid(0)
+    bn = ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.int32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(TM, TK))):
+        if k < kmax:
+            ta = ct.load(a, index=(bm, k), shape=(TM, TK))
+            tb = ct.load(b, index=(k, bn), shape=(TK, TN))
+            acc = ct.mma(ta, tb, acc)
+    ct.store(c, index=(bm, bn), tile=acc)
+
+
+# ---------------------------------------------------------------------------
+# 14. argmax along rows (a two-value reduce) plus f64 math and a device print
+
+@ct.kernel
+def argmax_rows_f64(x, idx, ROWS: ct.Constant[int], COLS: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i, 0), shape=(ROWS, COLS))
+    am = ct.argmax(ct.log(ct.abs(t) + 1.0), axis=1)
+    if i == 0:
+        ct.printf("first block argmax %d\n", ct.extract(am, index=(0,), shape=(1,)))
+    ct.store(idx, index=(i,), tile=ct.astype(am, ct.int32))
+
+
+def kernels():
+    f16, bf16, f32, i32 = ct.float16, ct.bfloat16, ct.float32, ct.int32
+    return {
+        "vector_add_f32": (vector_add_f32, [array(f32, 1)] * 3 + [256]),
+        "saxpy_bf16": (saxpy_bf16, [array(bf16, 1)] * 3 + [scalar(f32), 128]),
+        "row_softmax_f32": (row_softmax_f32, [array(f32, 2)] * 2 + [4, 128]),
+        "row_stats_i32": (row_stats_i32, [array(i32, 2), array(i32, 1), array(i32, 1), 8, 64]),
+        "cumsum_f32": (cumsum_f32, [array(f32, 1)] * 3 + [128]),
+        "matmul_f16": (matmul_f16, [array(f16, 2)] * 3 + [64, 64, 32]),
+        "matmul_bf16_relu": (matmul_bf16_relu, [array(bf16, 2), array(bf16, 2), array(f32, 2), 64, 128, 64]),
+        "branchy_scale": (branchy_scale, [array(f32, 1)] * 2 + [scalar(i32), 128]),
+        "grid_stride_i32": (grid_stride_i32, [array(i32, 1)] * 2 + [scalar(i32), 256]),
+        "gather_reverse_f32": (gather_reverse_f32, [array(f32, 1)] * 2 + [scalar(i32), 128]),
+        "histogram_i32": (histogram_i32, [array(i32, 1)] * 3 + [array(f32, 1)] * 2 + [array(i32, 1), 128, 64]),
+        "matmul_i8_masked": (matmul_i8_masked, [array(ct.int8, 2)] * 2 + [array(i32, 2), scalar(i32), 64, 64, 32]),
+        "argmax_rows_f64": (argmax_rows_f64, [array(ct.float64, 2), array(i32, 1), 4, 64]),
+        "clamp_where_f16": (clamp_where_f16, [array(f16, 2)] * 2 + [scalar(f32), scalar(f32), 16, 32]),
+    }
+
+
+def wrap_module(name: str, text: str) -> str:
+    """`entry ... { }` (tileirdisasm's output) -> `cuda_tile.module @name { entry ... }`."""
+    body = "\n".join(("  " + line) if line.strip() else "" for line in text.rstrip("\n").split("\n"))
+    return f"cuda_tile.module @{name} {{\n{body}\n}}\n"
+
+
+def main(argv):
+    out = argv[1] if len(argv) > 1 else os.path.join(HERE, "cutile")
+    only = set(argv[2:])
+    os.makedirs(out, exist_ok=True)
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="cutile-export-") as scratch:
+        for name, (kernel, params) in kernels().items():
+            if only and name not in only:
+                continue
+            try:
+                text = export(kernel, params, name, scratch)
+            except Exception as e:  # report and go on: one bad kernel should not hide the rest
+                failures.append(name)
+                print(f"{name}: FAILED: {type(e).__name__}: {e}", file=sys.stderr)
+                continue
+            with open(os.path.join(out, name + ".mlir"), "w") as fh:
+                fh.write(wrap_module(name, text))
+            print(f"{name}: {text.count(chr(10))} lines -> {os.path.join(out, name + '.mlir')}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

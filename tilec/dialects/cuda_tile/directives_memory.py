@@ -1,0 +1,370 @@
+"""Custom syntax pieces (`custom<...>` in op formats) of the cuda_tile memory,
+view and atomic ops: memory ordering/scope keywords, `%view[%i, %j]` index
+types, trailing optional operands, `make_tensor_view`'s mixed shape lists,
+view result types and optimization hints.
+
+Where a piece needs the exact position of a type (for a diagnostic), its
+grammar takes the TYPE token itself and converts it here."""
+from __future__ import annotations
+
+from lark import Token
+
+from ...ir.types import DYNAMIC
+from ...syntax.format import DIRECTIVES, BuildError, Directive, directive
+from .attributes import MemoryOrderingSemanticsAttr, MemoryScopeAttr
+from .attributes_core import OptimizationHintsAttr
+from .types import (GatherScatterViewType, PartitionViewType, PointerType, StridedViewType, TensorViewType,
+                    TileType)
+
+_TY = "(TYPE | TYPE_ALIAS)"
+
+
+def _type(tok):
+    """A TYPE / TYPE_ALIAS token -> Type, with errors located in the token."""
+    from ...syntax.parser import get_parser
+    return get_parser()[1].ctx.type(tok)
+
+
+def _q(t) -> str:
+    return f"'{t.text()}'"
+
+
+def _ref_tok(ref):
+    """A Token standing for a ValueRef's position."""
+    return Token("VALUE_REF", ref.ref, line=ref.line, column=ref.col)
+
+
+def _tokens(children):
+    """Flatten nested child lists into the tokens (and other leaves) they hold."""
+    out = []
+    for c in children:
+        if isinstance(c, (list, tuple)):
+            out.extend(_tokens(c))
+        elif c is not None:
+            out.append(c)
+    return out
+
+
+def _fail(message, where):
+    raise BuildError(message, where, custom_op=True)
+
+
+# ---------------------------------------------------------------------------
+# memory ordering semantics and scope of the view ops
+
+class _MemoryAttributes(Directive):
+    """`weak` or `relaxed device`: the ordering keyword and an optional scope.
+    `view_style` picks the wording of load/store_view_tko's parser (which also
+    rejects a scope after `weak`); otherwise atomic_red_view_tko's."""
+
+    def __init__(self, view_style):
+        self.view_style = view_style
+
+    def grammar(self, args):
+        return "BARE_ID [BARE_ID]"
+
+    def parse(self, children, args, state):
+        sem_tok, scope_tok = children
+        sem, scope = str(sem_tok), None if scope_tok is None else str(scope_tok)
+        sem_values, scope_values = MemoryOrderingSemanticsAttr.values, MemoryScopeAttr.values
+        if sem not in sem_values:
+            if self.view_style:
+                _fail(f'invalid memory_ordering_semantics attribute specification. Got "{sem}" but expect '
+                      f"one of: {', '.join(sem_values)}", sem_tok)
+            _fail(f"invalid memory_ordering_semantics: '{sem}'; expected one of: {', '.join(sem_values)}",
+                  sem_tok)
+        state.attrs[args[0].name] = MemoryOrderingSemanticsAttr(sem)
+        if scope is None:
+            return
+        if self.view_style and sem == "weak":
+            _fail(f'operation specifies weak memory ordering semantics, but then provides "{scope}" scope, '
+                  f"expected no memory scope.", scope_tok)
+        if scope not in scope_values:
+            if self.view_style:
+                _fail(f'invalid memory_scope attribute specification. Got "{scope}" but expect one of: '
+                      f"{', '.join(scope_values)}", scope_tok)
+            _fail(f"invalid memory_scope: '{scope}'; expected one of: {', '.join(scope_values)}", scope_tok)
+        state.attrs[args[1].name] = MemoryScopeAttr(scope)
+
+    def print(self, op, args, p):
+        sem = op.attributes.get(args[0].name)
+        scope = op.attributes.get(args[1].name)
+        text = MemoryOrderingSemanticsAttr.name_of(sem) if isinstance(sem, MemoryOrderingSemanticsAttr) \
+            else sem.text()
+        if scope is not None:
+            text += " " + (MemoryScopeAttr.name_of(scope) if isinstance(scope, MemoryScopeAttr) else scope.text())
+        return text
+
+
+DIRECTIVES["ViewMemoryAttributes"] = _MemoryAttributes(view_style=True)
+DIRECTIVES["AtomicMemoryAttributes"] = _MemoryAttributes(view_style=False)
+
+
+# ---------------------------------------------------------------------------
+# index types of `%view[%i, %j]`
+
+@directive("ViewIndexTypes")
+class ViewIndexTypes(Directive):
+    """`, T` (one type for every index) or `, T0, T1, ...` (one per index); the
+    printer uses the short form when all index types agree."""
+
+    def grammar(self, args):
+        return f'("," {_TY})*'
+
+    def parse(self, children, args, state):
+        toks = _tokens(children)
+        name = args[0].name
+        indices = state.operands.get(name, [])
+        types = [_type(t) for t in toks]
+        if len(types) == 1:
+            types = types * len(indices)
+        elif not types and indices:
+            _fail("index types must be specified when indices are present", _ref_tok(indices[-1]))
+        elif types and len(types) != len(indices):
+            _fail(f"expected {len(indices)} index types, got {len(types)}", toks[0])
+        state.operand_types[name] = types
+
+    def print(self, op, args, p):
+        indices = args[0].field.__get__(op)
+        if not indices:
+            return None
+        types = [v.type for v in indices]
+        if all(t == types[0] for t in types):
+            types = types[:1]
+        p.write("".join(", " + t.text(True) for t in types))
+        return None
+
+
+# ---------------------------------------------------------------------------
+# load_ptr_tko's `, %mask, %padding` and their types
+
+@directive("TrailingOperands")
+class TrailingOperands(Directive):
+    """`, %a, %b`: up to one value per named optional operand, taken in order
+    (so a second value is only ever the second operand)."""
+
+    def grammar(self, args):
+        return '("," VALUE_REF)*'
+
+    def parse(self, children, args, state):
+        from ...syntax.format import value_ref
+        toks = _tokens(children)
+        if len(toks) > len(args):
+            raise BuildError("expected ':'", toks[len(args)])
+        for a in args:
+            state.operands[a.name] = []
+        for a, tok in zip(args, toks):
+            state.operands[a.name] = [value_ref(tok)]
+
+    def print(self, op, args, p):
+        vals = [a.field.__get__(op) for a in args]
+        p.write("".join(", " + p.value_name(v) for v in vals if v is not None))
+        return None
+
+
+@directive("TrailingOperandTypes")
+class TrailingOperandTypes(Directive):
+    """`, T1, T2`: the types of the operands TrailingOperands read, in order."""
+
+    def grammar(self, args):
+        return f'("," {_TY})*'
+
+    def parse(self, children, args, state):
+        toks = _tokens(children)
+        if len(toks) > len(args):
+            raise BuildError("expected '->'", toks[len(args)])
+        for i, a in enumerate(args):
+            vals = state.operands.get(a.name, [])
+            types = [_type(toks[i])] if i < len(toks) else []
+            if len(types) != len(vals):
+                where = toks[i] if i < len(toks) else _ref_tok(vals[0])
+                _fail(f"{len(vals)} operands present, but expected {len(types)}", where)
+            state.operand_types[a.name] = types
+
+    def print(self, op, args, p):
+        vals = [a.field.__get__(op) for a in args]
+        p.write("".join(", " + v.type.text(True) for v in vals if v is not None))
+        return None
+
+
+# ---------------------------------------------------------------------------
+# make_tensor_view's `shape = [..], strides = [..] {attrs} : [T ->] tensor_view<..>`
+
+@directive("TensorViewShape")
+class TensorViewShape(Directive):
+    """The mixed static/dynamic shape and stride lists, checked against the
+    result type; dynamic entries become the op's operands (all of one type,
+    named before `->`)."""
+    rules = ('!mtv_list: "[" [mtv_item ("," mtv_item)*] "]"',
+             "mtv_item: INT | VALUE_REF | BARE_ID | FLOAT")
+
+    def grammar(self, args):
+        return f'"shape" "=" mtv_list "," "strides" "=" mtv_list [attr_dict] ":" {_TY} ["->" {_TY}]'
+
+    def parse(self, children, args, state):
+        from ...syntax.format import value_ref
+        shape_list, stride_list, attrs, first_tok, second_tok = children
+        shape_arg, stride_arg, result_arg = args
+
+        def items(lst):
+            out = []
+            for c in lst[1:-1]:
+                if c is None or isinstance(c, Token):  # a comma, or the empty list's placeholder
+                    continue
+                (tok,) = c
+                if tok.type == "VALUE_REF":
+                    out.append((DYNAMIC, tok))
+                elif tok.type == "INT":
+                    out.append((int(str(tok), 0), tok))
+                else:
+                    _fail("expected either integer or SSA value", tok)
+            return out
+
+        shape, strides = items(shape_list), items(stride_list)
+        dynamic = [t for _, t in shape + strides if t.type == "VALUE_REF"]
+        if second_tok is not None and not dynamic:
+            raise BuildError("expected end of operation after the tensor_view type", second_tok)
+        if dynamic and second_tok is None:
+            raise BuildError("expected '->'", first_tok)
+        index_type = _type(first_tok) if second_tok is not None else None
+        result_tok = second_tok if second_tok is not None else first_tok
+        result = _type(result_tok)
+        if not isinstance(result, TensorViewType):
+            _fail(f"expected 'tensor_view' type, but got {_q(result)}", result_tok)
+        for what, given, expected, lst in (("shape", shape, result.shape, shape_list),
+                                           ("stride", strides, result.strides, stride_list)):
+            if len(given) != len(expected):
+                _fail(f"expected {what} declaration to contain {len(expected)} elements due to tensor_view "
+                      f"type, but {len(given)} were provided", lst[0])
+            for i, ((got, tok), want) in enumerate(zip(given, expected)):
+                if got != want:
+                    def show(d):
+                        return "dynamic" if d is DYNAMIC else str(d)
+                    _fail(f"input {what} dimension {i} does not match tensor_view type (expected {show(want)}, "
+                          f"got {show(got)})", tok)
+        shape_refs = [value_ref(t) for _, t in shape if t.type == "VALUE_REF"]
+        stride_refs = [value_ref(t) for _, t in strides if t.type == "VALUE_REF"]
+        state.operands[shape_arg.name] = shape_refs
+        state.operands[stride_arg.name] = stride_refs
+        state.operand_types[shape_arg.name] = [index_type] * len(shape_refs)
+        state.operand_types[stride_arg.name] = [index_type] * len(stride_refs)
+        state.operand_types["base"] = [TileType((), PointerType(result.element_type))]
+        state.result_types[result_arg.name] = [result]
+        if attrs:
+            state.attrs.update(attrs)
+
+    def print(self, op, args, p):
+        shape_arg, stride_arg, result_arg = args
+        result = op.results[0].type
+
+        def mixed(static, dynamic):
+            dyn = iter(dynamic)
+            return ", ".join(p.value_name(next(dyn)) if d is DYNAMIC else str(d) for d in static)
+
+        dyn_shape, dyn_strides = shape_arg.field.__get__(op), stride_arg.field.__get__(op)
+        shape = getattr(result, "shape", ())
+        strides = getattr(result, "strides", ())
+        p.write(f" shape = [{mixed(shape, dyn_shape)}], strides = [{mixed(strides, dyn_strides)}]")
+        p.print_attr_dict(op.attributes)
+        p.write(" : ")
+        dynamic = list(dyn_shape) + list(dyn_strides)
+        if dynamic:
+            p.write(dynamic[0].type.text(True) + " -> ")
+        p.write(result.text(True))
+        return None
+
+
+# ---------------------------------------------------------------------------
+# `: partition_view<...>` of make_partition_view & co.
+
+class _ViewResultType(Directive):
+    """`: <view type>`: the result type, whose tensor_view is the operand's type."""
+
+    def __init__(self, cls, mnemonic):
+        self.cls, self.mnemonic = cls, mnemonic
+
+    def grammar(self, args):
+        return f'":" {_TY}'
+
+    def parse(self, children, args, state):
+        (tok,) = _tokens(children)
+        t = _type(tok)
+        if not isinstance(t, self.cls):
+            _fail(f"expected '{self.mnemonic}' type, but got {_q(t)}", tok)
+        result_arg, operand_arg = args
+        state.result_types[result_arg.name] = [t]
+        state.operand_types[operand_arg.name] = [t.tensor_view]
+
+    def print(self, op, args, p):
+        return ": " + op.results[0].type.text(True)
+
+
+DIRECTIVES["PartitionViewResult"] = _ViewResultType(PartitionViewType, "partition_view")
+DIRECTIVES["StridedViewResult"] = _ViewResultType(StridedViewType, "strided_view")
+DIRECTIVES["GatherScatterViewResult"] = _ViewResultType(GatherScatterViewType, "gather_scatter_view")
+
+
+# ---------------------------------------------------------------------------
+# get_tensor_shape / get_index_space_shape: `%src : T -> tile<iN>`
+
+class _ShapeQueryTypes(Directive):
+    """`: <source type> -> <result type>`; the op has one result of that type
+    per dimension (of the tensor, or of the view's index space)."""
+
+    def __init__(self, accept, what):
+        self.accept, self.what = accept, what
+
+    def grammar(self, args):
+        return f'":" {_TY} "->" {_TY}'
+
+    def parse(self, children, args, state):
+        src_tok, res_tok = _tokens(children)
+        src, res = _type(src_tok), _type(res_tok)
+        if not isinstance(src, self.accept):
+            _fail(f"expected {self.what}, got {_q(src)}", src_tok)
+        src_arg, res_arg = args
+        rank = len(src.shape) if isinstance(src, TensorViewType) else len(src.tile_shape)
+        state.operand_types[src_arg.name] = [src]
+        state.result_types[res_arg.name] = [res] * rank
+
+    def print(self, op, args, p):
+        src = args[0].field.__get__(op)
+        results = op.results
+        res = results[0].type.text(True) if results else "<<no result>>"
+        return f": {src.type.text(True)} -> {res}"
+
+
+DIRECTIVES["TensorShapeTypes"] = _ShapeQueryTypes(TensorViewType, "tensor_view")
+DIRECTIVES["IndexSpaceShapeTypes"] = _ShapeQueryTypes((PartitionViewType, StridedViewType, GatherScatterViewType),
+                                                      "tile view")
+
+
+# ---------------------------------------------------------------------------
+# optimization hints: `<sm_100 = {latency = 3}, ...>`
+
+@directive("MemoryOptimizationHints")
+class MemoryOptimizationHints(Directive):
+    """`<sm_100 = {latency = 3}, ...>` after `optimization_hints =` of the
+    load/store ops (the attribute printed without its `#cuda_tile.` prefix)."""
+    rules = ('mem_hint: (BARE_ID | STRING) "=" attribute',)
+
+    def grammar(self, args):
+        return '"<" [mem_hint ("," mem_hint)*] ">"'
+
+    def parse(self, children, args, state):
+        from ...syntax.reader import unquote
+        entries = []
+        for c in children:
+            if c is None or isinstance(c, Token):
+                continue
+            key_tok, value = c
+            key = unquote(str(key_tok)) if key_tok.type == "STRING" else str(key_tok)
+            entries.append((key, value, key_tok))
+        state.attrs[args[0].name] = OptimizationHintsAttr.from_entries(entries, _fail)
+
+    def print(self, op, args, p):
+        attr = op.attributes.get(args[0].name)
+        return f"<{attr.body()}>" if isinstance(attr, OptimizationHintsAttr) else attr.text()
+
+    def present(self, op, args):
+        return op.attributes.get(args[0].name) is not None
