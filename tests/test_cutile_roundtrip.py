@@ -27,6 +27,17 @@ _NAME = r"%[A-Za-z0-9_$.\-]+"
 _USE = re.compile(_NAME + r"(?:#\d+)?")
 # `%a, %b:2, %c =` at the start of a line: the results an op defines
 _DEFS = re.compile(r"^\s*(" + _NAME + r"(?::\d+)?(?:\s*,\s*" + _NAME + r"(?::\d+)?)*)\s*=\s")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _is_definition(line: str, m) -> bool:
+    """Whether the name at `m` defines a value rather than uses one: a block or
+    function argument (`%x: type`, no space before the colon, as MLIR prints
+    argument lists), a loop-carried value (`iter_values(%x = %init)`), a `for`
+    induction variable (`for %iv in`)."""
+    rest = line[m.end():]
+    return (bool(re.match(r":(?!\d)", rest)) or bool(re.match(r"\s*=(?!=)", rest))
+            or (bool(re.match(r"\s+in\b", rest)) and line[:m.start()].rstrip().endswith("for")))
 
 
 def normalize_ssa(text: str) -> list[str]:
@@ -36,20 +47,15 @@ def normalize_ssa(text: str) -> list[str]:
     Result groups are expanded, so `%x:2 = op` (uses `%x#0`, `%x#1`) and
     `%a, %b = op` (uses `%a`, `%b`) normalize alike: both are spellings MLIR
     prints for a two-result op (the second when the op names its results).
-    A definition always gets a fresh number, so a name reused in a later
-    isolated scope does not alias the earlier value."""
+    Every definition (op result, block or function argument, loop variable)
+    gets a fresh number, so a name reused in another region does not alias
+    the earlier value. String literals are left alone."""
     ids: dict[str, str] = {}
     counter = iter(range(10 ** 9))
 
     def fresh(key):
         ids[key] = f"%v{next(counter)}"
         return ids[key]
-
-    def use(m):
-        tok = m.group(0)
-        if tok in ids:
-            return ids[tok]
-        return fresh(tok)
 
     out = []
     for line in text.splitlines():
@@ -67,8 +73,20 @@ def normalize_ssa(text: str) -> list[str]:
                     names.append(fresh(base))
             prefix = ", ".join(names) + " = "
             line = line[m.end():]
-        line = prefix + _USE.sub(use, line)
-        line = " ".join(line.split())
+        pieces, pos = [], 0
+        for sm in list(_STRING.finditer(line)) + [None]:
+            code = line[pos:sm.start() if sm else len(line)]
+            renamed, last = [], 0
+            for um in _USE.finditer(code):
+                tok = um.group(0)
+                new = fresh(tok) if _is_definition(code, um) or tok not in ids else ids[tok]
+                renamed.append(code[last:um.start()] + new)
+                last = um.end()
+            pieces.append("".join(renamed) + code[last:])
+            if sm:
+                pieces.append(sm.group(0))
+                pos = sm.end()
+        line = " ".join((prefix + "".join(pieces)).split())
         if line:
             out.append(line)
     return out
@@ -103,6 +121,15 @@ def test_normalize_ssa_equates_result_spellings():
     assert normalize_ssa("%a, %b = op\nuse %a") != normalize_ssa("%0:2 = op\nuse %0#1")
     # names reused across scopes are fresh definitions
     assert normalize_ssa("%0 = c\n%0 = d\nuse %0") == ["%v0 = c", "%v1 = d", "use %v1"]
+    # so are region arguments, loop variables and loop-carried values
+    a = "(%x: t, %y: t) {\nuse %x\n}\n(%x: t, %y: t) {\nuse %y\n}\nfor %i in (%a to %b) iter_values(%c = %d)"
+    b = "(%0: t, %1: t) {\nuse %0\n}\n(%2: t, %3: t) {\nuse %3\n}\nfor %9 in (%a to %b) iter_values(%7 = %d)"
+    assert normalize_ssa(a) == normalize_ssa(b)
+    assert normalize_ssa(a) != normalize_ssa(b.replace("use %3", "use %2"))
+    # `%d` inside a string literal is not a value
+    assert normalize_ssa('%0 = print "%d %f", %x') == ['%v0 = print "%d %f", %v1']
+    # a use followed by its type (` : t`) is not a definition
+    assert normalize_ssa("%a = c\nyield %a : t") == ["%v0 = c", "yield %v0 : t"]
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: os.path.basename(p)[:-5])

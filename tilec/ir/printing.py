@@ -2,16 +2,17 @@
 import re
 
 _BARE = re.compile(r"^[A-Za-z_][A-Za-z0-9_$.]*$")
-_ESC = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t"}
 
 
 def quote(s: str) -> str:
-    """An MLIR string literal: printable ASCII kept, the rest as \\XX hex escapes."""
+    """An MLIR string literal as llvm::printEscapedString writes it: printable
+    ASCII kept except `"`, a backslash doubled, every other byte (`"`, newline,
+    tab, UTF-8) as a \\XX hex escape (`"a\\0Ab\\22"`)."""
     out = []
     for ch in s:
-        if ch in _ESC:
-            out.append(_ESC[ch])
-        elif " " <= ch <= "~":
+        if ch == "\\":
+            out.append("\\\\")
+        elif " " <= ch <= "~" and ch != '"':
             out.append(ch)
         else:
             out.extend(f"\\{b:02X}" for b in ch.encode("utf-8"))

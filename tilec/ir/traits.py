@@ -144,8 +144,24 @@ class _NamedRelation(Trait):
         return out
 
     @classmethod
+    def group_keys(cls, op):
+        """One key per named member; a variadic member's key is the tuple of its
+        values' keys, so (as in ODS, which compares type ranges) variadic
+        `initValues` and `resultValues` match when they agree position by position."""
+        out = []
+        for n in cls.names:
+            v = getattr(op, n, None)
+            if isinstance(v, list):
+                if any(x.type is None for x in v):
+                    continue
+                out.append(tuple(cls.key(x.type) for x in v))
+            elif v is not None and v.type is not None:
+                out.append(cls.key(v.type))
+        return out
+
+    @classmethod
     def verify(cls, op):
-        keys = [cls.key(t) for t in cls.types(op)]
+        keys = cls.group_keys(op)
         if any(k != keys[0] for k in keys[1:]):
             op.emit_error(f"failed to verify that {cls.summary}")
             return False

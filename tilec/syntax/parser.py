@@ -248,8 +248,19 @@ class _Builder(Transformer):
 
     def attr_int(self, children):
         tok, t = children
-        v = int(str(tok), 0) if "0x" not in str(tok).lower() else int(str(tok), 16)
+        s = str(tok)
+        is_hex = "0x" in s.lower()
+        v = int(s, 16) if is_hex else int(s, 10)  # base 10: `007` is 7, as in MLIR
         if t is not None and hasattr(t, "name") and t.__class__.__name__ == "FloatType":
+            if is_hex:  # MLIR: a hex literal of a float type is its bit pattern (0x7FF0000000000000 : f64 = inf)
+                from .dense import float_from_bits
+                if v < 0:
+                    raise ParseError("hexadecimal float literal should not have a leading minus",
+                                     tok.line, tok.column)
+                try:
+                    return A.FloatAttr(float_from_bits(v, t), t)
+                except BodyError as e:
+                    raise ParseError(e.message, tok.line, tok.column)
             return A.FloatAttr(float(v), t)
         return A.IntegerAttr(v, t or IntegerType(64))
 
@@ -669,7 +680,8 @@ def parse_text(text: str, engine: DiagnosticEngine, filename: str = "<stdin>",
             raise
     except F.BuildError as e:
         w = e.where
-        _report(engine, filename, getattr(w, "line", None), getattr(w, "column", None), e.message)
+        for message in [e.message, *getattr(e, "extra", ())]:
+            _report(engine, filename, getattr(w, "line", None), getattr(w, "column", None), message)
     except UnexpectedInput as e:
         _report(engine, filename, e.line, e.column, _describe_unexpected(e))
     return None

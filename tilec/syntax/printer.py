@@ -124,7 +124,7 @@ class Printer:
 
     def print_operation(self, op: Operation):
         if self._collect is not None:
-            self._collect.visit(op.location, True)
+            self._collect.visit(op.location or UNKNOWN, True)
         if op.parent is None or _isolated(op):
             saved = (self.names, self._next_value, self._next_arg, self._next_block, self._next_conflict,
                      self._used_names)
@@ -141,7 +141,7 @@ class Printer:
         else:
             self.print_generic(op)
         if self.debuginfo:
-            self.write(self.loc_suffix(op.location))
+            self.write(self.loc_suffix(op.location or UNKNOWN))
         if op.parent is None or _isolated(op):
             (self.names, self._next_value, self._next_arg, self._next_block, self._next_conflict,
              self._used_names) = saved
@@ -152,8 +152,9 @@ class Printer:
         if op.successors:
             self.write("[" + ", ".join(self.block_names.get(b, "^bb?") for b in op.successors) + "]")
         inherent = getattr(type(op), "attr_names", frozenset()) | _SEGMENT_NAMES
-        props = {k: v for k, v in op.attributes.items() if k in inherent}
-        rest = {k: v for k, v in op.attributes.items() if k not in inherent}
+        # MLIR keeps both dictionaries sorted by name
+        props = {k: v for k, v in sorted(op.attributes.items()) if k in inherent}
+        rest = {k: v for k, v in sorted(op.attributes.items()) if k not in inherent}
         if props:
             self.write(" <{" + ", ".join(entry_text(k, v) for k, v in props.items()) + "}>")
         if op.regions:
@@ -213,12 +214,13 @@ class Printer:
         Custom directives that print block arguments MLIR-style call this."""
         if not self.debuginfo:
             return ""
+        loc = arg.location or UNKNOWN
         if self._collect is not None:
-            self._collect.visit(arg.location, False)
-        return self.loc_suffix(arg.location, allow_alias=False)
+            self._collect.visit(loc, False)
+        return self.loc_suffix(loc, allow_alias=False)
 
     def print_attr_dict(self, attributes: dict, elided=(), keyword: bool = False):
-        items = [(k, v) for k, v in attributes.items() if k not in elided and k not in _SEGMENT_NAMES]
+        items = [(k, v) for k, v in sorted(attributes.items()) if k not in elided and k not in _SEGMENT_NAMES]
         if not items:
             return
         if keyword:

@@ -141,3 +141,4 @@ MemoryOrderingSemanticsAttr = _i32_enum("MemoryOrderingSemanticsAttr", "memory_o
                                         ("weak", "relaxed", "acquire", "release", "acq_rel"),
                                         "memory ordering semantics")
 
+

@@ -1,4 +1,4 @@
-"""cuda_tile attributes used by the core and control-flow ops: the entry's
+"""cuda_tile attributes used by the core ops: the entry's (and memory ops')
 `optimization_hints` and the `assume` predicates (div_by, same_elements,
 bounded)."""
 from __future__ import annotations
@@ -50,11 +50,15 @@ def value_without_type(a) -> str:
 
 @registry.register_attr
 class OptimizationHintsAttr(_ValueAttr):
-    """`<sm_100 = {num_cta_in_cga = 2}, ...>`: per-architecture hint dictionaries.
-    `fields` holds ((arch, DictionaryAttr), ...) in source order."""
+    """`<sm_100 = {num_cta_in_cga = 2}, ...>`: per-architecture hint dictionaries,
+    ((arch, DictionaryAttr), ...) in source order. (Registered after, and so in
+    place of, any other class for `#cuda_tile.optimization_hints`.)"""
     __slots__ = ()
     mnemonic = "optimization_hints"
     description = "optimization hints"
+
+    def __init__(self, entries=()):
+        super().__init__(*entries)
 
     @property
     def entries(self) -> tuple:
@@ -67,9 +71,11 @@ class OptimizationHintsAttr(_ValueAttr):
         return None
 
     def body(self):
+        from ...ir.printing import _BARE, quote
         parts = []
         for arch, d in self.fields:
-            inner = ", ".join(f"{k} = {value_without_type(v)}" for k, v in d.entries)
+            inner = ", ".join(f"{k if _BARE.match(k) else quote(k)} = {value_without_type(v)}"
+                              for k, v in d.entries)
             parts.append(f"{arch} = {{{inner}}}")
         return ", ".join(parts)
 
@@ -86,7 +92,7 @@ class OptimizationHintsAttr(_ValueAttr):
                 error(f"expected dictionary attribute for optimization_hints entry `{key}` "
                       f"got value={value.text()}", where)
             out.append((key, value))
-        return cls(*out)
+        return cls(out)
 
     @classmethod
     def parse_body(cls, r):

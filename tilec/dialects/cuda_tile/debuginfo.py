@@ -55,6 +55,10 @@ class _DIAttr(DialectAttr):
     def body(self):
         return self.render_body(plain_text)
 
+    def text(self, short=False):
+        # always the full spelling: these never print in a stripped form
+        return self.render(plain_text)
+
     def render(self, sub) -> str:
         return f"#{self.dialect}.{self.mnemonic}<{self.render_body(sub)}>"
 
@@ -344,9 +348,6 @@ class DILocAttr(_DIAttr, Location):
 
     def render_body(self, sub):
         return f"{sub(self.source)} in {sub(self.scope)}"
-
-    def text(self, short=False):
-        return self.render(plain_text)
 
     def body(self):
         # as a location, `loc(...)` wraps the whole attribute

@@ -10,6 +10,7 @@ from ...ir import attributes as A
 from ...ir.core import Block
 from ...syntax.format import BuildError, Directive, directive, value_ref
 from . import attributes_core as AC
+from .attributes_core import OptimizationHintsAttr
 from . import directives as _base  # noqa: F401  (FunctionSignature & co. register there)
 
 IMPLICIT = "cuda_tile.yield"
@@ -201,11 +202,11 @@ class OptimizationHints(Directive):
 
         def error(message, where):
             raise BuildError(message, where)
-        state.attrs[args[0].name] = AC.OptimizationHintsAttr.from_entries(entries, error)
+        state.attrs[args[0].name] = OptimizationHintsAttr.from_entries(entries, error)
 
     def print(self, op, args, p):
         v = op.attributes.get(args[0].name)
-        if not isinstance(v, AC.OptimizationHintsAttr) or not v.entries:
+        if not isinstance(v, OptimizationHintsAttr) or not v.entries:
             return None
         return f"optimization_hints=<{v.body()}>"
 
