@@ -212,6 +212,22 @@ def test_cli_verify_on_mutants(i, tmp_path, capsys):
         assert "error:" not in err
 
 
+@pytest.mark.parametrize("text, line, col", [
+    # an op without results is located at its keyword
+    ("cuda_tile.module @m {\n  return\n  entry @k() {\n    return\n  }\n}\n", 2, 3),
+    # a terminator the custom form leaves out takes its parent op's location
+    ("cuda_tile.module @m {\n  entry @k() {\n    %c = constant <i32: 0> : tile<i32>\n"
+     "    %r = for %i in (%c to %c, step %c) : tile<i32> iter_values(%x = %c) -> (tile<i32>) {\n    }\n"
+     "  }\n}\n", 4, 5),
+])
+def test_verifier_errors_point_into_the_text(text, line, col):
+    engine = DiagnosticEngine()
+    ops = parse_text(text, engine, "k.mlir")
+    assert ops is not None, engine.render()
+    assert not all(verify(op, engine) for op in ops)
+    assert engine.diagnostics[0].location.file_line_col() == ("k.mlir", line, col), engine.render()
+
+
 def test_truncations_of_one_example(tmp_path):
     """Every cut of one example at a line end is handled (prefixes hit every
     unexpected-end-of-file path)."""

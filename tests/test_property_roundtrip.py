@@ -280,7 +280,7 @@ def _parse(text):
     return ops
 
 
-PROPERTY = settings(max_examples=60, deadline=None, derandomize=True,
+PROPERTY = settings(max_examples=40, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
@@ -319,7 +319,7 @@ def _round(value, name):
 
 
 @pytest.mark.skipif(op_class("constant") is None, reason="constant not declared")
-@settings(max_examples=80, deadline=None, derandomize=True)
+@settings(max_examples=60, deadline=None, derandomize=True)
 @given(st.sampled_from(["f16", "bf16", "f32", "f64"]),
        st.lists(st.floats(allow_nan=False, allow_infinity=True, width=32) | st.floats(-1e6, 1e6),
                 min_size=1, max_size=4))

@@ -147,6 +147,10 @@ class _Builder(Transformer):
             op.location = ctx.location(loc)
         elif line_col is not None:
             op.location = FileLineColLoc(ctx.filename, *line_col)
+        implicit = op.__dict__.pop("_implicit_terminators", None)
+        if implicit:  # terminators the custom form left out take the op's location
+            for term in implicit:
+                term.location = op.location
         if results is not None:
             ctx.bind_results(op, results)
         return op

@@ -22,7 +22,10 @@ class CudaTileOp(Op):
             block = region.blocks[-1]
             last = block.last_op
             if last is None or not last.has_trait(_terminator()):
-                block.append(term_cls.create(location=op.location))
+                term = block.append(term_cls.create(location=op.location))
+                # the op's own location is set once its whole text is read: the
+                # parser then hands it on to the terminators inserted here
+                op.__dict__.setdefault("_implicit_terminators", []).append(term)
 
 
 def _terminator():
