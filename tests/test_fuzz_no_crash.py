@@ -152,6 +152,8 @@ def _check_one(text, filename):
         assert f == filename, d.render()
         assert 1 <= line <= n_lines and col >= 1, f"location out of range: {d.render()}"
         assert d.render().startswith(f"{filename}:{line}:{col}: error: "), d.render()
+        for note in d.notes:
+            assert note.location.file_line_col() is not None, f"note without a location: {d.render()}"
     if ok:
         # accepted mutants (e.g. two same-typed operands swapped) must print and read back
         printed = print_ops(ops)

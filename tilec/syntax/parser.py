@@ -44,9 +44,10 @@ def _parens(depth):
 
 
 class ParseError(Exception):
-    def __init__(self, message, line=None, col=None):
+    def __init__(self, message, line=None, col=None, notes=()):
         super().__init__(message)
         self.message, self.line, self.col = message, line, col
+        self.notes = tuple(notes)  # ((message, line, col), ...) attached as notes
 
 
 class ValueRef(Value):
@@ -565,14 +566,21 @@ class _Resolver:
     def __init__(self, ctx, engine):
         self.ctx, self.engine = ctx, engine
         self.scope: dict = {}
+        self.def_pos: dict = {}  # name -> (line, col) of its definition
+        self.unreached: set = set()  # results bound ahead of their op (forward uses)
 
-    def err(self, message, line, col):
-        raise ParseError(message, line, col)
+    def err(self, message, line, col, notes=()):
+        raise ParseError(message, line, col, notes)
 
     def define(self, name, value, line=None, col=None):
-        if name in self.scope:
+        """Bind `name`; returns what it shadows: an enclosing block's value whose
+        op comes later in the text is not yet defined (MLIR parses in order)."""
+        prev = self.scope.get(name)
+        if prev is not None and prev not in self.unreached:
             self.err(f"redefinition of SSA value '{name}'", line, col)
         self.scope[name] = value
+        self.def_pos[name] = (line, col)
+        return prev
 
     def region_defs(self, blocks):
         added = []
@@ -580,14 +588,15 @@ class _Resolver:
             for a in b.arguments:
                 if a.name_hint:
                     flc = a.location.file_line_col()
-                    self.define(a.name_hint, a, *(flc[1:] if flc else (None, None)))
-                    added.append(a.name_hint)
+                    prev = self.define(a.name_hint, a, *(flc[1:] if flc else (None, None)))
+                    added.append((a.name_hint, prev))
             for op in b.ops:
                 for r in op.results:
                     if r.name_hint:
                         flc = _written_at(op)
-                        self.define(r.name_hint, r, *(flc[1:] if flc else (None, None)))
-                        added.append(r.name_hint)
+                        prev = self.define(r.name_hint, r, *(flc[1:] if flc else (None, None)))
+                        added.append((r.name_hint, prev))
+                        self.unreached.add(r)
         return added
 
     def resolve_blocks(self, blocks):
@@ -596,8 +605,12 @@ class _Resolver:
         for b in blocks:
             for op in b.ops:
                 self.resolve_op(op, labels)
-        for name in added:
-            del self.scope[name]
+                self.unreached.difference_update(op.results)
+        for name, prev in reversed(added):
+            if prev is None:
+                del self.scope[name]
+            else:
+                self.scope[name] = prev
 
     def resolve_op(self, op, labels):
         for use in list(op._operands):
@@ -612,7 +625,8 @@ class _Resolver:
                     f"use of undeclared SSA value name", ref.line, ref.col)
             if ref.expected is not None and real.type is not None and real.type != ref.expected:
                 self.err(f"use of value '{ref.ref}' expects different type than prior uses: "
-                         f"'{ref.expected.text()}' vs '{real.type.text()}'", ref.line, ref.col)
+                         f"'{ref.expected.text()}' vs '{real.type.text()}'", ref.line, ref.col,
+                         [("prior use here", *self.def_pos.get(ref.ref, (None, None)))])
             use.set(real)
         succ = getattr(op, "_succ_names", None)
         if succ:
@@ -671,7 +685,9 @@ def parse_text(text: str, engine: DiagnosticEngine, filename: str = "<stdin>",
             block.remove(op)
         return ops
     except ParseError as e:
-        _report(engine, filename, e.line, e.col, e.message)
+        d = _report(engine, filename, e.line, e.col, e.message)
+        for message, line, col in e.notes:
+            d.attach_note(message, FileLineColLoc(filename, line, col) if line is not None else None)
     except VisitError as e:
         orig = e.orig_exc
         if isinstance(orig, ParseError):
@@ -730,9 +746,8 @@ def _expected_hint(expected) -> str:
 
 def _report(engine, filename, line, col, message):
     if line is None:
-        engine.error(UNKNOWN, message)
-    else:
-        engine.error(FileLineColLoc(filename, line, col), message)
+        return engine.error(UNKNOWN, message)
+    return engine.error(FileLineColLoc(filename, line, col), message)
 
 
 def parse_attribute_text(text: str, offset: int = 0):

@@ -46,7 +46,11 @@ class Printer:
                     if block not in self.block_names:
                         self.block_names[block] = f"^bb{self._next_block}"
                         self._next_block += 1
-                for arg in block.arguments:
+                named = _block_arg_names(region) if block is region.blocks[0] else None
+                for i, arg in enumerate(block.arguments):
+                    if named and i < len(named) and named[i]:
+                        self.names[arg] = "%" + self._unique_name(named[i])
+                        continue
                     self.names[arg] = f"%arg{self._next_arg}"
                     self._next_arg += 1
                 for op in block.ops:
@@ -265,6 +269,14 @@ def _ods_result_names(op):
         if first is not None and first.index < len(names):
             names[first.index] = d.name
     return names
+
+
+def _block_arg_names(region):
+    """Names the region's op suggests for its entry block arguments through
+    `asm_block_arg_names(region)` (MLIR's getAsmBlockArgumentNames), or None."""
+    op = getattr(region, "parent", None)
+    hook = getattr(op, "asm_block_arg_names", None)
+    return hook(region) if hook is not None else None
 
 
 def _isolated(op) -> bool:

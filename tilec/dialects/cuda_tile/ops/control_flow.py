@@ -180,6 +180,10 @@ class ForOp(CudaTileOp):
     def asm_result_names(self):
         return (["for"] + [None] * (len(self.results) - 1)) if self.results else []
 
+    def asm_block_arg_names(self, region):
+        n = len(region.blocks[0].arguments) if region.blocks else 0
+        return (["loopIdx"] + [f"iterArg{i}" for i in range(n - 1)]) if n else []
+
     def verify_op(self):
         region = self.regions[0]
         if len(region.blocks) != 1:

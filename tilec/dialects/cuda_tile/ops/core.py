@@ -528,6 +528,11 @@ class ReduceOp(_Combining):
     def asm_result_names(self):
         return (["reduce"] + [None] * (len(self.results) - 1)) if self.results else []
 
+    def asm_block_arg_names(self, region):
+        n = len(region.blocks[0].arguments) if region.blocks else 0
+        return [("reduce_lhs" if i % 2 == 0 else "reduce_rhs") + (str(i // 2) if n > 2 else "")
+                for i in range(n)]
+
 
 class ScanOp(_Combining):
     name = "cuda_tile.scan"

@@ -3,15 +3,14 @@ pointers, stack allocation, and byte-level pack/unpack."""
 from __future__ import annotations
 
 from ....ir import attributes as A
-from ....ir import registry as _registry
-from ....ir.opdef import AttrDef, OptOperand, Operand, Result, VarOperand
-from ....ir.traits import Pure, all_ranks_match
+from ....ir.opdef import AttrDef, OptOperand, Operand, Result
+from ....ir.traits import Pure, Trait, all_ranks_match
 from ....ir.types import FloatType, IntegerType
 from .. import directives_memory  # noqa: F401  (registers the custom<...> directives used below)
 from ..attributes import MemoryOrderingSemanticsAttr, MemoryScopeAttr
 from ..attributes_core import OptimizationHintsAttr
 from ..types import (I8_TILE, MASK_TILE, NUMBER_TILE_ODS, POINTER_TILE, SCALAR_POINTER_TILE, TILE_TYPE, TOKEN_TYPE,
-                     UNPACKED_TILE, PointerType, TileType)
+                     UNPACKED_TILE, PointerType, TileType, TokenType)
 from .base import CudaTileOp
 
 
@@ -35,6 +34,31 @@ def verify_memory_model(op, kind: str, allowed: tuple) -> bool:
         op.emit_error(f"memory scope is required for {sem} {kind}")
         return False
     return True
+
+
+class TokenOperand(Trait):
+    """The optional `token` operand's type is implied (a buildable type in
+    ODS): the parser expects every value it names to be a token, so a value of
+    another type is reported where it is used."""
+
+    @classmethod
+    def fill_parse_types(cls, op_cls, state):
+        vals = state.operands.get("token")
+        if vals and "token" not in state.operand_types:
+            state.operand_types["token"] = [TokenType()] * len(vals)
+
+
+def optional_scope_syntax():
+    """`($memory_scope^)?` before an operand: MLIR only takes a keyword naming a
+    scope there, so any other word is where it expected the operand."""
+    from ....syntax.format import AttrSyntax, BuildError
+    base = MemoryScopeAttr.custom_syntax()
+
+    def convert(tok):
+        if tok.type == "BARE_ID" and str(tok) not in MemoryScopeAttr.values:
+            raise BuildError("expected SSA operand", tok)
+        return base.convert(tok)
+    return AttrSyntax(base.grammar, convert, base.render)
 
 
 LOAD_ORDERINGS = ("weak", "relaxed", "acquire")
@@ -66,8 +90,9 @@ def _same_shape(a, b) -> bool:
 
 class LoadPtrTkoOp(CudaTileOp):
     name = "cuda_tile.load_ptr_tko"
+    traits = (TokenOperand,)
     memory_ordering_semantics = AttrDef(MemoryOrderingSemanticsAttr)
-    memory_scope = AttrDef(MemoryScopeAttr, optional=True)
+    memory_scope = AttrDef(MemoryScopeAttr, optional=True, syntax=optional_scope_syntax)
     source = Operand(POINTER_TILE)
     mask = OptOperand(MASK_TILE)
     paddingValue = OptOperand(NUMBER_TILE_ODS)
@@ -101,8 +126,9 @@ class LoadPtrTkoOp(CudaTileOp):
 
 class StorePtrTkoOp(CudaTileOp):
     name = "cuda_tile.store_ptr_tko"
+    traits = (TokenOperand,)
     memory_ordering_semantics = AttrDef(MemoryOrderingSemanticsAttr)
-    memory_scope = AttrDef(MemoryScopeAttr, optional=True)
+    memory_scope = AttrDef(MemoryScopeAttr, optional=True, syntax=optional_scope_syntax)
     destination = Operand(POINTER_TILE)
     value = Operand(TILE_TYPE)
     mask = OptOperand(MASK_TILE)
@@ -223,28 +249,3 @@ class UnpackOp(CudaTileOp):
     def verify_op(self):
         return verify_pack_unpack(self)
 
-
-# make_token / join_tokens are memory ops in NVIDIA's definition; declared here
-# unless another module got there first
-_REGISTER_TOKENS = "cuda_tile.make_token" not in _registry.OPS
-
-
-class MakeTokenOp(CudaTileOp, register=_REGISTER_TOKENS):
-    name = "cuda_tile.make_token"
-    traits = (Pure,)
-    result = Result(TOKEN_TYPE)
-    assembly_format = "attr-dict `:` custom<CudaTileType>(type($result))"
-
-
-class JoinTokensOp(CudaTileOp, register="cuda_tile.join_tokens" not in _registry.OPS):
-    name = "cuda_tile.join_tokens"
-    traits = (Pure,)
-    tokens = VarOperand(TOKEN_TYPE)
-    result = Result(TOKEN_TYPE)
-    assembly_format = "$tokens attr-dict `:` custom<CudaTileType>(type($result))"
-
-    def verify_op(self):
-        if len(self.tokens) < 2:
-            self.emit_error("expect two or more tokens")
-            return False
-        return True

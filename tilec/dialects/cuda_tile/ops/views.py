@@ -11,7 +11,7 @@ from ..types import (GATHER_SCATTER_VIEW_TYPE, INDEX_TILE, PARTITION_VIEW_TYPE, 
                      STRIDED_VIEW_TYPE, TENSOR_VIEW_TYPE, TILE_TYPE, TILE_VIEW, TOKEN_TYPE, GatherScatterViewType,
                      TileType, view_index_rank, view_tile_type)
 from .base import CudaTileOp
-from .memory import LOAD_ORDERINGS, STORE_ORDERINGS, verify_hints, verify_memory_model
+from .memory import LOAD_ORDERINGS, STORE_ORDERINGS, TokenOperand, verify_hints, verify_memory_model
 
 
 class NoMemoryEffect:
@@ -98,6 +98,7 @@ _VIEW_TAIL = ("(`token` `=` $token^)? "
 
 class LoadViewTkoOp(CudaTileOp):
     name = "cuda_tile.load_view_tko"
+    traits = (TokenOperand,)
     memory_ordering_semantics = AttrDef(MemoryOrderingSemanticsAttr)
     memory_scope = AttrDef(MemoryScopeAttr, optional=True)
     view = Operand(TILE_VIEW)
@@ -117,6 +118,7 @@ class LoadViewTkoOp(CudaTileOp):
 
 class StoreViewTkoOp(CudaTileOp):
     name = "cuda_tile.store_view_tko"
+    traits = (TokenOperand,)
     memory_ordering_semantics = AttrDef(MemoryOrderingSemanticsAttr)
     memory_scope = AttrDef(MemoryScopeAttr, optional=True)
     tile = Operand(TILE_TYPE)
