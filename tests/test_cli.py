@@ -7,7 +7,7 @@ import time
 from conftest import ROOT
 
 GOOD = """cuda_tile.module @m {
-  entry @e(%a: tile<4xf32>) {
+  testing$func @e(%a: tile<4xf32>) {
     %b = addf %a, %a : tile<4xf32>
   }
 }
@@ -19,7 +19,7 @@ def test_opt_prints_canonical_form(run_cli, tmp_path):
     f.write_text(GOOD.replace("tile<4xf32>)", "!cuda_tile.tile<4xf32>)"))
     rc, out, err = run_cli("opt", str(f))
     assert rc == 0, err
-    assert "entry @e(%arg0: tile<4xf32>) {" in out
+    assert "testing$func @e(%arg0: tile<4xf32>) {" in out
     assert "%0 = addf %arg0, %arg0 : tile<4xf32>" in out
 
 

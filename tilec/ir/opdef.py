@@ -107,6 +107,12 @@ def VarResult(constraint=ANY_TYPE):
     return ResultDef(constraint, VARIADIC)
 
 
+def _summary(d) -> str:
+    """A declared operand's/result's constraint as ODS words it (Variadic<T>
+    reads "variadic of T")."""
+    return ("variadic of " if d.kind == VARIADIC else "") + d.constraint.description
+
+
 def _segments(groups_defs, sizes_attr, total, what):
     """Split `total` flat entries into per-definition groups."""
     if sizes_attr is not None:
@@ -264,7 +270,7 @@ class Op(Operation):
             vals = g if isinstance(g, list) else ([] if g is None else [g])
             for v in vals:
                 if not d.constraint(v.type):
-                    self.emit_error(f"operand #{idx} must be {d.constraint.description}, but got '{v.type.text()}'")
+                    self.emit_error(f"operand #{idx} must be {_summary(d)}, but got '{v.type.text()}'")
                     return False
                 idx += 1
         n_single = sum(d.kind == SINGLE for d in self.result_defs)
@@ -279,7 +285,7 @@ class Op(Operation):
             vals = g if isinstance(g, list) else ([] if g is None else [g])
             for v in vals:
                 if not d.constraint(v.type):
-                    self.emit_error(f"result #{idx} must be {d.constraint.description}, but got '{v.type.text()}'")
+                    self.emit_error(f"result #{idx} must be {_summary(d)}, but got '{v.type.text()}'")
                     return False
                 idx += 1
         for d in self.attr_defs:

@@ -482,7 +482,7 @@ class CompiledFormat:
                 self._state = [True, False]
             elif isinstance(e, Custom):
                 text = e.directive.print(op, e.args, p)
-                if text:
+                if text is not None:  # "" still takes the space MLIR puts before a directive
                     self._space(p)
                     p.write(text)
             elif isinstance(e, Group):

@@ -104,14 +104,58 @@ class TensorViewType(DialectType):
 
     @classmethod
     def parse_body(cls, r):
+        start = max(r.base - 1, 0)
         shape, elt = r.shape_and_element()
+        if not (elt in INT_TYPES or (isinstance(elt, FloatType) and elt.name in FLOAT_NAMES)):
+            _check(r, start, "failed to verify 'elementType': f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or "
+                             "f8E5M2 or f8E8M0FNU or f4E2M1FN or i1 or i8 or i16 or i32 or i64")
         strides = ()
-        if r.accept(","):
+        if not shape:
+            if r.accept(","):
+                if r.peek()[1] == "strides":
+                    r.next()
+                    r.error("strides must not be provided for 0-d tiles")
+                r.error("unexpected token after element type in 0-d tensor_view")
+        else:
+            if not r.accept(","):
+                r.error("expected 'strides'")
             if r.keyword() != "strides":
                 r.error("expected 'strides'")
             r.expect("=")
-            strides = r.int_list(allow_dynamic=True)
+            strides = _stride_array(r)
+        if len(shape) != len(strides):
+            _check(r, start, f"expected shape and stride to be of same rank but got shape of rank {len(shape)} "
+                             f"and stride of rank {len(strides)}")
+        if any(d is not DYNAMIC and d <= 0 for d in shape):
+            _check(r, start, f"dimensions must have strictly positive constant sizes but got [{_dims_diag(shape)}]")
         return cls(shape, elt, strides)
+
+
+def _dims_diag(dims) -> str:
+    return ", ".join("?" if d is DYNAMIC else str(d) for d in dims)
+
+
+def _stride_array(r):
+    """`[s, ?, ...]`: strictly positive integers or `?`."""
+    r.expect("[")
+    out = []
+    if r.accept("]"):
+        return ()
+    while True:
+        if r.accept("?"):
+            out.append(DYNAMIC)
+        elif r.peek()[0] == "int":
+            off = r.offset()
+            v = r.integer()
+            if v <= 0:
+                from ...syntax.reader import BodyError
+                raise BodyError(f"expected strictly positive integer, got {v}", off)
+            out.append(v)
+        else:
+            r.error("expected either 64-bit integer or question mark")
+        if r.accept("]"):
+            return tuple(out)
+        r.expect(",")
 
 
 @registry.register_type
@@ -143,6 +187,7 @@ class PartitionViewType(DialectType):
     @classmethod
     def parse_body(cls, r):
         from .attributes import PaddingValueAttr
+        start = max(r.base - 1, 0)
         if r.keyword() != "tile":
             r.error("expected 'tile'")
         r.expect("=")
@@ -170,6 +215,7 @@ class PartitionViewType(DialectType):
                 r.error("expected 'dim_map'")
             r.expect("=")
             dim_map = r.int_list()
+        _check(r, start, view_like_error(tuple(shape), tv, dim_map, pad))
         return cls(tuple(shape), tv, dim_map, pad)
 
 
@@ -180,8 +226,13 @@ def _tile_dims(r):
     m = re.compile(r"\d+(?:x\d+)*").match(r.text, pos)
     if not m:
         r.error("expected tile shape")
+    dims = tuple(int(d) for d in m.group().split("x"))
+    for i, d in enumerate(dims):
+        if d <= 0 or d > 2147483647:
+            r.error(f"tile dimension {i} exceeds i32 limitations (got {d}, expected strictly positive and less "
+                    f"than or equal to 2147483647)")
     r.skip_to(m.end())
-    return tuple(int(d) for d in m.group().split("x")), None
+    return dims, None
 
 
 # ---- type constraints used by op declarations ------------------------------

@@ -6,8 +6,9 @@ from ....ir.opdef import AttrDef, Operand, Result
 from ....ir.traits import Pure, all_shapes_match
 from ....ir.types import FloatType
 from ..attributes import RoundingModeAttr, SignednessAttr
-from ..types import FLOAT_TILE, INT_TILE, NUMBER_TILE, PTR_TILE
-from ._elementwise import CAST_FORMAT, I64_TILE, INT_OR_I4_TILE, element_type, overflow_attr
+from ..types import INT_TILE
+from ._elementwise import (CAST_FORMAT, FLOAT_TILE, I64_TILE, INT_OR_I4_TILE, NUMBER_TILE, POINTER_TILE,
+                           element_type, overflow_attr)
 from .base import CudaTileOp
 
 F8E8M0 = FloatType("f8E8M0FNU")
@@ -124,14 +125,14 @@ class IntToPtrOp(CudaTileOp):
     name = "cuda_tile.int_to_ptr"
     traits = (Pure, all_shapes_match("source", "result"))
     source = Operand(I64_TILE)
-    result = Result(PTR_TILE)
+    result = Result(POINTER_TILE)
     assembly_format = CAST_FORMAT
 
 
 class PtrToIntOp(CudaTileOp):
     name = "cuda_tile.ptr_to_int"
     traits = (Pure, all_shapes_match("source", "result"))
-    source = Operand(PTR_TILE)
+    source = Operand(POINTER_TILE)
     result = Result(I64_TILE)
     assembly_format = CAST_FORMAT
 
@@ -139,6 +140,6 @@ class PtrToIntOp(CudaTileOp):
 class PtrToPtrOp(CudaTileOp):
     name = "cuda_tile.ptr_to_ptr"
     traits = (Pure, all_shapes_match("source", "result"))
-    source = Operand(PTR_TILE)
-    result = Result(PTR_TILE)
+    source = Operand(POINTER_TILE)
+    result = Result(POINTER_TILE)
     assembly_format = CAST_FORMAT

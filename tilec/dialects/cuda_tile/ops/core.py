@@ -405,16 +405,24 @@ class PermuteOp(CudaTileOp):
         if st.rank != rt.rank:
             self.emit_error("failed to verify that all of {source, result} have same rank")
             return False
-        if len(perm) != st.rank:
-            self.emit_error(f"expected permutation size to be equal to the rank of the source tile "
-                            f"({st.rank}), but got {len(perm)}")
+        rank = st.rank
+        if rank < 2:
+            self.emit_error(f"expects at least rank 2, but got: {rank}")
             return False
-        if sorted(perm) != list(range(st.rank)):
-            self.emit_error("expected permutation to be a permutation of [0, rank)")
+        if len(perm) != rank:
+            self.emit_error(f"expect permutation size ({len(perm)}) to equal the rank of the source ({rank})")
+            return False
+        if len(set(perm)) != len(perm):
+            self.emit_error("expect permutation elements to be unique")
             return False
         for i, p in enumerate(perm):
+            if p < 0 or p >= rank:
+                self.emit_error(f"permutation element at index {i} ({p}) is out of bound [0, {rank})")
+                return False
+        for i, p in enumerate(perm):
             if rt.shape[i] != st.shape[p]:
-                self.emit_error(f"expected result dimension #{i} to be {st.shape[p]}, but got {rt.shape[i]}")
+                self.emit_error(f"result shape invalid at index {i}, expected: {st.shape[p]}, but got: "
+                                f"{rt.shape[i]}")
                 return False
         return True
 
@@ -480,35 +488,119 @@ class OffsetOp(CudaTileOp):
 
 class _Combining(CudaTileOp, register=False):
     """reduce and scan: variadic tiles, a dim, identities, a combining body with
-    one (current, accumulated) pair of 0-d tile arguments per operand."""
+    one (current, accumulated) pair of 0-d tile arguments per operand. The body
+    is taken as written (no implicit terminator: `{}` stays an empty region)."""
     traits = (RecursiveMemoryEffects,)
-    implicit_terminator = "cuda_tile.yield"
     operands_ = VarOperand(TILE)
     results_ = VarResult(TILE)
     body = RegionDef()
+    same_result_types = False  # scan: results must equal the operands
 
-    def _result_shape(self, shape):
-        return shape
+    def inferred_types(self):
+        return [v.type for v in self.operands]
 
     def verify_op(self):
-        ops = self.operands
-        if not ops:
-            self.emit_error("expected at least one operand")
-            return False
-        shape = _shape(ops[0].type)
-        if any(_shape(v.type) != shape for v in ops):
-            self.emit_error("requires the same shape for all operands")
-            return False
         d = self.dim.value
-        if d < 0 or d >= len(shape):
-            self.emit_error(f"dimension {d} is out of range for tiles of rank {len(shape)}")
+        if d < 0 or self.dim.type != IntegerType(32):
+            self.emit_error("attribute 'dim' failed to satisfy constraint: 32-bit signless integer attribute "
+                            "whose value is non-negative")
             return False
-        if len(self.identities) != len(ops):
-            self.emit_error(f"expected {len(ops)} identities, but got {len(self.identities)}")
+        if len(self.regions[0].blocks) != 1:
+            self.emit_error("region #0 ('body') failed to verify constraint: region with 1 blocks")
             return False
-        if len(self.results) != len(ops):
-            self.emit_error(f"expected {len(ops)} results, but got {len(self.results)}")
+        ops = self.operands
+        if ops and len(ops) == len(self.results):
+            inferred = self.inferred_types()
+            actual = [r.type for r in self.results]
+            if inferred != actual:
+                self.emit_error(f"inferred type(s) {', '.join(repr(_tt(t)) for t in inferred)} are incompatible "
+                                f"with return type(s) of operation {', '.join(repr(_tt(t)) for t in actual)}")
+                self.emit_error("failed to infer returned types")
+                return False
+        return self._verify_aggregate() and self._verify_body()
+
+    def _verify_aggregate(self):
+        ops, results = self.operands, self.results
+        if not ops:
+            self.emit_error("expect at least 1 operand")
             return False
+        if len(ops) != len(results):
+            self.emit_error("expect same number of operands and results")
+            return False
+        ids = list(self.identities)
+        if len(ids) != len(ops):
+            self.emit_error(f"expect identities to match the number of operands but got: {len(ops)} operands "
+                            f"and {len(ids)} identities")
+            return False
+        for i, (v, ident) in enumerate(zip(ops, ids)):
+            elt = v.type.element_type
+            it = getattr(ident, "type", None)
+            if {getattr(elt, "name", None), getattr(it, "name", None)} == {"bf16", "f16"}:
+                continue
+            if elt != it:
+                self.emit_error(f"expect same type for operand at index: {i} and identity at index: {i} but got: "
+                                f"'{_tt(elt)}' and '{_tt(it) if it is not None else ident.text()}'")
+                return False
+        rank = ops[0].type.rank
+        d = self.dim.value
+        if d < 0 or d >= rank:
+            self.emit_error(f"dimension ({d}) is out of bound [0, {rank})")
+            return False
+        if self.same_result_types:
+            for i, (v, r) in enumerate(zip(ops, results)):
+                if v.type != r.type:
+                    self.emit_error(f"expect same type for operand at index: {i} and result at index: {i}")
+                    return False
+        return True
+
+    def _verify_body(self):
+        n = len(self.operands)
+        block = self.regions[0].blocks[0]
+        if block.last_op is None:
+            self.emit_error("expect non-empty block")
+            return False
+        args = [a.type for a in block.arguments]
+        if len(args) != 2 * n:
+            self.emit_error(f"expect {2 * n} block arguments but got: {len(args)}")
+            return False
+        for i, t in enumerate(args):
+            if not (isinstance(t, TileType) and t.rank == 0):
+                self.emit_error(f"expect 0-rank tile type at index: {i} but got: '{_tt(t)}'")
+                return False
+        for i in range(0, 2 * n - 1, 2):
+            a, b = args[i].element_type, args[i + 1].element_type
+            if a != b:
+                self.emit_error(f"expect same element type for block argument at index: {i} and {i + 1} but "
+                                f"got: '{_tt(a)}' and '{_tt(b)}'")
+                return False
+        for i, v in enumerate(self.operands):
+            a, b = v.type.element_type, args[2 * i].element_type
+            if a != b:
+                self.emit_error(f"expect same type for operand at index: {i} and block argument at index: "
+                                f"{2 * i} but got: '{_tt(a)}' and '{_tt(b)}'")
+                return False
+        term = block.last_op
+        if term.name != "cuda_tile.yield":
+            term.emit_error(f"expects to be the terminator of '{self.name}'")
+            return False
+        if len(term.operands) != n:
+            self.emit_error(f"expect number of terminators operands ({len(term.operands)}) to match number of "
+                            f"operands ({n})")
+            return False
+        for i, (v, t) in enumerate(zip(self.operands, term.operands)):
+            a = v.type.element_type
+            b = getattr(t.type, "element_type", t.type)
+            if a != b:
+                self.emit_error(f"expect same type for operand at index: {i} and terminator argument at index: "
+                                f"{i} but got: '{_tt(a)}' and '{_tt(b)}'")
+                return False
+        from ....ir.traits import Pure as _Pure
+        for inner in block.ops:
+            if inner is term:
+                break
+            if not inner.has_trait(_Pure):
+                inner.emit_error(f"only pure operations are allowed inside '{self.name}'")
+                return False
         return True
 
 
@@ -525,6 +617,11 @@ class ReduceOp(_Combining):
                        "`:` custom<CudaTileType>(type($operands)) `->` custom<CudaTileType>(type($results)) "
                        "custom<ArgumentRegion>($body)")
 
+    def inferred_types(self):
+        d = self.dim.value
+        return [TileType(tuple(x for i, x in enumerate(v.type.shape) if i != d), v.type.element_type)
+                for v in self.operands]
+
     def asm_result_names(self):
         return (["reduce"] + [None] * (len(self.results) - 1)) if self.results else []
 
@@ -537,6 +634,7 @@ class ReduceOp(_Combining):
 class ScanOp(_Combining):
     name = "cuda_tile.scan"
     summary = "A parallel prefix sum operation"
+    same_result_types = True
     dim = AttrDef(A.IntegerAttr, syntax=_i32_attr_syntax)
     reverse = AttrDef(A.BoolAttr)
     identities = AttrDef(A.ArrayAttr)
@@ -575,17 +673,23 @@ class JoinTokensOp(CudaTileOp):
 
 
 def _check_format(op, fmt, n_args):
-    """printf-style checks shared by print and print_tko."""
-    count, i = 0, 0
-    while i < len(fmt):
-        if fmt[i] == "%":
-            if fmt[i + 1:i + 2] == "%":
-                i += 2
-                continue
-            count += 1
-        i += 1
-    if count != n_args:
-        op.emit_error(f"number of format specifiers ({count}) does not match number of arguments ({n_args})")
+    """printf-style checks shared by print and print_tko (as cuda-tile-opt)."""
+    expected, pos = 0, 0
+    while pos < len(fmt):
+        if fmt[pos] != "%":
+            pos += 1
+            continue
+        end = next((i for i in range(pos + 1, len(fmt)) if fmt[i] in "diuoxXeEfFgGaAcsSpn%"), None)
+        if end is None:
+            op.emit_error("found unterminated format expression")
+            return False
+        if fmt[pos:end + 1] == "%%":
+            pos += 2
+            continue
+        expected += 1
+        pos += 1
+    if expected != n_args:
+        op.emit_error(f"incorrect number of operands: expected {expected}, found {n_args}")
         return False
     return True
 
