@@ -59,13 +59,15 @@ def _nested(toks):
 
 
 def _shape_of(v):
-    shape = []
-    while isinstance(v, list):
-        shape.append(len(v))
-        if not v:
-            break
-        v = v[0]
-    return tuple(shape)
+    """The shape of a nested literal; every element of a list must have the same."""
+    if not isinstance(v, list):
+        return ()
+    if not v:
+        return (0,)
+    shapes = [_shape_of(x) for x in v]
+    if any(sh != shapes[0] for sh in shapes[1:]):
+        raise BodyError("tensor literal is invalid; ranks are not consistent between elements", 0)
+    return (len(v),) + shapes[0]
 
 
 def _flatten(v, shape, out, depth=0):
@@ -107,6 +109,10 @@ def convert_element(tok, off, elt):
             raise BodyError(f"expected floating-point elements, but parsed '{tok}'", off)
         if tok.lower().startswith("0x"):
             return float_from_bits(int(tok, 16), elt, off)
+        if re.fullmatch(r"[-+]?\d+", tok):
+            err = BodyError("unexpected decimal integer literal for a floating point value", off)
+            err.notes = ("add a trailing dot to make the literal a float",)
+            raise err
         from ..ir.floats import round_to
         try:
             return round_to(tok, elt)  # the literal's nearest value of the element type
@@ -157,20 +163,36 @@ def parse_elements(body: str, type_):
     body = body.strip()
     if body.startswith('"'):
         return _from_hex(body, type_, elt, shape)
-    toks = _tokens(body)
+    try:
+        toks = _tokens(body)
+    except BodyError as e:
+        if isinstance(elt, IntegerType) and "unexpected" in e.message:
+            raise BodyError("expected integer value", e.offset)
+        raise
     if not toks:
         raise BodyError("expected dense literal", 0)
     v = _nested(toks)
     if not isinstance(v, list):
         return DenseElementsAttr(type_, (convert_element(v[0], v[1], elt),), True)
+    leaves = []
+    _leaves(v, leaves)
+    converted = [convert_element(t, o, elt) for t, o in leaves]  # element errors come first, as in MLIR
     lit_shape = _shape_of(v)
     if lit_shape != shape:
         sh = "x".join(str(d) for d in lit_shape)
         raise BodyError(f"inferred shape of elements literal ([{', '.join(map(str, lit_shape))}]) does not "
                         f"match type ([{', '.join(map(str, shape))}])", 0)
     flat = []
-    _flatten(v, shape, flat)
-    return _maybe_splat(type_, tuple(convert_element(t, o, elt) for t, o in flat))
+    _flatten(v, shape, flat)  # checks the nesting; the row-major order is that of `leaves`
+    return _maybe_splat(type_, tuple(converted))
+
+
+def _leaves(v, out):
+    if isinstance(v, list):
+        for x in v:
+            _leaves(x, out)
+    else:
+        out.append(v)
 
 
 def _same_key(v):

@@ -380,6 +380,11 @@ class CompiledFormat:
     def build(self, children, state: BuildState):
         try:
             self._consume(self.elements, list(children), state, top=True)
+            for d in self.op_cls.operand_defs:  # resolveOperands(operands, types, ...)
+                vals, types = state.operands.get(d.name, []), state.operand_types.get(d.name)
+                if types is not None and len(types) != len(vals):
+                    raise BuildError(f"number of operands and types do not match: got {len(vals)} operands "
+                                     f"and {len(types)} types", _first_token([vals]), custom_op=True)
         except BuildError as e:
             if e.where is None:  # no token of its own (a missing keyword): point into the op
                 e.where = _first_token(children)

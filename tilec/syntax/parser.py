@@ -691,7 +691,9 @@ def parse_text(text: str, engine: DiagnosticEngine, filename: str = "<stdin>",
     except VisitError as e:
         orig = e.orig_exc
         if isinstance(orig, ParseError):
-            _report(engine, filename, orig.line, orig.col, orig.message)
+            d = _report(engine, filename, orig.line, orig.col, orig.message)
+            for message, line, col in orig.notes:
+                d.attach_note(message, FileLineColLoc(filename, line, col) if line is not None else None)
         elif isinstance(orig, F.BuildError):
             w = orig.where
             for message in [orig.message, *getattr(orig, "extra", ())]:

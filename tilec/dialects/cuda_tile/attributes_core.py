@@ -48,6 +48,13 @@ def value_without_type(a) -> str:
     return a.text()
 
 
+def full_text(a) -> str:
+    """An attribute as MLIR prints it on its own (integers with their type)."""
+    if isinstance(a, A.IntegerAttr):
+        return f"{a.value} : {a.type.text()}"
+    return a.text()
+
+
 @registry.register_attr
 class OptimizationHintsAttr(_ValueAttr):
     """`<sm_100 = {num_cta_in_cga = 2}, ...>`: per-architecture hint dictionaries,
@@ -90,7 +97,7 @@ class OptimizationHintsAttr(_ValueAttr):
             seen.add(key)
             if not isinstance(value, A.DictionaryAttr):
                 error(f"expected dictionary attribute for optimization_hints entry `{key}` "
-                      f"got value={value.text()}", where)
+                      f"got value={full_text(value)}", where)
             out.append((key, value))
         return cls(out)
 

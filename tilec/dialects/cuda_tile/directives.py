@@ -9,8 +9,14 @@ from ...syntax.reader import BodyError, parse_type
 from .types import TileType
 
 
-def dense_literal(tok, result_type, name_tok=None):
+_ELEMENT_KINDS = ("i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or "
+                  "f8E8M0FNU or f4E2M1FN")
+
+
+def dense_literal(tok, result_type, name_tok=None, op_name="cuda_tile.constant"):
     """`<f32: [1.0, 2.0]>` or the spec's `dense<...>` against `result_type`."""
+    from ...ir.floats import FORMATS
+    from ...ir.types import FloatType, IntegerType
     s = str(tok)
     try:
         if s.startswith("dense<"):
@@ -20,12 +26,27 @@ def dense_literal(tok, result_type, name_tok=None):
             elt_text, sep, body = inner.partition(":")
             if not sep:
                 raise BuildError("expected ':' after the element type of a constant", tok)
-            elt = parse_type(elt_text.strip())
+            try:
+                elt = parse_type(elt_text.strip())
+            except BodyError:
+                err = BuildError(f"expect element type to be one of {_ELEMENT_KINDS} values, but got "
+                                 f"'<<NULL TYPE>>'", tok)
+                err.extra = [f"'{op_name}' unknown type: {elt_text.strip()}"]
+                raise err
+            valid = (isinstance(elt, IntegerType) and elt.width in (1, 8, 16, 32, 64)) or (
+                isinstance(elt, FloatType) and elt.name in FORMATS)
+            if not valid:
+                raise BuildError(f"expect element type to be one of {_ELEMENT_KINDS} values, but got "
+                                 f"'{elt.text()}'", tok)
             if elt != getattr(result_type, "element_type", None):
-                raise BuildError(f"expected element type '{getattr(result_type, 'element_type', result_type)}'"
-                                 f" but got '{elt.text()}'", tok)
+                raise BuildError(f"mismatch between the element type: '{elt.text()}' and the tile element type "
+                                 f"'{getattr(result_type, 'element_type', result_type)}'", tok)
         return parse_elements(body, result_type)
     except BodyError as e:
+        notes = getattr(e, "notes", ())
+        if notes:  # a diagnostic with notes attached (e.g. the float literal hint)
+            from ...syntax.parser import ParseError
+            raise ParseError(e.message, tok.line, tok.column, [(n, tok.line, tok.column) for n in notes])
         raise BuildError(e.message, tok)
 
 
@@ -37,7 +58,7 @@ def dense_text(attr) -> str:
 class DenseTypedElements(Directive):
     """`<f32: [..]> : tile<..>` — the value and the result type together."""
     rules = ('dense_lit: DENSE_LIT | DENSE',
-             r'DENSE_LIT.4: /<\s*[A-Za-z][A-Za-z0-9]*\s*:[^<>]*>/')
+             r'DENSE_LIT.4: /<\s*[A-Za-z][A-Za-z0-9]*(<[^<>]*>)?\s*:[^<>]*>/')
 
     def grammar(self, args):
         return 'dense_lit ":" type'
@@ -46,7 +67,7 @@ class DenseTypedElements(Directive):
         (lit,), t = children
         value_arg, type_arg = args
         state.result_types[type_arg.name] = [t]
-        state.attrs[value_arg.name] = dense_literal(lit, t)
+        state.attrs[value_arg.name] = dense_literal(lit, t, op_name=state.op_cls.name)
 
     def print(self, op, args, p):
         value = op.attributes[args[0].name]
@@ -62,7 +83,7 @@ class DenseTypedElementsNoResult(Directive):
 
     def parse(self, children, args, state):
         (lit,), t = children
-        state.attrs[args[0].name] = dense_literal(lit, t)
+        state.attrs[args[0].name] = dense_literal(lit, t, op_name=state.op_cls.name)
 
     def print(self, op, args, p):
         value = op.attributes[args[0].name]

@@ -158,8 +158,8 @@ class UnitFlags(Directive):
         names = {a.name for a in args}
         for tok in children:
             word = str(tok)
-            if word not in names:
-                _fail(state, f"expected one of: {_one_of(a.name for a in args)}, got: '{word}'", tok)
+            if word not in names:  # not a flag: what follows the list is the `:` before the type
+                _fail(state, "expected ':'", tok)
             if word in state.attrs:
                 _fail(state, f"'{word}' may appear only once", tok)
             state.attrs[word] = UnitAttr()

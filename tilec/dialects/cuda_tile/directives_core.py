@@ -182,7 +182,8 @@ def _token_type(tok):
 class OptimizationHints(Directive):
     """Optional `optimization_hints=<arch = {..}, ..>`; printed only when non-empty."""
     rules = ('ctc_opt_hints: "optimization_hints" "=" "<" [ctc_hint ("," ctc_hint)*] ">"',
-             'ctc_hint: (BARE_ID | STRING) "=" attribute')
+             # any key token parses, so a bad one is reported as cuda-tile-opt words it
+             'ctc_hint: (BARE_ID | STRING | INT | FLOAT) ["=" attribute]')
 
     def grammar(self, args):
         return "[ctc_opt_hints]"
@@ -197,11 +198,15 @@ class OptimizationHints(Directive):
             if h is None:
                 continue
             key_tok, value = h
+            if key_tok.type not in ("BARE_ID", "STRING"):
+                raise BuildError("expected valid keyword or string", key_tok)
+            if value is None:
+                raise BuildError("expected '='", key_tok)
             key = unquote(str(key_tok)) if key_tok.type == "STRING" else str(key_tok)
             entries.append((key, value, key_tok))
 
         def error(message, where):
-            raise BuildError(message, where)
+            raise BuildError(message, where, custom_op=True)
         state.attrs[args[0].name] = OptimizationHintsAttr.from_entries(entries, error)
 
     def print(self, op, args, p):
@@ -268,7 +273,9 @@ class ArgumentRegion(Directive):
         *params, region = children
         name = args[0].name
         state.regions[name] = region
-        state.region_args[name] = [(tok, t) for tok, t, _loc in (x for x in params if x is not None)]
+        params = [(tok, t) for tok, t, _loc in (x for x in params if x is not None)]
+        if params:  # `() {}` stays an empty region
+            state.region_args[name] = params
 
     def print(self, op, args, p):
         region = _region_of(op, args[0])

@@ -49,6 +49,18 @@ def element_type(value):
 
 # ---- base classes -------------------------------------------------------------
 
+class RoundingDefault:
+    """Mixin: `create()` fills a required `rounding_mode` the builder leaves
+    out with `default_rounding` (what the custom form's absent modifier means)."""
+    default_rounding = "nearest_even"
+
+    @classmethod
+    def create(cls, **fields):
+        if "rounding_mode" not in (fields.get("attributes") or {}):
+            fields.setdefault("rounding_mode", RoundingModeAttr(cls.default_rounding))
+        return super().create(**fields)
+
+
 class FloatUnaryOp(CudaTileOp):
     traits = (Pure, all_types_match("source", "result"))
     source = Operand(BASE_FLOAT_TILE)

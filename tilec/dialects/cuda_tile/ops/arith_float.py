@@ -7,11 +7,11 @@ from ....ir.traits import Pure, SameOperandsAndResultShape, all_types_match
 from ..attributes import ComparisonOrderingAttr, ComparisonPredicateAttr, RoundingModeAttr
 from ..types import I1_TILE
 from ._elementwise import (BASE_FLOAT_TILE, IEEE_MODES, TYPE_ONLY, FloatBinaryOp, FloatUnaryOp, I1SameShape,
-                           check_float_modifiers)
+                           RoundingDefault, check_float_modifiers)
 from .base import CudaTileOp
 
 
-class _RoundedBinaryOp(FloatBinaryOp):
+class _RoundedBinaryOp(RoundingDefault, FloatBinaryOp):
     """lhs, rhs, a rounding mode (IEEE modes, nearest_even unprinted) and flush_to_zero."""
     rounding_mode = AttrDef(RoundingModeAttr)
     flush_to_zero = AttrDef(unit=True)

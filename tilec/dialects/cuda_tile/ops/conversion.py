@@ -8,7 +8,7 @@ from ....ir.types import FloatType
 from ..attributes import RoundingModeAttr, SignednessAttr
 from ..types import INT_TILE
 from ._elementwise import (CAST_FORMAT, FLOAT_TILE, I64_TILE, INT_OR_I4_TILE, NUMBER_TILE, POINTER_TILE,
-                           element_type, overflow_attr)
+                           RoundingDefault, element_type, overflow_attr)
 from .base import CudaTileOp
 
 F8E8M0 = FloatType("f8E8M0FNU")
@@ -93,7 +93,8 @@ class FToFOp(_ConvertOp):
         return _rounding_only(self, ("nearest_even",))
 
 
-class FToIOp(_ConvertOp):
+class FToIOp(RoundingDefault, _ConvertOp):
+    default_rounding = "nearest_int_to_zero"
     name = "cuda_tile.ftoi"
     from_ = Operand(FLOAT_TILE)
     signedness = AttrDef(SignednessAttr)
@@ -105,7 +106,7 @@ class FToIOp(_ConvertOp):
         return _rounding_only(self, ("nearest_int_to_zero",))
 
 
-class IToFOp(_ConvertOp):
+class IToFOp(RoundingDefault, _ConvertOp):
     name = "cuda_tile.itof"
     from_ = Operand(INT_TILE)
     signedness = AttrDef(SignednessAttr)

@@ -509,15 +509,20 @@ class _Combining(CudaTileOp, register=False):
             self.emit_error("region #0 ('body') failed to verify constraint: region with 1 blocks")
             return False
         ops = self.operands
-        if ops and len(ops) == len(self.results):
-            inferred = self.inferred_types()
-            actual = [r.type for r in self.results]
-            if inferred != actual:
-                self.emit_error(f"inferred type(s) {', '.join(repr(_tt(t)) for t in inferred)} are incompatible "
-                                f"with return type(s) of operation {', '.join(repr(_tt(t)) for t in actual)}")
-                self.emit_error("failed to infer returned types")
-                return False
-        return self._verify_aggregate() and self._verify_body()
+        if ops and any(_shape(v.type) != _shape(ops[0].type) for v in ops):  # SameOperandsShape
+            self.emit_error("requires the same shape for all operands")
+            return False
+        if not self._verify_aggregate():
+            return False
+        # InferTypeOpInterface is checked with the regions: after verify(), before verifyRegions()
+        inferred = self.inferred_types()
+        actual = [r.type for r in self.results]
+        if inferred != actual:
+            self.emit_error(f"inferred type(s) {', '.join(repr(_tt(t)) for t in inferred)} are incompatible "
+                            f"with return type(s) of operation {', '.join(repr(_tt(t)) for t in actual)}")
+            self.emit_error("failed to infer returned types")
+            return False
+        return self._verify_body()
 
     def _verify_aggregate(self):
         ops, results = self.operands, self.results

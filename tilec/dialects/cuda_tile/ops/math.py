@@ -5,7 +5,8 @@ from __future__ import annotations
 from ....ir.opdef import AttrDef, Operand, Result
 from ....ir.traits import Pure, all_ranks_match, all_types_match
 from ..attributes import RoundingModeAttr
-from ._elementwise import (BASE_FLOAT_TILE, IEEE_MODES, TYPE_ONLY, FloatUnaryOp, check_float_modifiers)
+from ._elementwise import (BASE_FLOAT_TILE, IEEE_MODES, TYPE_ONLY, FloatUnaryOp, RoundingDefault,
+                           check_float_modifiers)
 from .base import CudaTileOp
 
 
@@ -61,7 +62,7 @@ class RsqrtOp(_FlushToZeroUnaryOp):
     name = "cuda_tile.rsqrt"
 
 
-class SqrtOp(_FlushToZeroUnaryOp):
+class SqrtOp(RoundingDefault, _FlushToZeroUnaryOp):
     name = "cuda_tile.sqrt"
     rounding_mode = AttrDef(RoundingModeAttr)
     assembly_format = ("$source custom<SqrtOpRoundingMode>($rounding_mode) (`flush_to_zero` $flush_to_zero^)? "

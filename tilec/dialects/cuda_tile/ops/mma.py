@@ -39,9 +39,19 @@ def verify_mma_shapes(op) -> bool:
               ("rhs", rhs, rank - 1, "acc", acc, rank - 1)]    # N
     if rank == 3:
         checks += [("lhs", lhs, 0, "rhs", rhs, 0), ("lhs", lhs, 0, "acc", acc, 0)]
+    return check_dims(op, checks)
+
+
+def _shape(s) -> str:
+    return "(" + ", ".join(map(str, s)) + ")"
+
+
+def check_dims(op, checks) -> bool:
+    """checks: (name a, shape a, dim a, name b, shape b, dim b) that must be equal."""
     for a, sa, da, b, sb, db in checks:
         if sa[da] != sb[db]:
-            op.emit_error(f"shape error: dim {da} of {a} ({sa[da]}) and dim {db} of {b} ({sb[db]}) must match")
+            op.emit_error(f"shape error: dim {da} of {a} ({sa[da]}) and dim {db} of {b} ({sb[db]}) must match, "
+                          f"but got {a} shape {_shape(sa)} and {b} shape {_shape(sb)}")
             return False
     return True
 
@@ -115,15 +125,8 @@ class MmaFScaledOp(CudaTileOp):
         pairs = [("lhs", lhs, r - 2, "lhs_scale", lsf, r - 2), ("rhs", rhs, r - 1, "rhs_scale", rsf, r - 1)]
         if r == 3:
             pairs += [("lhs", lhs, 0, "lhs_scale", lsf, 0), ("rhs", rhs, 0, "rhs_scale", rsf, 0)]
-        for a, sa, da, b, sb, db in pairs:
-            if sa[da] != sb[db]:
-                self.emit_error(f"shape error: dim {da} of {a} ({sa[da]}) and dim {db} of {b} ({sb[db]}) must match")
-                return False
-        if lsf[r - 1] != rsf[r - 2]:
-            shape = lambda s: "(" + ", ".join(map(str, s)) + ")"
-            self.emit_error(f"shape error: dim {r - 1} of lhs_scale ({lsf[r - 1]}) and dim {r - 2} of rhs_scale "
-                            f"({rsf[r - 2]}) must match, but got lhs_scale shape {shape(lsf)} and rhs_scale "
-                            f"shape {shape(rsf)}")
+        pairs.append(("lhs_scale", lsf, r - 1, "rhs_scale", rsf, r - 2))
+        if not check_dims(self, pairs):
             return False
         k, blocks = lhs[r - 1], lsf[r - 1]
         block = k // blocks if blocks and k % blocks == 0 else None
