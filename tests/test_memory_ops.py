@@ -141,11 +141,13 @@ BAD = [
      "memory scope is required for relaxed load"),
     ("    %r0, %r1 = load_ptr_tko weak %p, %p, %p, %p : tile<4x8xptr<f16>> -> tile<4x8xf16>, token\n", 3, "%p :",
      "expected ':'"),
-    ("    %r0, %r1 = load_ptr_tko weak %p : tile<4x8xptr<f16>>, tile<4x8xi1> -> tile<4x8xf16>, token\n", 3, "tile<4x8xi1>",
+    ("    %r0, %r1 = load_ptr_tko weak %p : tile<4x8xptr<f16>>, tile<4x8xi1> -> tile<4x8xf16>, token\n",
+     3, "tile<4x8xi1>",
      "0 operands present, but expected 1"),
     ("    %r0, %r1 = load_ptr_tko weak %p : tile<4x8xptr<f16>> -> tile<4x8xf32>, token\n", 3, None,
      "`source` type is expected a pointer type of `result` type"),
-    ("    %s = store_ptr_tko acquire device %p, %p : tile<4x8xptr<f16>>, tile<4x8xptr<f16>> -> token\n", 3, None,
+    ("    %s = store_ptr_tko acquire device %p, %p : tile<4x8xptr<f16>>, tile<4x8xptr<f16>> -> token\n",
+     3, None,
      "failed to verify that `destination` type is expected a pointer type of `value` type"),
     ("    %s = store_ptr_tko weak %q, %w token=%w : tile<8xptr<i64>>, tile<8xi64> -> token\n", 3, "%w :",
      "use of value '%w' expects different type than prior uses: '!cuda_tile.token' vs '!cuda_tile.tile<8xi64>'"),
@@ -173,7 +175,8 @@ BAD = [
     ("    %t = make_tensor_view %b, shape = [4], strides = [1] : tensor_view<4xf32, strides=[1]>\n"
      "    %v = make_partition_view %t : partition_view<tile=(4), tensor_view<4xf32, strides=[1]>>\n"
      "    %x, %y = load_view_tko weak %v[%n, %n] : partition_view<tile=(4), tensor_view<4xf32, strides=[1]>>,"
-     " tile<i32>, tile<i32>, tile<i32> -> tile<4xf32>, token\n", 5, "tile<i32>, tile<i32>, tile<i32>", "expected 2 index types, got 3"),
+     " tile<i32>, tile<i32>, tile<i32> -> tile<4xf32>, token\n", 5, "tile<i32>, tile<i32>, tile<i32>",
+     "expected 2 index types, got 3"),
     ("    %x, %y = atomic_rmw_tko relaxed device %q, addf, %w : tile<8xptr<i64>>, tile<8xi64>"
      " -> tile<8xi64>, token\n", 3, None, "'addf' works only with floats f16, bf16, f32, and f64"),
     ("    %x, %y = atomic_rmw_tko weak device %q, add, %w : tile<8xptr<i64>>, tile<8xi64>"

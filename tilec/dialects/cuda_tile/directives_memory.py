@@ -96,6 +96,28 @@ class _MemoryAttributes(Directive):
         return text
 
 
+@directive("AtomicOrderingAndScope")
+class AtomicOrderingAndScope(Directive):
+    """`$memory_ordering_semantics $memory_scope` of atomic_cas/rmw_tko, both
+    required: one rule for both, so that a bad ordering keyword is what gets
+    reported (not the operand that follows it)."""
+
+    def grammar(self, args):
+        return "(BARE_ID | STRING) [BARE_ID | STRING]"
+
+    def parse(self, children, args, state):
+        sem_tok, scope_tok = children
+        sem_arg, scope_arg = args
+        state.attrs[sem_arg.name] = MemoryOrderingSemanticsAttr.custom_syntax().convert(sem_tok)
+        if scope_tok is None:
+            _fail(f"expected string or keyword containing one of the following enum values for attribute "
+                  f"'{scope_arg.name}' [{', '.join(MemoryScopeAttr.values)}]", sem_tok)
+        state.attrs[scope_arg.name] = MemoryScopeAttr.custom_syntax().convert(scope_tok)
+
+    def print(self, op, args, p):
+        return DIRECTIVES["ViewMemoryAttributes"].print(op, args, p)
+
+
 DIRECTIVES["ViewMemoryAttributes"] = _MemoryAttributes(view_style=True)
 DIRECTIVES["AtomicMemoryAttributes"] = _MemoryAttributes(view_style=False)
 
@@ -284,13 +306,17 @@ class _ViewResultType(Directive):
         self.cls, self.mnemonic = cls, mnemonic
 
     def grammar(self, args):
-        return f'":" {_TY}'
+        # a trailing `-> T` is accepted by the grammar only to report the
+        # wrong first type, as MLIR's parser does before it sees the arrow
+        return f'":" {_TY} ["->" {_TY}]'
 
     def parse(self, children, args, state):
-        (tok,) = _tokens(children)
+        tok, *rest = _tokens(children)
         t = _type(tok)
         if not isinstance(t, self.cls):
             _fail(f"expected '{self.mnemonic}' type, but got {_q(t)}", tok)
+        if rest:
+            raise BuildError("expected end of operation", rest[0])
         result_arg, operand_arg = args
         state.result_types[result_arg.name] = [t]
         state.operand_types[operand_arg.name] = [t.tensor_view]

@@ -206,9 +206,7 @@ class PartitionViewType(DialectType):
                 r.error(f"unknown padding value '{word}'")
             pad = PaddingValueAttr(word)
             r.expect(",")
-        tv = r.type()
-        if not isinstance(tv, TensorViewType):
-            r.error("expected tensor_view type")
+        tv = _view_tensor_view(r)
         dim_map = tuple(range(len(shape)))
         if r.accept(","):
             if r.keyword() != "dim_map":
@@ -303,7 +301,7 @@ def _view_padding(r):
 def _view_tensor_view(r):
     tv = r.type()
     if not isinstance(tv, TensorViewType):
-        r.error(f"expected 'tensor_view' type, but got {tv.text()}")
+        r.error(f"expected 'tensor_view' type, but got '{tv.text()}'")
     return tv
 
 
@@ -489,7 +487,8 @@ POINTER_TILE = Constraint("tile of Pointer type values",
 SCALAR_POINTER_TILE = _scalar_tile("Pointer type", lambda e: isinstance(e, PointerType))
 SCALAR_INT_TILE = _scalar_tile(_INT_NAMES, lambda e: e in INT_TYPES)
 MASK_TILE = Constraint("tile of i1 values", lambda t: isinstance(t, TileType) and t.element_type == IntegerType(1))
-INDEX_TILE = Constraint(f"tile of {_INT_NAMES} values", lambda t: isinstance(t, TileType) and t.element_type in INT_TYPES)
+INDEX_TILE = Constraint(f"tile of {_INT_NAMES} values",
+                        lambda t: isinstance(t, TileType) and t.element_type in INT_TYPES)
 NUMBER_TILE_ODS = Constraint(f"tile of {_NUMBER_NAMES} values",
                              lambda t: isinstance(t, TileType) and _is_number(t.element_type))
 UNPACKED_TILE = Constraint(f"tile of {_NUMBER_NAMES} or i4 values",

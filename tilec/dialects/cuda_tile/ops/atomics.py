@@ -19,6 +19,9 @@ def _q(t) -> str:
 
 
 def _width(t):
+    """getIntOrFloatBitWidth (tf32 counts 19 bits there)."""
+    if isinstance(t, FloatType) and t.name == "tf32":
+        return 19
     return t.width if isinstance(t, (IntegerType, FloatType)) else None
 
 
@@ -64,7 +67,7 @@ class AtomicCASTkoOp(CudaTileOp):
     token = OptOperand(TOKEN_TYPE)
     result = Result(TILE_TYPE)
     result_token = Result(TOKEN_TYPE)
-    assembly_format = ("$memory_ordering_semantics $memory_scope $pointers `,` $cmp `,` $val (`,` $mask^)? "
+    assembly_format = ("custom<AtomicOrderingAndScope>($memory_ordering_semantics, $memory_scope) $pointers `,` $cmp `,` $val (`,` $mask^)? "
                        "(`token` `` `=` `` $token^)? attr-dict `:` custom<CudaTileType>(type($pointers)) `,` "
                        "custom<CudaTileType>(type($val)) (`,` custom<CudaTileType>(type($mask))^)? `->` "
                        "custom<CudaTileType>(type($result)) `,` custom<CudaTileType>(type($result_token))")
@@ -95,7 +98,7 @@ class AtomicRMWTkoOp(CudaTileOp):
     token = OptOperand(TOKEN_TYPE)
     result = Result(TILE_TYPE)
     result_token = Result(TOKEN_TYPE)
-    assembly_format = ("$memory_ordering_semantics $memory_scope $pointers `,` $mode `,` $arg (`,` $mask^)? "
+    assembly_format = ("custom<AtomicOrderingAndScope>($memory_ordering_semantics, $memory_scope) $pointers `,` $mode `,` $arg (`,` $mask^)? "
                        "(`token` `` `=` `` $token^)? attr-dict `:` custom<CudaTileType>(type($pointers)) `,` "
                        "custom<CudaTileType>(type($arg)) (`,` custom<CudaTileType>(type($mask))^)? `->` "
                        "custom<CudaTileType>(type($result)) `,` custom<CudaTileType>(type($result_token))")

@@ -233,7 +233,8 @@ class PackOp(CudaTileOp):
     traits = (Pure, all_ranks_match("source", "result"))
     source = Operand(UNPACKED_TILE)
     result = Result(I8_TILE)
-    assembly_format = "$source attr-dict `:` custom<CudaTileType>(type($source)) `->` custom<CudaTileType>(type($result))"
+    assembly_format = ("$source attr-dict `:` custom<CudaTileType>(type($source)) `->` "
+                       "custom<CudaTileType>(type($result))")
 
     def verify_op(self):
         return verify_pack_unpack(self)
@@ -244,7 +245,8 @@ class UnpackOp(CudaTileOp):
     traits = (Pure, all_ranks_match("source", "result"))
     source = Operand(I8_TILE)
     result = Result(UNPACKED_TILE)
-    assembly_format = "$source attr-dict `:` custom<CudaTileType>(type($source)) `->` custom<CudaTileType>(type($result))"
+    assembly_format = ("$source attr-dict `:` custom<CudaTileType>(type($source)) `->` "
+                       "custom<CudaTileType>(type($result))")
 
     def verify_op(self):
         return verify_pack_unpack(self)

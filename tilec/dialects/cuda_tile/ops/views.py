@@ -72,7 +72,8 @@ def verify_view_indices(op, view_type, index_types) -> bool:
     base = index_types[0]
     for i, t in enumerate(index_types):
         if t != base:
-            op.emit_error(f"expected index type {i} to be the same as other index types ({_q(base)}), got {_q(t)}")
+            op.emit_error(f"expected index type {i} to be the same as other index types ({_q(base)}), "
+                          f"got {_q(t)}")
             return False
     return True
 
@@ -93,7 +94,8 @@ def verify_view_load_store(op) -> bool:
 
 
 _VIEW_TAIL = ("(`token` `=` $token^)? "
-              "(`optimization_hints` `=` custom<MemoryOptimizationHints>($optimization_hints)^)? attr-dict-with-keyword")
+              "(`optimization_hints` `=` custom<MemoryOptimizationHints>($optimization_hints)^)? "
+              "attr-dict-with-keyword")
 
 
 class LoadViewTkoOp(CudaTileOp):
