@@ -113,6 +113,9 @@ class _Builder(Transformer):
             if cls.assembly_format:
                 fmt = F.compiled_format(cls)
                 setattr(self, fmt.rule, self._op_callback(cls, fmt))
+        for d in F.DIRECTIVES.values():  # a directive's own rules may check as soon as they reduce
+            for rule, fn in getattr(d, "callbacks", {}).items():
+                setattr(self, rule, fn)
 
     def __default__(self, data, children, meta):
         if data.startswith("_"):  # Lark's internal EBNF helper rules get inlined
@@ -681,8 +684,7 @@ def parse_text(text: str, engine: DiagnosticEngine, filename: str = "<stdin>",
             block.append(op)
         res = _Resolver(ctx, engine)
         res.resolve_blocks([block])
-        for op in list(block.ops):
-            block.remove(op)
+        # top-level ops stay in one parentless block, so they may use each other
         return ops
     except ParseError as e:
         d = _report(engine, filename, e.line, e.col, e.message)

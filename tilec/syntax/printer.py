@@ -118,10 +118,14 @@ class Printer:
             for line in self.aliases.definitions(deferred=False):
                 self.write(line + "\n")
             deferred = self.aliases.definitions(deferred=True)
+        # top-level ops share one naming scope (they may use each other's results)
+        self._name_scope([_Wrap(ops)])
+        self._top_named = True
         for i, op in enumerate(ops):
             if i:
                 self.write("\n")
             self.print_operation(op)
+        self._top_named = False
         self.write("\n")
         for line in deferred:
             self.write(line + "\n")
@@ -129,14 +133,18 @@ class Printer:
     def print_operation(self, op: Operation):
         if self._collect is not None:
             self._collect.visit(op.location or UNKNOWN, True)
-        if op.parent is None or _isolated(op):
+        top = op.parent is None or op.parent.parent is None
+        if top or _isolated(op):
             saved = (self.names, self._next_value, self._next_arg, self._next_block, self._next_conflict,
                      self._used_names)
-            self._next_value = self._next_arg = self._next_block = self._next_conflict = 0
-            self.names = dict(self.names)
-            self._used_names = set()
-            if op.parent is None:
-                self._name_scope([_Wrap(op)])
+            if not (top and getattr(self, "_top_named", False)):
+                self._next_value = self._next_arg = self._next_block = self._next_conflict = 0
+                self.names = dict(self.names)
+                self._used_names = set()
+                if top:
+                    self._name_scope([_Wrap(op)])
+            else:
+                self.names = dict(self.names)
             self._name_scope(op.regions)
         self.write(self.result_prefix(op))
         fmt = None if self.generic else _format_of(op)
@@ -146,7 +154,7 @@ class Printer:
             self.print_generic(op)
         if self.debuginfo:
             self.write(self.loc_suffix(op.location or UNKNOWN))
-        if op.parent is None or _isolated(op):
+        if top or _isolated(op):
             (self.names, self._next_value, self._next_arg, self._next_block, self._next_conflict,
              self._used_names) = saved
 
@@ -236,20 +244,20 @@ _SEGMENT_NAMES = frozenset(("operandSegmentSizes", "resultSegmentSizes"))
 
 
 class _Wrap:
-    """Pretend region holding one top-level op, for naming its results."""
+    """Pretend region holding top-level ops, for naming their results."""
 
-    def __init__(self, op):
-        self.blocks = [_WrapBlock(op)]
+    def __init__(self, ops):
+        self.blocks = [_WrapBlock(ops if isinstance(ops, list) else [ops])]
 
 
 class _WrapBlock:
-    def __init__(self, op):
+    def __init__(self, ops):
         self.arguments = []
-        self._op = op
+        self._ops = ops
 
     @property
     def ops(self):
-        yield self._op
+        yield from self._ops
 
 
 def _ods_result_names(op):

@@ -100,10 +100,18 @@ class _MemoryAttributes(Directive):
 class AtomicOrderingAndScope(Directive):
     """`$memory_ordering_semantics $memory_scope` of atomic_cas/rmw_tko, both
     required: one rule for both, so that a bad ordering keyword is what gets
-    reported (not the operand that follows it)."""
+    reported (not the operand that follows it), as soon as it is read."""
+    rules = ("mem_atomic_ordering: BARE_ID | STRING",)
+
+    def __init__(self):
+        def ordering(children):
+            (tok,) = children
+            MemoryOrderingSemanticsAttr.custom_syntax().convert(tok)  # raises on a bad keyword
+            return tok
+        self.callbacks = {"mem_atomic_ordering": ordering}
 
     def grammar(self, args):
-        return "(BARE_ID | STRING) [BARE_ID | STRING]"
+        return "mem_atomic_ordering [BARE_ID | STRING]"
 
     def parse(self, children, args, state):
         sem_tok, scope_tok = children

@@ -67,7 +67,8 @@ class AtomicCASTkoOp(CudaTileOp):
     token = OptOperand(TOKEN_TYPE)
     result = Result(TILE_TYPE)
     result_token = Result(TOKEN_TYPE)
-    assembly_format = ("custom<AtomicOrderingAndScope>($memory_ordering_semantics, $memory_scope) $pointers `,` $cmp `,` $val (`,` $mask^)? "
+    assembly_format = ("custom<AtomicOrderingAndScope>($memory_ordering_semantics, $memory_scope) "
+                       "$pointers `,` $cmp `,` $val (`,` $mask^)? "
                        "(`token` `` `=` `` $token^)? attr-dict `:` custom<CudaTileType>(type($pointers)) `,` "
                        "custom<CudaTileType>(type($val)) (`,` custom<CudaTileType>(type($mask))^)? `->` "
                        "custom<CudaTileType>(type($result)) `,` custom<CudaTileType>(type($result_token))")
@@ -98,7 +99,8 @@ class AtomicRMWTkoOp(CudaTileOp):
     token = OptOperand(TOKEN_TYPE)
     result = Result(TILE_TYPE)
     result_token = Result(TOKEN_TYPE)
-    assembly_format = ("custom<AtomicOrderingAndScope>($memory_ordering_semantics, $memory_scope) $pointers `,` $mode `,` $arg (`,` $mask^)? "
+    assembly_format = ("custom<AtomicOrderingAndScope>($memory_ordering_semantics, $memory_scope) "
+                       "$pointers `,` $mode `,` $arg (`,` $mask^)? "
                        "(`token` `` `=` `` $token^)? attr-dict `:` custom<CudaTileType>(type($pointers)) `,` "
                        "custom<CudaTileType>(type($arg)) (`,` custom<CudaTileType>(type($mask))^)? `->` "
                        "custom<CudaTileType>(type($result)) `,` custom<CudaTileType>(type($result_token))")
