@@ -707,8 +707,57 @@ def parse_text(text: str, engine: DiagnosticEngine, filename: str = "<stdin>",
         for message in [e.message, *getattr(e, "extra", ())]:
             _report(engine, filename, getattr(w, "line", None), getattr(w, "column", None), message)
     except UnexpectedInput as e:
-        _report(engine, filename, e.line, e.column, _describe_unexpected(e))
+        line, col = e.line, e.column
+        if isinstance(e, (UnexpectedToken, UnexpectedEOF)) and not _keyword_expected(e):
+            line, col = _wrong_token_pos(text, e, line, col)
+        _report(engine, filename, line, col, _describe_unexpected(e))
     return None
+
+
+def _keyword_expected(e) -> bool:
+    """Only keywords would do: MLIR reports those (parseKeyword) where it stands."""
+    expected = getattr(e, "expected", None) or ()
+    if not expected:
+        return False
+    lark = get_parser()[0]
+    for name in expected:
+        if name == "BARE_ID":
+            continue
+        try:
+            pat = lark.get_terminal(name).pattern
+        except (KeyError, AttributeError):
+            return False
+        if type(pat).__name__ != "PatternStr" or not pat.value[:1].isalpha():
+            return False
+    return True
+
+
+def _wrong_token_pos(text, e, line, col):
+    """MLIR's emitWrongTokenError: a token that starts its line (after blank and
+    comment-only lines) is reported at the end of the previous token, where
+    the missing piece belonged."""
+    tok = getattr(e, "token", None)
+    pos = getattr(tok, "start_pos", None)
+    if pos is None or getattr(tok, "type", "") == "$END":
+        pos = len(text.rstrip()) + 1 if isinstance(e, UnexpectedEOF) or tok is None else pos
+        if pos is None:
+            return line, col
+        pos = min(pos, len(text))
+    original = (line, col)
+    start = text[:pos]
+    while True:
+        start = start.rstrip(" \t")
+        if not start:
+            return original
+        if start[-1] not in "\n\r":
+            idx = len(start)
+            ln = start.count("\n") + 1
+            return ln, idx - (start.rfind("\n") + 1) + 1
+        start = start[:-1]
+        prev_line = start[start.rfind("\n") + 1:] if "\n" in start else start
+        comment = prev_line.find("//")
+        if comment != -1:
+            start = start[:len(start) - (len(prev_line) - comment)]
 
 
 def _describe_unexpected(e) -> str:
