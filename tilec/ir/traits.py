@@ -109,8 +109,8 @@ class HasParent(Trait):
     def verify(cls, op):
         parent = op.parent_op
         if parent is None or parent.name not in cls.parents:
-            names = ", ".join(f"'{p}'" for p in cls.parents)
-            op.emit_error(f"expects parent op {'to be one of ' if len(cls.parents) > 1 else ''}{names}")
+            names = ", ".join(cls.parents)  # MLIR quotes the whole list: 'a, b'
+            op.emit_error(f"expects parent op {'to be one of ' if len(cls.parents) > 1 else ''}'{names}'")
             return False
         return True
 

@@ -50,16 +50,16 @@ class SymbolVisibility(Directive):
     """Optional `public` / `private`; public is the default and is not printed."""
 
     def grammar(self, args):
-        return "[BARE_ID]"
+        return "[BARE_ID | STRING]"
 
     def parse(self, children, args, state):
         from .attributes import SymbolVisibilityAttr
         (tok,) = children
         if tok is None:
             return
-        if str(tok) not in SymbolVisibilityAttr.values:
-            raise BuildError(f"expected symbol visibility to be one of: "
-                             f"{', '.join(SymbolVisibilityAttr.values)}", tok)
+        if tok.type != "BARE_ID" or str(tok) not in SymbolVisibilityAttr.values:
+            # only `public`/`private` are taken here; anything else stands where the name belongs
+            raise BuildError("expected valid '@'-identifier for symbol name", tok)
         state.attrs[args[0].name] = SymbolVisibilityAttr(str(tok))
 
     def print(self, op, args, p):
@@ -75,15 +75,23 @@ class SymbolVisibility(Directive):
 class AssumePredicateDirective(Directive):
     """`div_by<..>`, `same_elements<..>`, `bounded<..>`, or any attribute
     spelling (`#cuda_tile.div_by<..>`); printed without `#cuda_tile.`."""
-    rules = (r'CTC_ASSUME_PRED.4: /(div_by|same_elements|bounded)<[^<>]*>/',)
+    rules = (r'CTC_ASSUME_PRED.4: /(div_by|same_elements|bounded)<[^<>]*>/',
+             # other attribute spellings parse, to be rejected with cuda-tile-opt's words
+             'ctc_not_pred: (INT | FLOAT | STRING | BARE_ID | HASH_ID) [":" type] | "[" | "{"')
 
     def grammar(self, args):
-        return "DIALECT_ATTR | CTC_ASSUME_PRED"
+        return "DIALECT_ATTR | CTC_ASSUME_PRED | ctc_not_pred"
 
     def parse(self, children, args, state):
         from ...ir import registry
         from ...syntax.reader import BodyError, Reader
         (tok,) = children
+        if isinstance(tok, list):  # ctc_not_pred
+            first = tok[0] if tok else None
+            if getattr(first, "type", None) == "BARE_ID":
+                raise BuildError(f"unknown assume predicate attribute: {first} (expected 'div_by', "
+                                 f"'same_elements', or 'bounded')", first)
+            raise BuildError("expected assume predicate attribute", first)
         text = str(tok)
         skip = 0
         if text.startswith("#"):
@@ -121,12 +129,14 @@ class FuncSignature(Directive):
              'ctc_fn_result: type [attr_dict]')
 
     def grammar(self, args):
-        return 'SYMBOL_REF "(" [ctc_fn_arg ("," ctc_fn_arg)*] ")" [ctc_fn_results]'
+        return '[BARE_ID | STRING] SYMBOL_REF "(" [ctc_fn_arg ("," ctc_fn_arg)*] ")" [ctc_fn_results]'
 
     def parse(self, children, args, state):
         from ...ir.types import FunctionType
         from ...syntax.format import _sym
-        sym, *rest = children
+        stray, sym, *rest = children
+        if stray is not None:
+            raise BuildError("expected valid '@'-identifier for symbol name", stray)
         results = rest.pop()
         fn_args = [a for a in rest if a is not None]
         a_name, a_type, a_body = args

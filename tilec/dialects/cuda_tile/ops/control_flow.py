@@ -8,7 +8,7 @@ from ....ir.traits import Pure, RecursiveMemoryEffects, ReturnLike, Terminator, 
 from .. import directives_core as D
 from ..types import TensorViewType
 from .base import CudaTileOp
-from .core import I1_TILE, SCALAR_I1, SCALAR_INT, _rename, _tt
+from .core import I1_TILE, SCALAR_I1, SCALAR_INT, _rename, _tt, _types_q
 
 
 def _is_view(t) -> bool:
@@ -38,11 +38,19 @@ class YieldOp(CudaTileOp):
     operands_ = VarOperand(ANY_TYPE)
     assembly_format = _TERMINATOR_FORMAT
 
-    def verify_op(self):
-        parent = self.parent_op
-        if parent is not None and parent.name == "cuda_tile.if":
-            return _check_values(self, parent.results, "parent operation results", "yield")
-        return True
+
+def _early_exit_loop(op, loops):
+    """verifyEarlyExitOp: the op sits in `if`s inside one of `loops`; returns
+    that loop, or None after reporting."""
+    parent = op.parent_op
+    while parent is not None and parent.name not in loops:
+        if parent.name != "cuda_tile.if":
+            names = "', '".join((*loops, "cuda_tile.if"))
+            op.emit_error(f"can only be nested within a ancestor chain of '{names}' operations").attach_note(
+                "see unexpected ancestor operation", parent.location)
+            return None
+        parent = parent.parent_op
+    return parent
 
 
 class ContinueOp(CudaTileOp):
@@ -53,12 +61,25 @@ class ContinueOp(CudaTileOp):
     assembly_format = _TERMINATOR_FORMAT
 
     def verify_op(self):
-        loop = _enclosing_loop(self, ("cuda_tile.for", "cuda_tile.loop"))
+        loop = _early_exit_loop(self, ("cuda_tile.for", "cuda_tile.loop"))
         if loop is None:
-            self.emit_error("expects to be nested in one of 'cuda_tile.for', 'cuda_tile.loop'")
             return False
-        return _check_values(self, loop.operands[3:] if loop.name == "cuda_tile.for" else loop.operands,
-                             "loop iteration values", "continue")
+        got = [v.type for v in self.operands]
+        if loop.name == "cuda_tile.loop":
+            want = [v.type for v in loop.operands]
+            if want != got:
+                _plain_error(self, "`loop` is missing a valid terminator. `continue` op should have operand types "
+                             f"that match the parent loop iter_values: ({_types_q(want)}), but found: "
+                             f"({_types_q(got)})")
+                return False
+        else:
+            want = [r.type for r in loop.results]
+            if want != got:
+                _plain_error(self, "`for` is missing a valid terminator. `continue` op should have operand types "
+                             f"that match the parent loop return types: ({_types_q(want)}), but found: "
+                             f"({_types_q(got)})")
+                return False
+        return True
 
 
 class BreakOp(CudaTileOp):
@@ -69,36 +90,26 @@ class BreakOp(CudaTileOp):
     assembly_format = _TERMINATOR_FORMAT
 
     def verify_op(self):
-        loop = _enclosing_loop(self, ("cuda_tile.loop",))
+        loop = _early_exit_loop(self, ("cuda_tile.loop",))
         if loop is None:
-            self.emit_error("expects to be nested in 'cuda_tile.loop'")
             return False
-        return _check_values(self, loop.results, "loop results", "break")
+        got = [v.type for v in self.operands]
+        want = [r.type for r in loop.results]
+        if got != want:
+            self.emit_error(f"operand types must correspond to the parent loop result types: ({_types_q(got)}) "
+                            f"vs ({_types_q(want)})")
+            return False
+        return True
 
 
 for _cls in (YieldOp, ContinueOp, BreakOp):
     _rename(_cls, operands_="operands")
 
 
-def _enclosing_loop(op, names):
-    """The loop an early exit belongs to: through `if`s only."""
-    parent = op.parent_op
-    while parent is not None and parent.name == "cuda_tile.if":
-        parent = parent.parent_op
-    return parent if parent is not None and parent.name in names else None
-
-
-def _check_values(op, expected, what, kind) -> bool:
-    got = [v.type for v in op.operands]
-    want = [v.type for v in expected]
-    if len(got) != len(want):
-        op.emit_error(f"expected {len(want)} operands to match the {what}, but got {len(got)}")
-        return False
-    for i, (g, w) in enumerate(zip(got, want)):
-        if g != w:
-            op.emit_error(f"operand #{i} type '{_tt(g)}' does not match the {what} type '{_tt(w)}'")
-            return False
-    return True
+def _plain_error(op, message):
+    """An error at the op without the `'name' op` prefix (MLIR's emitError)."""
+    from ....ir.diagnostics import current_engine
+    return current_engine().error(op.location, message)
 
 
 # ---- if ---------------------------------------------------------------------------
@@ -128,8 +139,37 @@ class IfOp(CudaTileOp):
         if len(other.blocks) > 1:
             self.emit_error("region #1 ('elseRegion') failed to verify constraint: region with at most 1 blocks")
             return False
-        if self.results and not other.blocks:
-            self.emit_error(f"must have an else block if defining values")
+        rets = [r.type for r in self.results]
+        for i, t in enumerate(rets):
+            if isinstance(t, TensorViewType):
+                self.emit_error(f"result type {i} is a tensor_view, which is not supported")
+                return False
+            if _is_view(t):
+                self.emit_error(f"result type {i} is a tile view, which is not supported")
+                return False
+        if not self._check_yield(then, "then", rets):
+            return False
+        if not other.blocks:
+            if rets:
+                self.emit_error("has non-empty return type, must define else branch")
+                return False
+            return True
+        return self._check_yield(other, "else", rets)
+
+    def _check_yield(self, region, which, rets):
+        term = region.blocks[0].last_op
+        if term is None or term.name != "cuda_tile.yield":
+            return True
+        ys = [v.type for v in term.operands]
+        if rets and not ys:
+            self.emit_error(f"has return type of {_types_q(rets)} but {which} branch does not yield anything")
+            return False
+        if not rets and ys:
+            self.emit_error(f"does not return a value, but {which} branch yields {_types_q(ys)}")
+            return False
+        if ys != rets:
+            self.emit_error(f"type does not match yield type, {which} branch yields {_types_q(ys)} but op result "
+                            f"type is {_types_q(rets)}")
             return False
         return True
 
@@ -140,6 +180,10 @@ _rename(IfOp, results_="results")
 # ---- loops ------------------------------------------------------------------------
 
 def _verify_iter_values(op, inits, iter_args, results) -> bool:
+    if len(iter_args) != len(inits):
+        op.emit_error(f"mismatch in number of region iterator values and loop iterator inits: "
+                      f"{len(iter_args)} vs {len(inits)}")
+        return False
     for i, (init, arg) in enumerate(zip(inits, iter_args)):
         if isinstance(arg.type, TensorViewType):
             op.emit_error(f"loop-carried value {i} is a tensor_view, which is not supported")
@@ -149,7 +193,7 @@ def _verify_iter_values(op, inits, iter_args, results) -> bool:
             return False
         if init.type != arg.type:
             op.emit_error(f"init value {i} and region iter_value {i} have different type: "
-                          f"{_tt(init.type)} != {_tt(arg.type)}")
+                          f"'{_tt(init.type)}' != '{_tt(arg.type)}'")
             return False
     for i, r in enumerate(results):
         if isinstance(r.type, TensorViewType):
@@ -195,7 +239,7 @@ class ForOp(CudaTileOp):
             return False
         if args[0].type != self.lowerBound.type:
             self.emit_error(f"expected induction variable to be same type as bounds and step: "
-                            f"{_tt(args[0].type)} vs {_tt(self.lowerBound.type)}")
+                            f"'{_tt(args[0].type)}' vs '{_tt(self.lowerBound.type)}'")
             return False
         return _verify_iter_values(self, self.initValues, args[1:], self.results)
 

@@ -73,6 +73,15 @@ def _tt(t) -> str:
     return t.text()
 
 
+def _dims(shape) -> str:
+    return "[" + ", ".join(str(d) for d in shape) + "]"
+
+
+def _types_q(types) -> str:
+    """A type range as MLIR diagnostics print it: 'a', 'b'."""
+    return ", ".join(f"'{_tt(t)}'" for t in types)
+
+
 # ---- module, functions -------------------------------------------------------
 
 class ModuleOp(CudaTileOp):
@@ -102,15 +111,9 @@ class _FunctionLike(CudaTileOp, register=False):
     elided_attrs = ("arg_attrs", "res_attrs")
 
     def verify_op(self):
-        region = self.regions[0]
-        ft = self.function_type.value
-        if region.blocks:
-            types = [a.type for a in region.blocks[0].arguments]
-            if types != list(ft.inputs):
-                self.emit_error("type of entry block argument #0 does not match the function signature"
-                                if not types else "entry block must have "
-                                f"{len(ft.inputs)} arguments to match function signature")
-                return False
+        if len(self.regions[0].blocks) != 1:
+            self.emit_error("region #0 ('body') failed to verify constraint: region with 1 blocks")
+            return False
         return True
 
 
@@ -155,18 +158,25 @@ class ReturnOp(CudaTileOp):
         parent = self.parent_op
         while parent is not None and parent.name == "cuda_tile.if":
             parent = parent.parent_op
-        if parent is not None and parent.name in ("cuda_tile.entry", "cuda_tile.testing$func"):
-            expected = list(parent.function_type.value.results)
-            got = [v.type for v in self.operands]
-            if len(got) != len(expected):
-                self.emit_error(f"has {len(got)} operands, but enclosing function (@{parent.sym_name.value}) "
-                                f"returns {len(expected)}")
+        if parent is None or parent.name not in ("cuda_tile.entry", "cuda_tile.testing$func"):
+            self.emit_error("must be used within a cuda_tile.testing$func, cuda_tile.entry, or cuda_tile.if "
+                            "operation")
+            return False
+        expected = list(parent.function_type.value.results)
+        got = [v.type for v in self.operands]
+        fname = parent.sym_name.value
+        if len(got) != len(expected):
+            self.emit_error(f"has {len(got)} operands, but enclosing function (@{fname}) returns {len(expected)}")
+            return False
+        if parent.name == "cuda_tile.entry" and got:
+            self.emit_error(f"has {len(got)} operands, but entry function must return 0 operands")
+            return False
+        for i, (g, e) in enumerate(zip(got, expected)):
+            if g != e:
+                from ....ir.diagnostics import current_engine
+                current_engine().error(self.location, f"type of return operand {i} ('{_tt(g)}') doesn't match "
+                                       f"function result type ('{_tt(e)}') in function @{fname}")
                 return False
-            for i, (g, e) in enumerate(zip(got, expected)):
-                if g != e:
-                    self.emit_error(f"type of return operand {i} ('{_tt(g)}') doesn't match function result "
-                                    f"type ('{_tt(e)}') in function @{parent.sym_name.value}")
-                    return False
         return True
 
 
@@ -233,12 +243,8 @@ class GlobalOp(CudaTileOp):
 
     def verify_op(self):
         t = self.value.type
-        if not isinstance(t, TileType) or t.rank != 1:
-            self.emit_error("the value must be a 1D tile")
-            return False
-        align = self.alignment.value
-        if align < 0 or (align and align & (align - 1)):
-            self.emit_error("alignment must be a power of 2")
+        if getattr(t, "rank", None) != 1:
+            self.emit_error("type must have rank 1")
             return False
         return True
 
@@ -250,6 +256,32 @@ class GetGlobalOp(CudaTileOp):
     name_ = AttrDef(A.SymbolRefAttr)
     result = Result(SCALAR_PTR)
     assembly_format = "$name attr-dict `:` custom<CudaTileType>(type($result))"
+
+    def verify_op(self):
+        """verifySymbolUses: the nearest symbol table holds a global of that name
+        whose element type the result points to."""
+        ref = self.attributes["name"]
+        table = self.parent_op
+        from ....ir.traits import SymbolTable as _Table
+        while table is not None and not table.has_trait(_Table):
+            table = table.parent_op
+        glob = None
+        if table is not None and not ref.nested:
+            for r in table.regions:
+                for b in r.blocks:
+                    for o in b.ops:
+                        if o.name == "cuda_tile.global" and o.attributes.get("sym_name") == A.StringAttr(ref.root):
+                            glob = o
+        if glob is None:
+            self.emit_error(f"'{ref.root}' does not reference a valid global")
+            return False
+        elt = glob.value.element_type
+        ptr = self.results[0].type.element_type
+        if ptr.pointee != elt:
+            self.emit_error(f"pointee type of result type '{_tt(ptr)}' does not match type '{_tt(elt)}' of the "
+                            f"global @{ref.root}")
+            return False
+        return True
 
 
 _rename(GetGlobalOp, name_="name")  # ODS's `name`; the class attribute holds the op name
@@ -287,7 +319,7 @@ class IotaOp(CudaTileOp):
     def verify_op(self):
         t = self.results[0].type
         if t.rank != 1:
-            self.emit_error(f"expects result type to be 1-d tile, but got {t.rank}-d tile")
+            self.emit_error("expects result type to be 1-d tile")
             return False
         n, w = t.shape[0], t.element_type.width
         if w < 64 and n > (1 << w):
@@ -316,10 +348,10 @@ class BroadcastOp(CudaTileOp):
         if len(src) != len(res):
             self.emit_error("failed to verify that all of {source, result} have same rank")
             return False
-        for i, (s, r) in enumerate(zip(src, res)):
-            if s != r and s != 1:
-                self.emit_error(f"source dimension #{i} of size {s} cannot be broadcast to size {r}")
-                return False
+        if any(s != r and s != 1 for s, r in zip(src, res)):
+            self.emit_error(f"expects the shape of source tile to be compatible with that of the result tile, "
+                            f"but got: {_dims(src)} and {_dims(res)}")
+            return False
         return True
 
 
@@ -342,17 +374,24 @@ class CatOp(CudaTileOp):
         if not (lt.element_type == rt.element_type == ot.element_type):
             self.emit_error("failed to verify that all of {lhs, rhs, result} have the same element type")
             return False
-        d = self.dim.value
-        if d < 0 or d >= lt.rank:
-            self.emit_error(f"expect dim to be [0, {lt.rank}), but got: {d}")
+        d, rank = self.dim.value, lt.rank
+        if d < 0 or d >= rank:
+            self.emit_error(f"expect dim to be [0, {rank}), but got: {d}")
             return False
-        for i in range(lt.rank):
-            want = lt.shape[i] + rt.shape[i] if i == d else lt.shape[i]
-            if i != d and lt.shape[i] != rt.shape[i]:
-                self.emit_error(f"expect lhs and rhs to have the same size in non-concatenated dimension {i}")
+        ls, rs, os_ = lt.shape, rt.shape, ot.shape
+        if ls[d] + rs[d] != os_[d]:
+            self.emit_error(f"invalid concat at position {d}, expected: {ls[d] + rs[d]} but got: {os_[d]}")
+            return False
+        for i in range(rank):
+            if i == d:
+                continue
+            if ls[i] != rs[i]:
+                self.emit_error(f"expect lhs and rhs shapes to match at non-concat position {i}, expected: "
+                                f"{ls[i]} but got: {rs[i]}")
                 return False
-            if ot.shape[i] != want:
-                self.emit_error(f"invalid result dimension {i}: expected {want}, but got {ot.shape[i]}")
+            if ls[i] != os_[i]:
+                self.emit_error(f"expect lhs and result shapes to match at non-concat position {i}, expected: "
+                                f"{ls[i]} but got: {os_[i]}")
                 return False
         return True
 
@@ -369,20 +408,34 @@ class ExtractOp(CudaTileOp):
 
     def verify_op(self):
         st, rt = self.source.type, self.results[0].type
-        if st.rank != rt.rank:
+        if st.rank != rt.rank:  # AllRanksMatch
             self.emit_error("failed to verify that all of {source, result} have same rank")
             return False
-        if len(self.indices) != st.rank:
-            self.emit_error(f"expected {st.rank} index operands, but got {len(self.indices)}")
-            return False
         if st.element_type != rt.element_type:
-            self.emit_error("expected source and result element types to match")
+            self.emit_error("source and result element type do not match")
             return False
         for i, (s, r) in enumerate(zip(st.shape, rt.shape)):
-            if r > s or s % r:
-                self.emit_error(f"expected source dimension #{i} ({s}) to be divisible by the result "
-                                f"dimension ({r})")
+            if s % r:
+                self.emit_error(f"source dimension {i} size ({s}) must be evenly divisible by result dimension "
+                                f"{i} size ({r})")
                 return False
+        if len(self.indices) != st.rank:
+            self.emit_error(f"expected {st.rank} indices, but got {len(self.indices)}")
+            return False
+        from ....ir.diagnostics import current_engine
+        for i, idx in enumerate(self.indices):
+            producer = getattr(idx, "op", None)
+            value = getattr(producer, "attributes", {}).get("value") if getattr(producer, "name", "") == \
+                "cuda_tile.constant" else None
+            if isinstance(value, A.DenseElementsAttr) and value.splat:
+                v = value.values[0]
+                top = st.shape[i] // rt.shape[i] - 1
+                if v < 0:
+                    current_engine().warning(self.location, f"extract index {i} has negative value {v}, which "
+                                             f"may cause undefined behavior")
+                if v > top:
+                    current_engine().warning(self.location, f"extract index {i} value {v} may be out of bounds "
+                                             f"(max valid index: {top})")
         return True
 
 
@@ -442,8 +495,7 @@ class ReshapeOp(CudaTileOp):
     def verify_op(self):
         st, rt = self.source.type, self.results[0].type
         if st.num_elements != rt.num_elements:
-            self.emit_error(f"expected source tile and result tile to have the same number of elements, "
-                            f"but got {st.num_elements} and {rt.num_elements}")
+            self.emit_error("expected source tile and result tile to have the same number of elements")
             return False
         return True
 
@@ -460,9 +512,12 @@ class SelectOp(CudaTileOp):
                        "custom<CudaTileType>(type($cond)) `,` custom<CudaTileType>(type($result))")
 
     def verify_op(self):
-        if _shape(self.cond.type) != _shape(self.results[0].type):
+        if len({_shape(v.type) for v in (*self.operands, self.results[0])}) != 1:
             self.emit_error("failed to verify that all of {cond, val_if_true, val_if_false, result} have "
                             "same shape")
+            return False
+        if getattr(self.results[0].type.element_type, "name", None) == "f4E2M1FN":
+            self.emit_error("cannot operate on sub-byte type F4E2M1FN")
             return False
         return True
 
@@ -672,7 +727,7 @@ class JoinTokensOp(CudaTileOp):
 
     def verify_op(self):
         if len(self.tokens) < 2:
-            self.emit_error("expect at least 2 tokens, but got " + str(len(self.tokens)))
+            self.emit_error("expect two or more tokens")
             return False
         return True
 
@@ -752,28 +807,41 @@ class AssumeOp(CudaTileOp):
         from ..attributes_core import BoundedAttr, DivByAttr, SameElementsAttr
         p = self.predicate
         t = self.value.type
+        name = f"cuda_tile.{p.mnemonic}"
         if isinstance(p, DivByAttr):
-            return self._verify_div_by(p, t)
+            return self._verify_div_by(p, t, name)
         tile = t if isinstance(t, TileType) else None
         if isinstance(p, SameElementsAttr):
             if tile is None or not isinstance(tile.element_type, (IntegerType, PointerType)):
-                self.emit_error("'same_elements' is valid only for tile of integer/pointer values")
+                self.emit_error(f"'{name}' is valid only for tile of integer/pointer values")
                 return False
             if len(p.values) != tile.rank:
-                self.emit_error(f"'same_elements' expected {tile.rank} values (one per dimension), but got "
-                                f"{len(p.values)}")
+                self.emit_error(f"expected number of values in '{name}' ({len(p.values)}) to match rank of "
+                                f"constrained tile ({tile.rank})")
                 return False
+            for i, v in enumerate(p.values):
+                if v < 0 or v > tile.shape[i]:
+                    self.emit_error(f"expected '{name}' value {i} to be within 0 and the size of the respective "
+                                    f"dimension ({tile.shape[i]})")
+                    return False
         if isinstance(p, BoundedAttr):
             if tile is None or not isinstance(tile.element_type, IntegerType):
-                self.emit_error("'bounded' is valid only for tile of integer values")
+                self.emit_error(f"'{name}' is valid only for tile of integer values")
+                return False
+            w = tile.element_type.width
+            lo, hi = -(1 << (w - 1)), (1 << (w - 1)) - 1
+            if p.lb is not None and not lo <= p.lb <= hi:
+                self.emit_error(f"'{name}' expects lower bound to be within [{lo}, {hi}]")
+                return False
+            if p.ub is not None and not lo <= p.ub <= hi:
+                self.emit_error(f"'{name}' expects upper bound to be within [{lo}, {hi}]")
                 return False
             if p.lb is not None and p.ub is not None and p.lb > p.ub:
-                self.emit_error("'bounded' lower bound must be less than or equal to upper bound")
+                self.emit_error(f"'{name}' expects lower bound to be less than or equal to upper bound")
                 return False
         return True
 
-    def _verify_div_by(self, p, t):
-        name = "div_by"
+    def _verify_div_by(self, p, t, name):
         d = p.divisor
         if d <= 0 or d & (d - 1):
             self.emit_error(f"'{name}' divisor must be a power of 2")
