@@ -109,6 +109,11 @@ class DialectType(Type):
     def body(self) -> str | None:
         return None
 
+    @classmethod
+    def takes_no_body(cls) -> bool:
+        """True for parameterless types (`!cuda_tile.token`)."""
+        return False
+
     def text(self, short=False):
         body = self.body()
         head = self.mnemonic if short else f"!{self.dialect}.{self.mnemonic}"

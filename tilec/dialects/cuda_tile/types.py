@@ -24,10 +24,6 @@ class PointerType(DialectType):
         return self.pointee.text(True)
 
     @classmethod
-    def takes_no_body(cls):
-        return False
-
-    @classmethod
     def parse_body(cls, r):
         return cls(r.type())
 
@@ -52,10 +48,6 @@ class TileType(DialectType):
 
     def body(self):
         return shape_text(self.shape) + self.element_type.text(True)
-
-    @classmethod
-    def takes_no_body(cls):
-        return False
 
     @classmethod
     def parse_body(cls, r):
@@ -97,10 +89,6 @@ class TensorViewType(DialectType):
         if self.shape:
             s += f", strides=[{_dims(self.strides)}]"
         return s
-
-    @classmethod
-    def takes_no_body(cls):
-        return False
 
     @classmethod
     def parse_body(cls, r):
@@ -181,12 +169,7 @@ class PartitionViewType(DialectType):
         return s
 
     @classmethod
-    def takes_no_body(cls):
-        return False
-
-    @classmethod
     def parse_body(cls, r):
-        from .attributes import PaddingValueAttr
         start = max(r.base - 1, 0)
         if r.keyword() != "tile":
             r.error("expected 'tile'")
@@ -197,22 +180,9 @@ class PartitionViewType(DialectType):
             shape, _ = _tile_dims(r)
             r.expect(")")
         r.expect(",")
-        pad = None
-        if r.peek()[1] == "padding_value":
-            r.next()
-            r.expect("=")
-            word = r.keyword()
-            if word not in PaddingValueAttr.values:
-                r.error(f"unknown padding value '{word}'")
-            pad = PaddingValueAttr(word)
-            r.expect(",")
+        pad = _view_padding(r)
         tv = _view_tensor_view(r)
-        dim_map = tuple(range(len(shape)))
-        if r.accept(","):
-            if r.keyword() != "dim_map":
-                r.error("expected 'dim_map'")
-            r.expect("=")
-            dim_map = r.int_list()
+        dim_map = _view_dim_map(r, len(shape))
         _check(r, start, view_like_error(tuple(shape), tv, dim_map, pad))
         return cls(tuple(shape), tv, dim_map, pad)
 
@@ -298,6 +268,16 @@ def _view_padding(r):
     return PaddingValueAttr(word)
 
 
+def _view_dim_map(r, rank):
+    """An optional trailing `, dim_map=[...]`; the identity when absent."""
+    if not r.accept(","):
+        return tuple(range(rank))
+    if r.keyword() != "dim_map":
+        r.error("expected 'dim_map'")
+    r.expect("=")
+    return r.int_list()
+
+
 def _view_tensor_view(r):
     tv = r.type()
     if not isinstance(tv, TensorViewType):
@@ -376,10 +356,6 @@ class StridedViewType(DialectType):
         return s
 
     @classmethod
-    def takes_no_body(cls):
-        return False
-
-    @classmethod
     def parse_body(cls, r):
         start = max(r.base - 1, 0)
         shape = _view_tile(r)
@@ -391,12 +367,7 @@ class StridedViewType(DialectType):
         r.expect(",")
         pad = _view_padding(r)
         tv = _view_tensor_view(r)
-        dim_map = tuple(range(len(shape)))
-        if r.accept(","):
-            if r.keyword() != "dim_map":
-                r.error("expected 'dim_map'")
-            r.expect("=")
-            dim_map = r.int_list()
+        dim_map = _view_dim_map(r, len(shape))
         _check(r, start, view_like_error(shape, tv, dim_map, pad))
         if len(strides) != len(shape):
             _check(r, start, f"expected {len(shape)} traversal strides, got {len(strides)}")
@@ -426,10 +397,6 @@ class GatherScatterViewType(DialectType):
         if self.padding_value is not None:
             s += f"padding_value = {self.padding_value.value}, "
         return s + f"{self.tensor_view.text(True)}, sparse_dim={self.sparse_dim}"
-
-    @classmethod
-    def takes_no_body(cls):
-        return False
 
     @classmethod
     def parse_body(cls, r):
