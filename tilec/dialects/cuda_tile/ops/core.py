@@ -331,14 +331,18 @@ class IotaOp(CudaTileOp):
 
 # ---- shape manipulation ------------------------------------------------------
 
-class BroadcastOp(CudaTileOp):
-    name = "cuda_tile.broadcast"
-    summary = "Broadcast tile to new shape"
+class _ReshapeLike(CudaTileOp):
+    """One tile in, one tile of the same element type and a new shape out."""
     traits = (Pure, SameOperandsAndResultElementType)
     source = Operand(TILE)
     result = Result(TILE)
     assembly_format = ("$source attr-dict `:` custom<CudaTileType>(type($source)) "
                        "`->` custom<CudaTileType>(type($result))")
+
+
+class BroadcastOp(_ReshapeLike):
+    name = "cuda_tile.broadcast"
+    summary = "Broadcast tile to new shape"
 
     def asm_result_names(self):
         return ["bcast"]
@@ -480,14 +484,9 @@ class PermuteOp(CudaTileOp):
         return True
 
 
-class ReshapeOp(CudaTileOp):
+class ReshapeOp(_ReshapeLike):
     name = "cuda_tile.reshape"
     summary = "Reshape tile dimensions"
-    traits = (Pure, SameOperandsAndResultElementType)
-    source = Operand(TILE)
-    result = Result(TILE)
-    assembly_format = ("$source attr-dict `:` custom<CudaTileType>(type($source)) "
-                       "`->` custom<CudaTileType>(type($result))")
 
     def asm_result_names(self):
         return ["reshape"]
