@@ -27,6 +27,10 @@ def _common(p):
                    help="accept ops of unknown dialects in generic form")
     p.add_argument("--verify-diagnostics", action="store_true",
                    help="check emitted diagnostics against expected-* comments")
+    p.add_argument("--Wunsupported-hints", dest="warn_hints", action="store_true",
+                   help="warn about unsupported or invalid optimization hints")
+    p.add_argument("--Werr-hints", dest="error_hints", action="store_true",
+                   help="treat unsupported or invalid optimization hints as errors")
 
 
 def build_argparser():
@@ -39,8 +43,20 @@ def build_argparser():
     opt.add_argument("--mlir-print-op-generic", action="store_true", help="print ops in generic form")
     opt.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations")
     opt.add_argument("--verify-each", action="store_true", default=True, help=argparse.SUPPRESS)
+    opt.add_argument("--emit-bytecode", action="store_true", help="write Tile IR bytecode instead of text")
+    opt.add_argument("--bytecode-version", default="13.1", metavar="VERSION",
+                     help="bytecode version to write: 13.1 (default) to 13.5")
     ver = sub.add_parser("verify", help="parse and verify; report diagnostics")
     _common(ver)
+    run = sub.add_parser("run", help="run a kernel on the CPU with the NumPy reference interpreter")
+    run.add_argument("input", help="kernel file ('-' for stdin)")
+    run.add_argument("--kernel", help="entry to run (default: the module's only entry)")
+    run.add_argument("--grid", default="1", help="tile blocks per dimension: X[,Y[,Z]] (default 1)")
+    run.add_argument("--arg", action="append", metavar="NAME=VALUE",
+                     help="a kernel argument: NAME=file.npy[@OFFSET], NAME=zeros:SHAPE or NAME=NUMBER")
+    run.add_argument("--out", action="append", metavar="NAME=FILE",
+                     help="save pointer argument NAME (or @GLOBAL) to FILE (.npy) after the run")
+    run.set_defaults(allow_unregistered_dialect=False, split_input_file=False, verify_diagnostics=False)
     return ap
 
 

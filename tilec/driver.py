@@ -8,10 +8,20 @@ from .cli import SPLIT_MARKER
 
 
 def read_input(path):
+    """(content, display name). Content is the text of a .mlir file, or the
+    raw bytes of a Tile IR bytecode file (recognized by its magic number)."""
     if path == "-":
-        return sys.stdin.read(), "<stdin>"
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        return fh.read(), path
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:  # a text-only stdin (e.g. io.StringIO in tests)
+            return sys.stdin.read(), "<stdin>"
+        data, name = stream.read(), "<stdin>"
+    else:
+        with open(path, "rb") as fh:
+            data, name = fh.read(), path
+    from .bytecode.format import MAGIC
+    if data[:len(MAGIC)] == MAGIC:
+        return data, name
+    return data.decode("utf-8", errors="replace"), name
 
 
 def split_chunks(text):
@@ -30,7 +40,11 @@ def process_chunk(text, filename, args, engine, line_offset=0):
     import tilec.dialects  # noqa: F401  (registers the dialect loaders)
     from .ir.verifier import verify
     from .syntax.parser import parse_text
-    ops = parse_text(text, engine, filename, args.allow_unregistered_dialect, line_offset)
+    if isinstance(text, bytes):
+        from .bytecode import read_bytecode
+        ops = read_bytecode(text, filename, engine)
+    else:
+        ops = parse_text(text, engine, filename, args.allow_unregistered_dialect, line_offset)
     if ops is None:
         return None
     for op in ops:
@@ -41,12 +55,20 @@ def process_chunk(text, filename, args, engine, line_offset=0):
 
 def run_command(args) -> int:
     from .ir.diagnostics import DiagnosticEngine
+    if args.command == "run":
+        from .interp.command import run
+        return run(args)
+    if getattr(args, "warn_hints", False) or getattr(args, "error_hints", False):
+        from .dialects.cuda_tile.hints import configure
+        configure(args.warn_hints, args.error_hints)
     try:
         text, filename = read_input(args.input)
     except OSError as e:
         print(f"tilec: error: could not open input file '{args.input}': {e.strerror}", file=sys.stderr)
         return 1
-    chunks = split_chunks(text) if args.split_input_file else [(text, 0)]
+    chunks = split_chunks(text) if args.split_input_file and isinstance(text, str) else [(text, 0)]
+    if getattr(args, "emit_bytecode", False):
+        return emit_bytecode(chunks, filename, args)
     if args.verify_diagnostics:
         from .verify_diagnostics import run_verify_diagnostics
         return run_verify_diagnostics(chunks, filename, args)
@@ -73,3 +95,36 @@ def run_command(args) -> int:
                 fh.write(text_out)
             os.replace(tmp, args.output)
     return 1 if failed else 0
+
+
+def emit_bytecode(chunks, filename, args) -> int:
+    """`opt --emit-bytecode`: parse and verify, then write Tile IR bytecode."""
+    from .bytecode import parse_version, write_bytecode
+    from .bytecode.format import supported_range
+    from .ir.diagnostics import DiagnosticEngine
+    version = parse_version(args.bytecode_version)
+    if version is None:
+        print(f"tilec: error: unsupported bytecode version '{args.bytecode_version}', expected one of "
+              f"{supported_range()}", file=sys.stderr)
+        return 1
+    if len(chunks) != 1:
+        print("tilec: error: --emit-bytecode writes one module; it cannot be combined with split input",
+              file=sys.stderr)
+        return 1
+    engine = DiagnosticEngine()
+    ops = process_chunk(chunks[0][0], filename, args, engine)
+    data = write_bytecode(ops, engine, version) if ops is not None else None
+    if engine.diagnostics:
+        sys.stderr.write(engine.render() + "\n")
+    if data is None:
+        return 1
+    if args.output == "-":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        tmp = args.output + ".tmp"
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, args.output)
+    return 0

@@ -7,3 +7,10 @@ def _load_cuda_tile():
 
 
 registry.add_loader(_load_cuda_tile)
+
+
+def _load_nv_tileas():
+    from . import arith, scf, nv_tileas  # noqa: F401
+
+
+registry.add_loader(_load_nv_tileas)

@@ -16,10 +16,12 @@ RESULT_SEGMENTS = "resultSegmentSizes"
 
 
 class Constraint:
-    """A type predicate with the description ODS-style diagnostics print."""
+    """A type predicate with the description ODS-style diagnostics print.
+    `buildable` is the one type it admits, if it admits one (ODS's buildable
+    type): a custom form may then leave that operand's type unwritten."""
 
-    def __init__(self, description: str, check):
-        self.description, self.check = description, check
+    def __init__(self, description: str, check, buildable=None):
+        self.description, self.check, self.buildable = description, check, buildable
 
     def __call__(self, t: Type) -> bool:
         return self.check(t)

@@ -88,7 +88,7 @@ def convert_element(tok, off, elt):
         w = elt.width
         if tok in ("true", "false"):
             if w != 1:
-                raise BodyError(f"expected integer elements, but parsed '{tok}'", off)
+                raise BodyError("expected integer value", off)
             return 1 if tok == "true" else 0
         try:
             v = int(tok, 16) if tok.lower().lstrip("+-").startswith("0x") else int(tok)

@@ -382,7 +382,8 @@ class ParseContext:
         head = s[1:].split("<", 1)[0]
         if head in self.attr_aliases:
             return self.attr_aliases[head]
-        dialect, mnemonic = head.split(".", 1)
+        # `#dialect<body>` (no mnemonic): the dialect's own attribute parser, key (dialect, "")
+        dialect, mnemonic = head.split(".", 1) if "." in head else (head, "")
         cls = registry.ATTRS.get((dialect, mnemonic))
         if cls is None:
             if any(d == dialect for d, _ in registry.ATTRS):
@@ -427,6 +428,8 @@ class ParseContext:
         for d in cls.operand_defs:
             vals = state.operands.get(d.name, [])
             types = state.operand_types.get(d.name)
+            if types is None and d.constraint.buildable is not None:
+                types = [d.constraint.buildable] * len(vals)
             if types is not None:
                 if len(types) != len(vals):
                     raise ParseError(f"{len(vals)} operands present, but expected {len(types)}",
@@ -518,6 +521,8 @@ class ParseContext:
             # variadic inferred results: size them from the binding
             from ..ir.core import OpResult
             op.results = [OpResult(None, op, i) for i in range(count)]
+        if count and not op.results:
+            raise ParseError("cannot name an operation with no results", toks[0].line, toks[0].column)
         if count != len(op.results):
             raise ParseError(f"operation defines {len(op.results)} results but was provided {count} to bind",
                              toks[0].line, toks[0].column)
@@ -710,7 +715,37 @@ def parse_text(text: str, engine: DiagnosticEngine, filename: str = "<stdin>",
         line, col = e.line, e.column
         if isinstance(e, (UnexpectedToken, UnexpectedEOF)) and not _keyword_expected(e):
             line, col = _wrong_token_pos(text, e, line, col)
-        _report(engine, filename, line, col, _describe_unexpected(e))
+        message = _describe_unexpected(e)
+        op_name = _open_custom_op(e)
+        if op_name and not message.startswith("custom op "):
+            # MLIR's wording inside an op's custom form: "custom op 'x' expected ..."
+            m = re.fullmatch(r"unexpected (.*), (expected .*)", message)
+            message = f"custom op '{op_name}' " + (f"{m.group(2)}, got {m.group(1)}" if m else message)
+        _report(engine, filename, line, col, message)
+    return None
+
+
+def _open_custom_op(e):
+    """The op whose custom form the parser was reading when it met `e`, if the
+    error lies in that op's own text (not inside one of its regions): MLIR's
+    OpAsmParser prefixes such errors with "custom op '<name>'"."""
+    ip = getattr(e, "interactive_parser", None)
+    stack = getattr(getattr(ip, "parser_state", None), "value_stack", None)
+    if not stack:
+        return None
+    for item in reversed(stack):
+        if isinstance(item, list) and item and isinstance(item[0], Token):
+            item = item[0]  # an op's leading name sits in its head rule's value
+        if not isinstance(item, Token):
+            continue
+        if item == "{":
+            return None
+        name = str(item)
+        if item.type == "STRING":
+            continue
+        for candidate in (name, *(f"{d}.{name}" for d in F.SHORT_NAME_DIALECTS)):
+            if candidate in registry.OPS:
+                return candidate
     return None
 
 
@@ -772,15 +807,21 @@ def _describe_unexpected(e) -> str:
         if tok.type == "BARE_ID" and ({"RESULT_ID", "custom_op", "STRING"} & set(e.expected or ())):
             return f"custom op '{tok}' is unknown"
         expected = sorted(e.expected or ())
+        if expected == ["STRING"]:  # an op's string attribute: MLIR reads any attribute there
+            return "expected attribute value"
+        if "TYPE" in expected:  # cuda_tile's short type spellings start with a keyword
+            expected.remove("TYPE")
+            expected.insert(0, "TYPE")
         hint = _expected_hint(expected)
         return f"unexpected '{tok}'" + (f", expected {hint}" if hint else "")
     return str(e)
 
 
-_PRETTY = {"VALUE_REF": "SSA value", "TYPE": "type", "INT": "integer", "FLOAT": "float",
+_PRETTY = {"VALUE_REF": "SSA value", "TYPE": "valid keyword", "INT": "integer", "FLOAT": "float",
            "STRING": "string", "BARE_ID": "keyword", "SYMBOL_REF": "symbol", "COLON": "':'",
            "COMMA": "','", "LPAR": "'('", "RPAR": "')'", "LBRACE": "'{'", "RBRACE": "'}'",
            "LSQB": "'['", "RSQB": "']'", "EQUAL": "'='", "MORETHAN": "'>'", "LESSTHAN": "'<'",
+           "DENSE_LIT": "'<'",
            "RESULT_ID": "SSA value", "__ANON": None}
 
 

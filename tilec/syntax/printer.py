@@ -145,7 +145,8 @@ class Printer:
                     self._name_scope([_Wrap(op)])
             else:
                 self.names = dict(self.names)
-            self._name_scope(op.regions)
+            if not (top and getattr(self, "_top_named", False) and not _isolated(op)):
+                self._name_scope(op.regions)  # (a non-isolated top op's regions were named with the top scope)
         self.write(self.result_prefix(op))
         fmt = None if self.generic else _format_of(op)
         if fmt is not None:

@@ -135,13 +135,20 @@ class Reader:
 
     _DIMS = re.compile(r"(?:(?:\d+|\?)x)*")
 
-    def shape_and_element(self):
+    def shape_and_element(self, allow_dynamic=True):
         """`2x?x4xf32` -> ((2, None, 4), element type)."""
         pos = self.peek()[2]
         m = self._DIMS.match(self.text, pos)
-        dims = tuple(DYNAMIC if d == "?" else int(d) for d in m.group().split("x")[:-1])
+        dims = []
+        for d in m.group().split("x")[:-1]:
+            if d == "?" and not allow_dynamic:
+                raise BodyError("expected static shape", self.base + pos)
+            dims.append(DYNAMIC if d == "?" else int(d))
+            pos += len(d) + 1
         self.skip_to(m.end())
-        return dims, self.type()
+        if self.peek()[1].startswith("-"):
+            self.error("expected valid keyword")
+        return tuple(dims), self.type()
 
     def skip_to(self, pos: int):
         """Re-tokenize from raw offset `pos` (used after reading raw text)."""

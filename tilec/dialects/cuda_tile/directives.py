@@ -13,8 +13,10 @@ _ELEMENT_KINDS = ("i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or
                   "f8E8M0FNU or f4E2M1FN")
 
 
-def dense_literal(tok, result_type, name_tok=None, op_name="cuda_tile.constant"):
-    """`<f32: [1.0, 2.0]>` or the spec's `dense<...>` against `result_type`."""
+def dense_literal(tok, result_type, name_tok=None, op_name="cuda_tile.constant", result_def=None):
+    """`<f32: [1.0, 2.0]>` or the spec's `dense<...>` against `result_type`;
+    `result_def`, when given, is the op result whose constraint the type must
+    meet (checked after the literal's own element type, as NVIDIA's parser does)."""
     from ...ir.floats import FORMATS
     from ...ir.types import FloatType, IntegerType
     s = str(tok)
@@ -38,6 +40,10 @@ def dense_literal(tok, result_type, name_tok=None, op_name="cuda_tile.constant")
             if not valid:
                 raise BuildError(f"expect element type to be one of {_ELEMENT_KINDS} values, but got "
                                  f"'{elt.text()}'", tok)
+        if result_def is not None and not result_def.constraint(result_type):
+            raise BuildError(f"result #0 must be {result_def.constraint.description}, but got "
+                             f"'{result_type.text()}'", tok, custom_op=True)
+        if not s.startswith("dense<"):
             if elt != getattr(result_type, "element_type", None):
                 raise BuildError(f"mismatch between the element type: '{elt.text()}' and the tile element type "
                                  f"'{getattr(result_type, 'element_type', result_type)}'", tok)
@@ -67,7 +73,7 @@ class DenseTypedElements(Directive):
         (lit,), t = children
         value_arg, type_arg = args
         state.result_types[type_arg.name] = [t]
-        state.attrs[value_arg.name] = dense_literal(lit, t, op_name=state.op_cls.name)
+        state.attrs[value_arg.name] = dense_literal(lit, t, op_name=state.op_cls.name, result_def=type_arg.field)
 
     def print(self, op, args, p):
         value = op.attributes[args[0].name]

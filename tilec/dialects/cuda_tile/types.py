@@ -25,7 +25,11 @@ class PointerType(DialectType):
 
     @classmethod
     def parse_body(cls, r):
-        return cls(r.type())
+        start = max(r.base - 1, 0)
+        pointee = r.type()
+        if not _is_number(pointee):
+            _check(r, start, f"failed to verify 'pointeeType': {NUMBER_NAMES}")
+        return cls(pointee)
 
 
 @registry.register_type
@@ -51,11 +55,34 @@ class TileType(DialectType):
 
     @classmethod
     def parse_body(cls, r):
-        off = r.offset()
-        shape, elt = r.shape_and_element()
-        if any(d is DYNAMIC for d in shape):
-            r.error("tile dimensions must be static")
+        start = max(r.base - 1, 0)
+        shape, elt = r.shape_and_element(allow_dynamic=False)
+        # i4 is admitted too (packed operands of the conversion ops), though
+        # NVIDIA's diagnostic does not list it
+        if not (_is_number(elt) or isinstance(elt, PointerType) or elt == IntegerType(4)):
+            _check(r, start, f"failed to verify 'elementType': {NUMBER_NAMES} or Pointer type")
+        _check(r, start, tile_shape_problem(shape, elt))
         return cls(shape, elt)
+
+
+MAX_TILE_ELEMENTS = 1 << 24
+
+
+def tile_shape_problem(shape, element_type):
+    """Why `shape` cannot be a tile's (TileType::verify), or None."""
+    if isinstance(element_type, FloatType) and element_type.name == "f4E2M1FN":
+        if not shape or all(d % 2 for d in shape):
+            return "F4E2M1FN tiles must have an even number of elements"
+    count = 1
+    for d in shape:
+        if d <= 0:
+            return f"all dimensions must be positive constants, got {_ints(shape)}"
+        if d & (d - 1):
+            return f"all dimensions must be powers of two, got {_ints(shape)}"
+        count *= d
+        if count > MAX_TILE_ELEMENTS:
+            return f"tile would exceed the maximum of {MAX_TILE_ELEMENTS} elements"
+    return None
 
 
 @registry.register_type
@@ -95,8 +122,7 @@ class TensorViewType(DialectType):
         start = max(r.base - 1, 0)
         shape, elt = r.shape_and_element()
         if not (elt in INT_TYPES or (isinstance(elt, FloatType) and elt.name in FLOAT_NAMES)):
-            _check(r, start, "failed to verify 'elementType': f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or "
-                             "f8E5M2 or f8E8M0FNU or f4E2M1FN or i1 or i8 or i16 or i32 or i64")
+            _check(r, start, f"failed to verify 'elementType': {NUMBER_NAMES}")
         strides = ()
         if not shape:
             if r.accept(","):
@@ -208,6 +234,8 @@ from ...ir.opdef import Constraint  # noqa: E402
 
 INT_TYPES = tuple(IntegerType(w) for w in (1, 8, 16, 32, 64))
 FLOAT_NAMES = ("f16", "bf16", "f32", "tf32", "f64", "f8E4M3FN", "f8E5M2", "f8E8M0FNU", "f4E2M1FN")
+# The element types a tile may hold, in the order NVIDIA's type verifiers list them.
+NUMBER_NAMES = " or ".join(FLOAT_NAMES + ("i1", "i8", "i16", "i32", "i64"))
 
 
 def is_tile(t, elt=None) -> bool:
@@ -228,13 +256,13 @@ def tile_of(description: str, elt_pred) -> Constraint:
 
 ANY_TILE = Constraint("tile of any values", lambda t: isinstance(t, TileType))
 INT_TILE = tile_of("i1 or i8 or i16 or i32 or i64", lambda e: e in INT_TYPES)
-FLOAT_TILE = tile_of("f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN", is_float)
-NUMBER_TILE = tile_of("i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or "
+FLOAT_TILE = tile_of("f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN", is_float)
+NUMBER_TILE = tile_of("i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or "
                       "f8E5M2 or f8E8M0FNU or f4E2M1FN", lambda e: is_int(e) or is_float(e))
 I1_TILE = tile_of("i1", lambda e: e == IntegerType(1))
 I32_TILE = tile_of("i32", lambda e: e == IntegerType(32))
 PTR_TILE = tile_of("ptr", lambda e: isinstance(e, PointerType))
-TOKEN = Constraint("cuda tile token type", lambda t: isinstance(t, TokenType))
+TOKEN = Constraint("cuda tile token type", lambda t: isinstance(t, TokenType), buildable=TokenType())
 TENSOR_VIEW = Constraint("tensor_view", lambda t: isinstance(t, TensorViewType))
 PARTITION_VIEW = Constraint("partition_view", lambda t: isinstance(t, PartitionViewType))
 
@@ -462,7 +490,7 @@ UNPACKED_TILE = Constraint(f"tile of {_NUMBER_NAMES} or i4 values",
                            lambda t: isinstance(t, TileType) and (_is_number(t.element_type)
                                                                    or t.element_type == IntegerType(4)))
 I8_TILE = Constraint("tile of i8 values", lambda t: isinstance(t, TileType) and t.element_type == IntegerType(8))
-TOKEN_TYPE = Constraint("cuda tile token type", lambda t: isinstance(t, TokenType))
+TOKEN_TYPE = TOKEN
 TENSOR_VIEW_TYPE = Constraint("tensor view type", lambda t: isinstance(t, TensorViewType))
 PARTITION_VIEW_TYPE = Constraint("partition view type", lambda t: isinstance(t, PartitionViewType))
 STRIDED_VIEW_TYPE = Constraint("strided view type", lambda t: isinstance(t, StridedViewType))

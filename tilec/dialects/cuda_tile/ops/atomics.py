@@ -11,7 +11,6 @@ from ..attributes import AtomicRMWModeAttr, MemoryOrderingSemanticsAttr, MemoryS
 from ..types import (INDEX_TILE, MASK_TILE, POINTER_TILE, TILE_TYPE, TILE_VIEW, TOKEN_TYPE, GatherScatterViewType,
                      TileType, view_tile_type)
 from .base import CudaTileOp
-from .memory import TokenOperand
 
 
 def _q(t) -> str:
@@ -56,8 +55,7 @@ def _pointee(t):
 
 class AtomicCASTkoOp(CudaTileOp):
     name = "cuda_tile.atomic_cas_tko"
-    traits = (all_shapes_match("pointers", "cmp", "val", "result"), all_types_match("cmp", "val", "result"),
-              TokenOperand)
+    traits = (all_shapes_match("pointers", "cmp", "val", "result"), all_types_match("cmp", "val", "result"))
     memory_ordering_semantics = AttrDef(MemoryOrderingSemanticsAttr)
     memory_scope = AttrDef(MemoryScopeAttr)
     pointers = Operand(POINTER_TILE)
@@ -89,7 +87,7 @@ class AtomicCASTkoOp(CudaTileOp):
 
 class AtomicRMWTkoOp(CudaTileOp):
     name = "cuda_tile.atomic_rmw_tko"
-    traits = (all_shapes_match("pointers", "arg", "result"), all_types_match("arg", "result"), TokenOperand)
+    traits = (all_shapes_match("pointers", "arg", "result"), all_types_match("arg", "result"))
     memory_ordering_semantics = AttrDef(MemoryOrderingSemanticsAttr)
     memory_scope = AttrDef(MemoryScopeAttr)
     pointers = Operand(POINTER_TILE)
@@ -137,7 +135,6 @@ def _shape_text(shape) -> str:
 
 class AtomicRedViewTkoOp(CudaTileOp):
     name = "cuda_tile.atomic_red_view_tko"
-    traits = (TokenOperand,)
     memory_ordering_semantics = AttrDef(MemoryOrderingSemanticsAttr)
     memory_scope = AttrDef(MemoryScopeAttr, optional=True)
     view = Operand(TILE_VIEW)

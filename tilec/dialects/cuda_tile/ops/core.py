@@ -17,7 +17,8 @@ from ....syntax.format import SYMBOL_NAME, AttrSyntax
 from .. import directives_core  # noqa: F401  (registers the custom<...> pieces used below)
 from ..attributes import SymbolVisibilityAttr
 from ..attributes_core import AssumePredicate
-from ..types import NUMBER_TILE, PointerType, TensorViewType, TileType, TokenType
+from ..hints import ENTRY_KEYS, verify_hint_values
+from ..types import NUMBER_TILE, TOKEN, PointerType, TensorViewType, TileType
 from .base import CudaTileOp
 
 # ---- type constraints (ODS wording, for the generic diagnostics) ------------
@@ -30,16 +31,16 @@ INT_TILE = Constraint(f"tile of {_INT_NAMES} values",
 I1_TILE = Constraint("tile of i1 values", lambda t: isinstance(t, TileType) and t.element_type == IntegerType(1))
 PTR_TILE = Constraint("tile of Pointer type values",
                       lambda t: isinstance(t, TileType) and isinstance(t.element_type, PointerType))
-TOKEN = Constraint("cuda tile token type", lambda t: isinstance(t, TokenType))
 
 
-def scalar_tile(description, pred) -> Constraint:
+def scalar_tile(description, pred, buildable=None) -> Constraint:
     return Constraint(f"0D tile of {description} values",
-                      lambda t: isinstance(t, TileType) and t.shape == () and pred(t.element_type))
+                      lambda t: isinstance(t, TileType) and t.shape == () and pred(t.element_type),
+                      None if buildable is None else TileType((), buildable))
 
 
-SCALAR_I32 = scalar_tile("i32", lambda e: e == IntegerType(32))
-SCALAR_I1 = scalar_tile("i1", lambda e: e == IntegerType(1))
+SCALAR_I32 = scalar_tile("i32", lambda e: e == IntegerType(32), IntegerType(32))
+SCALAR_I1 = scalar_tile("i1", lambda e: e == IntegerType(1), IntegerType(1))
 SCALAR_INT = scalar_tile(_INT_NAMES, lambda e: e in _INTS)
 SCALAR_PTR = scalar_tile("Pointer type", lambda e: isinstance(e, PointerType))
 
@@ -135,7 +136,7 @@ class EntryOp(_FunctionLike):
             if isinstance(t, TileType) and t.rank != 0:
                 self.emit_error("entry op must have scalar types (rank 0 !cuda_tile.tile)")
                 return False
-        return super().verify_op()
+        return super().verify_op() and verify_hint_values(self, ENTRY_KEYS)
 
 
 class TestFuncOp(_FunctionLike):
@@ -324,7 +325,7 @@ class IotaOp(CudaTileOp):
         n, w = t.shape[0], t.element_type.width
         if w < 64 and n > (1 << w):
             self.emit_error(f"the number of elements {n} exceeds the maximum value of element type "
-                            f"{_tt(t.element_type)}")
+                            f"'{_tt(t.element_type)}'")
             return False
         return True
 
@@ -354,7 +355,7 @@ class BroadcastOp(_ReshapeLike):
             return False
         if any(s != r and s != 1 for s, r in zip(src, res)):
             self.emit_error(f"expects the shape of source tile to be compatible with that of the result tile, "
-                            f"but got: {_dims(src)} and {_dims(res)}")
+                            f"but got: {', '.join(map(str, src))} and {', '.join(map(str, res))}")
             return False
         return True
 

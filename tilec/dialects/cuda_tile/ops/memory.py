@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from ....ir import attributes as A
 from ....ir.opdef import AttrDef, OptOperand, Operand, Result
-from ....ir.traits import Pure, Trait, all_ranks_match
+from ....ir.traits import Pure, all_ranks_match
 from ....ir.types import FloatType, IntegerType
 from .. import directives_memory  # noqa: F401  (registers the custom<...> directives used below)
 from ..attributes import MemoryOrderingSemanticsAttr, MemoryScopeAttr
 from ..attributes_core import OptimizationHintsAttr
+from ..hints import PTR_MEMORY_KEYS, verify_hint_values
 from ..types import (I8_TILE, MASK_TILE, NUMBER_TILE_ODS, POINTER_TILE, SCALAR_POINTER_TILE, TILE_TYPE, TOKEN_TYPE,
-                     UNPACKED_TILE, PointerType, TileType, TokenType)
+                     UNPACKED_TILE, PointerType, TileType)
 from .base import CudaTileOp
 
 
@@ -36,18 +37,6 @@ def verify_memory_model(op, kind: str, allowed: tuple) -> bool:
     return True
 
 
-class TokenOperand(Trait):
-    """The optional `token` operand's type is implied (a buildable type in
-    ODS): the parser expects every value it names to be a token, so a value of
-    another type is reported where it is used."""
-
-    @classmethod
-    def fill_parse_types(cls, op_cls, state):
-        vals = state.operands.get("token")
-        if vals and "token" not in state.operand_types:
-            state.operand_types["token"] = [TokenType()] * len(vals)
-
-
 def optional_scope_syntax():
     """`($memory_scope^)?` before an operand: MLIR only takes a keyword naming a
     scope there, so any other word is where it expected the operand."""
@@ -65,8 +54,9 @@ LOAD_ORDERINGS = ("weak", "relaxed", "acquire")
 STORE_ORDERINGS = ("weak", "relaxed", "release")
 
 
-def verify_hints(op) -> bool:
-    """The hints must be per-target dictionaries (verifyOptHintsCommon's first step)."""
+def verify_hints(op, valid_keys=PTR_MEMORY_KEYS) -> bool:
+    """The hints must be per-target dictionaries, then each value is checked
+    under the -Wunsupported-hints policy."""
     hints = op.attributes.get("optimization_hints")
     if isinstance(hints, OptimizationHintsAttr):
         for key, value in hints.entries:
@@ -74,7 +64,7 @@ def verify_hints(op) -> bool:
                 op.emit_error(f"expected dictionary attribute for optimization_hints entry `{key}` "
                               f"got value={value.text()}")
                 return False
-    return True
+    return verify_hint_values(op, valid_keys)
 
 
 def pointee_matches(ptr_type, value_type) -> bool:
@@ -90,7 +80,6 @@ def _same_shape(a, b) -> bool:
 
 class LoadPtrTkoOp(CudaTileOp):
     name = "cuda_tile.load_ptr_tko"
-    traits = (TokenOperand,)
     memory_ordering_semantics = AttrDef(MemoryOrderingSemanticsAttr)
     memory_scope = AttrDef(MemoryScopeAttr, optional=True, syntax=optional_scope_syntax)
     source = Operand(POINTER_TILE)
@@ -126,7 +115,6 @@ class LoadPtrTkoOp(CudaTileOp):
 
 class StorePtrTkoOp(CudaTileOp):
     name = "cuda_tile.store_ptr_tko"
-    traits = (TokenOperand,)
     memory_ordering_semantics = AttrDef(MemoryOrderingSemanticsAttr)
     memory_scope = AttrDef(MemoryScopeAttr, optional=True, syntax=optional_scope_syntax)
     destination = Operand(POINTER_TILE)

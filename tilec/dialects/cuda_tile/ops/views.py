@@ -7,11 +7,12 @@ from ....ir.traits import Pure
 from .. import directives_memory  # noqa: F401  (registers the custom<...> directives used below)
 from ..attributes import MemoryOrderingSemanticsAttr, MemoryScopeAttr
 from ..attributes_core import OptimizationHintsAttr
+from ..hints import VIEW_MEMORY_KEYS
 from ..types import (GATHER_SCATTER_VIEW_TYPE, INDEX_TILE, PARTITION_VIEW_TYPE, SCALAR_INT_TILE, SCALAR_POINTER_TILE,
                      STRIDED_VIEW_TYPE, TENSOR_VIEW_TYPE, TILE_TYPE, TILE_VIEW, TOKEN_TYPE, GatherScatterViewType,
                      TileType, view_index_rank, view_tile_type)
 from .base import CudaTileOp
-from .memory import LOAD_ORDERINGS, STORE_ORDERINGS, TokenOperand, verify_hints, verify_memory_model
+from .memory import LOAD_ORDERINGS, STORE_ORDERINGS, verify_hints, verify_memory_model
 
 
 class NoMemoryEffect:
@@ -90,7 +91,7 @@ def verify_view_load_store(op) -> bool:
     if op.tile.type != expected:
         op.emit_error(f"expected tile type to be {_q(expected)} (based on view type), got {_q(op.tile.type)}")
         return False
-    return verify_view_indices(op, view, index_types) and verify_hints(op)
+    return verify_view_indices(op, view, index_types) and verify_hints(op, VIEW_MEMORY_KEYS)
 
 
 _VIEW_TAIL = ("(`token` `=` $token^)? "
@@ -100,7 +101,6 @@ _VIEW_TAIL = ("(`token` `=` $token^)? "
 
 class LoadViewTkoOp(CudaTileOp):
     name = "cuda_tile.load_view_tko"
-    traits = (TokenOperand,)
     memory_ordering_semantics = AttrDef(MemoryOrderingSemanticsAttr)
     memory_scope = AttrDef(MemoryScopeAttr, optional=True)
     view = Operand(TILE_VIEW)
@@ -120,7 +120,6 @@ class LoadViewTkoOp(CudaTileOp):
 
 class StoreViewTkoOp(CudaTileOp):
     name = "cuda_tile.store_view_tko"
-    traits = (TokenOperand,)
     memory_ordering_semantics = AttrDef(MemoryOrderingSemanticsAttr)
     memory_scope = AttrDef(MemoryScopeAttr, optional=True)
     tile = Operand(TILE_TYPE)

@@ -1,0 +1,70 @@
+"""Tile IR bytecode: the binary form NVIDIA's cuTile Python emits and
+`tileiras` consumes. `read_bytecode` turns a file into a `cuda_tile.module`,
+`write_bytecode` does the reverse, for any version 13.1-13.5.
+
+Modules: stream (varints, bounds-checked cursor), format (tags, versions),
+optable (per-op layout table), types (type table), attrs (constants and
+attributes), debuginfo (debug section), opcodec (instructions), reader,
+writer. Malformed input is reported as `FILE: error: at byte 0x..: ...`."""
+from __future__ import annotations
+
+from .format import DEFAULT_VERSION, MAGIC, SUPPORTED_VERSIONS, parse_version, version_text  # noqa: F401
+
+
+def is_bytecode(data) -> bool:
+    return bytes(data[:len(MAGIC)]) == MAGIC
+
+
+class ByteOffsetLoc:
+    """Where in a bytecode file a problem is: printed as the file name, the
+    message carrying `at byte 0x..`."""
+
+    def __init__(self, filename: str, offset: int):
+        self.filename, self.offset = filename, offset
+
+
+def _location(filename, offset):
+    from ..ir.location import Location
+
+    class _Loc(Location):
+        __slots__ = ()
+
+        def describe(self):
+            return filename
+
+        def file_line_col(self):
+            return None
+
+        def __repr__(self):
+            return f"loc({filename!r} at byte {offset})"
+    return _Loc()
+
+
+def read_bytecode(data: bytes, filename: str, engine):
+    """Decode `data`; returns [cuda_tile.module] or None after reporting the
+    problem to `engine` (never raises on malformed input)."""
+    import tilec.dialects  # noqa: F401
+    from ..ir import registry
+    registry.load_all()
+    from .reader import read_module
+    from .stream import BytecodeError
+    try:
+        return read_module(data)
+    except BytecodeError as e:
+        engine.error(_location(filename, e.offset), f"at byte 0x{e.offset:x}: {e.message}")
+        return None
+    except RecursionError:
+        engine.error(_location(filename, 0), "bytecode nests too deeply")
+        return None
+
+
+def write_bytecode(ops, engine, version=DEFAULT_VERSION):
+    """Encode verified top-level ops (one cuda_tile.module, or its bare entries
+    and globals) as bytecode of `version`; None after reporting an error."""
+    from .opcodec import WriteError
+    from .writer import write_module
+    try:
+        return write_module(ops, tuple(version))
+    except WriteError as e:
+        engine.error(e.op.location, e.message)
+        return None
