@@ -130,12 +130,13 @@ class DictionaryAttr(Attribute):
 
 @attrs.frozen(cache_hash=True, repr=False)
 class OpaqueAttr(Attribute):
-    """An attribute of an unregistered dialect, kept as its text (`#dialect.rest`)."""
+    """An attribute of an unregistered dialect, kept as its text: `spelling` is
+    what follows the dialect name (`.mnemonic<...>` or `<...>`)."""
     dialect: str
     spelling: str
 
     def text(self, short=False):
-        return f"#{self.dialect}.{self.spelling}"
+        return f"#{self.dialect}{self.spelling}"
 
 
 @attrs.frozen(repr=False, eq=False)

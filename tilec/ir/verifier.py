@@ -1,5 +1,6 @@
 """The verifier walk: per op, the declaration's structural checks, then every
-trait's hook, then the op's own verify_op; then its regions."""
+trait's hook, then the op's own verify_op; then its regions; then, once all
+nested ops verified, the op's verify_regions (MLIR's region verifier)."""
 from __future__ import annotations
 
 from .core import Operation
@@ -19,12 +20,26 @@ def _verify(root) -> bool:
     stack = [root]
     while stack:
         op = stack.pop()
+        if type(op) is _AfterRegions:
+            if not op.op.verify_regions():
+                return False
+            continue
         if not _verify_one(op, positions):
             return False
+        if op.regions and getattr(op, "verify_regions", None) is not None:
+            stack.append(_AfterRegions(op))
         for r in reversed(op.regions):
             for b in reversed(r.blocks):
                 stack.extend(b.ops_reversed())
     return True
+
+
+class _AfterRegions:
+    """A stack mark: run `op`'s region verifier here, after its nested ops."""
+    __slots__ = ("op",)
+
+    def __init__(self, op):
+        self.op = op
 
 
 def _verify_one(op, positions) -> bool:

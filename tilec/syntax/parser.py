@@ -388,7 +388,7 @@ class ParseContext:
         if cls is None:
             if any(d == dialect for d, _ in registry.ATTRS):
                 raise ParseError(f"unknown attribute '{mnemonic}' in dialect '{dialect}'", tok.line, tok.column)
-            return A.OpaqueAttr(dialect, s[len(dialect) + 2:])
+            return A.OpaqueAttr(dialect, s[len(dialect) + 1:])
         body = s[len(head) + 2:-1] if "<" in s else None
         from .reader import Reader
         try:

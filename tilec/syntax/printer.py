@@ -294,8 +294,11 @@ def _isolated(op) -> bool:
 
 
 def _format_of(op):
-    fmt = getattr(type(op), "_compiled_format", None)
-    if fmt is None and getattr(type(op), "assembly_format", None):
+    cls = type(op)
+    if not getattr(cls, "assembly_format", None):  # a subclass may drop its parent's custom form
+        return None
+    fmt = cls.__dict__.get("_compiled_format")
+    if fmt is None:
         from .format import compiled_format
         fmt = compiled_format(type(op))
     return fmt

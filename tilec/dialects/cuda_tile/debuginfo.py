@@ -24,7 +24,6 @@ from ...ir import registry
 from ...ir.attributes import DialectAttr
 from ...ir.location import FileLineColLoc, Location
 from ...ir.printing import quote
-from ...ir.traits import Trait
 from ...syntax.reader import BodyError, parse_location
 from .attributes import DIALECT, raise_missing
 
@@ -474,21 +473,3 @@ def _walk(region):
             for r in o.regions:
                 yield from _walk(r)
             yield o
-
-
-class FunctionDebugInfo(Trait):
-    """For function-like ops (entry): verify_function + verify_function_body."""
-
-    @classmethod
-    def verify(cls, op) -> bool:
-        name = op.attributes.get("sym_name")
-        return (verify_function(op, name.value if isinstance(name, A.StringAttr) else "")
-                and verify_function_body(op))
-
-
-class ModuleDebugInfo(Trait):
-    """For cuda_tile.module: its non-function ops carry no debug info scope."""
-
-    @classmethod
-    def verify(cls, op) -> bool:
-        return verify_module_globals(op)

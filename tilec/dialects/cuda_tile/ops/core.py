@@ -17,6 +17,7 @@ from ....syntax.format import SYMBOL_NAME, AttrSyntax
 from .. import directives_core  # noqa: F401  (registers the custom<...> pieces used below)
 from ..attributes import SymbolVisibilityAttr
 from ..attributes_core import AssumePredicate
+from ..debuginfo import verify_function, verify_function_body, verify_module_globals
 from ..hints import ENTRY_KEYS, verify_hint_values
 from ..types import NUMBER_TILE, TOKEN, PointerType, TensorViewType, TileType
 from .base import CudaTileOp
@@ -100,6 +101,22 @@ class ModuleOp(CudaTileOp):
         if not op.regions[0].blocks:
             op.regions[0].add_block(Block())
 
+    def verify_op(self):
+        """SymbolTable (MLIR's verifySymbolTable): symbol names are unique."""
+        from ....ir.diagnostics import current_engine
+        seen = {}
+        for block in self.regions[0].blocks:
+            for o in block.ops:
+                name = o.attributes.get("sym_name")
+                if not isinstance(name, A.StringAttr):
+                    continue
+                if name.value in seen:
+                    current_engine().error(o.location, f"redefinition of symbol named '{name.value}'").attach_note(
+                        "see existing symbol definition here", seen[name.value])
+                    return False
+                seen[name.value] = o.location
+        return verify_module_globals(self)
+
 
 class _FunctionLike(CudaTileOp, register=False):
     """entry and testing$func: `@name(%a: T, ..)`, a body whose terminators are
@@ -136,7 +153,11 @@ class EntryOp(_FunctionLike):
             if isinstance(t, TileType) and t.rank != 0:
                 self.emit_error("entry op must have scalar types (rank 0 !cuda_tile.tile)")
                 return False
-        return super().verify_op() and verify_hint_values(self, ENTRY_KEYS)
+        return (super().verify_op() and verify_function(self, self.sym_name.value)
+                and verify_hint_values(self, ENTRY_KEYS))
+
+    def verify_regions(self):
+        return verify_function_body(self)
 
 
 class TestFuncOp(_FunctionLike):
