@@ -754,6 +754,8 @@ def _keyword_expected(e) -> bool:
     expected = getattr(e, "expected", None) or ()
     if not expected:
         return False
+    if "TYPE" in expected:  # a type is read by a keyword-first parser, which reports in place
+        return True
     lark = get_parser()[0]
     for name in expected:
         if name == "BARE_ID":

@@ -90,10 +90,13 @@ IEEE_MODES = ("nearest_even", "zero", "negative_inf", "positive_inf")
 class _RoundingModifier(Directive):
     """An optional `rounding<mode>`. `allowed` lists what the op's parser takes,
     `default` is what an absent modifier means (stored when `store_default`,
-    the attribute being required) and is never printed."""
+    the attribute being required) and is never printed. A `lenient` parser
+    takes any known mode and leaves the op's verifier to reject the others
+    (`allowed` then only words the message for an unknown one)."""
     allowed: tuple = IEEE_MODES
     default = "nearest_even"
     store_default = True
+    lenient = False
 
     def grammar(self, args):
         return '["rounding" "<" BARE_ID ">"]'
@@ -104,7 +107,7 @@ class _RoundingModifier(Directive):
             if self.store_default:
                 state.attrs[args[0].name] = RoundingModeAttr(self.default)
             return
-        if str(tok) not in self.allowed:
+        if str(tok) not in (RoundingModeAttr.values if self.lenient else self.allowed):
             _fail(state, f"expected rounding mode to be one of: {_one_of(self.allowed)}, got: '{tok}'", tok)
         state.attrs[args[0].name] = RoundingModeAttr(str(tok))
 
@@ -118,11 +121,13 @@ class _RoundingModifier(Directive):
 @directive("DivFOpRoundingMode")
 class DivFOpRoundingMode(_RoundingModifier):
     allowed = IEEE_MODES + ("approx", "full")
+    lenient = True
 
 
 @directive("SqrtOpRoundingMode")
 class SqrtOpRoundingMode(_RoundingModifier):
     allowed = IEEE_MODES + ("approx",)
+    lenient = True
 
 
 @directive("ExpOpRoundingMode")
@@ -130,6 +135,7 @@ class ExpOpRoundingMode(_RoundingModifier):
     allowed = ("approx", "full")
     default = "full"
     store_default = False
+    lenient = True
 
 
 @directive("TanHOpRoundingMode")
