@@ -201,7 +201,7 @@ def tilec_run(text, generic_out, repeat):
     from tilec.ir.verifier import verify
     from tilec.syntax.parser import get_parser, parse_text
     from tilec.syntax.printer import print_ops
-    get_parser()  # the LALR tables are built (or loaded from cache) once, outside the timing
+    get_parser(lean=True)  # the LALR tables are built (or loaded from cache) once, outside the timing
 
     def parse():
         engine = DiagnosticEngine()

@@ -68,16 +68,21 @@ def _op_keywords(cls):
     return names
 
 
-_PARSER = None
+_PARSERS: dict = {}
 
 
-def _grammar_text():
+def _grammar_text(lean=False):
+    """The grammar: the base rules plus one rule per op custom form. A `lean`
+    grammar has only the default dialects' ops (those written without a
+    prefix), which keeps its tables, and so every start-up, small."""
     base = open(os.path.join(GRAMMAR_DIR, "mlir.lark")).read()
     base = base.replace("@NEST@", _nested(5)).replace("@PARENS@", _parens(5))
     rules, names = [], []
     for name in sorted(registry.OPS):
         cls = registry.OPS[name]
         if not cls.assembly_format:
+            continue
+        if lean and name.split(".", 1)[0] not in F.SHORT_NAME_DIALECTS:
             continue
         fmt = F.compiled_format(cls)
         rules.append(fmt.grammar(_op_keywords(cls)))
@@ -89,18 +94,39 @@ def _grammar_text():
     return base + "\n" + "\n".join(rules) + "\n"
 
 
-def get_parser():
-    global _PARSER
-    if _PARSER is None:
+def get_parser(lean=False):
+    """(Lark parser, builder), built once per process and cached on disk."""
+    parser = _PARSERS.get(lean)
+    if parser is None:
         registry.load_all()
-        text = _grammar_text()
+        text = _grammar_text(lean)
         key = hashlib.sha1(text.encode()).hexdigest()[:16]
         cache = os.path.join(tempfile.gettempdir(), f"tilec-lark-{key}.cache")
         builder = _Builder()
-        _PARSER = (Lark(text, parser="lalr", lexer="contextual", start=["start", "attribute_only", "type_only"],
-                        maybe_placeholders=True, propagate_positions=False, cache=cache,
-                        transformer=builder), builder)
-    return _PARSER
+        parser = (Lark(text, parser="lalr", lexer="contextual", start=["start", "attribute_only", "type_only"],
+                       maybe_placeholders=True, propagate_positions=False, cache=cache,
+                       transformer=builder), builder)
+        _PARSERS[lean] = parser
+    return parser
+
+
+def _parser_for(text):
+    """The lean parser unless `text` names an op of a non-default dialect."""
+    global _OTHER_DIALECTS
+    if _OTHER_DIALECTS is None:
+        registry.load_all()
+        others = sorted({n.split(".", 1)[0] for n in registry.OPS} - set(F.SHORT_NAME_DIALECTS))
+        _OTHER_DIALECTS = re.compile(r"\b(?:%s)\." % "|".join(map(re.escape, others))) if others else None
+    return get_parser(lean=_OTHER_DIALECTS is None or _OTHER_DIALECTS.search(text) is None)
+
+
+_OTHER_DIALECTS = None
+_CURRENT = None  # the parser of the parse in progress (attribute bodies re-enter it)
+
+
+def current_context():
+    """The ParseContext of the parse in progress (for readers of nested text)."""
+    return (_CURRENT or get_parser())[1].ctx
 
 
 class _Builder(Transformer):
@@ -676,7 +702,8 @@ def parse_text(text: str, engine: DiagnosticEngine, filename: str = "<stdin>",
                allow_unregistered: bool = False, line_offset: int = 0):
     """Parse `text` into a list of top-level ops, or None after reporting a
     diagnostic. `line_offset` shifts reported lines (for --split-input-file)."""
-    lark, builder = get_parser()
+    global _CURRENT
+    _CURRENT = lark, builder = _parser_for(text)
     ctx = ParseContext(filename, allow_unregistered, line_offset)
     builder.ctx = ctx
     if line_offset:
@@ -756,7 +783,7 @@ def _keyword_expected(e) -> bool:
         return False
     if "TYPE" in expected:  # a type is read by a keyword-first parser, which reports in place
         return True
-    lark = get_parser()[0]
+    lark = (_CURRENT or get_parser())[0]
     for name in expected:
         if name == "BARE_ID":
             continue
@@ -847,7 +874,7 @@ def _report(engine, filename, line, col, message):
 
 
 def parse_attribute_text(text: str, offset: int = 0):
-    lark, builder = get_parser()
+    lark, builder = _CURRENT or get_parser()
     try:
         return lark.parse(text, start="attribute_only")
     except UnexpectedInput as e:

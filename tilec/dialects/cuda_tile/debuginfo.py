@@ -83,8 +83,8 @@ def _struct_text(pairs, sub) -> str:
 def _aliases(r) -> dict:
     aliases = getattr(r, "aliases", None)
     if aliases is None:
-        from ...syntax.parser import get_parser
-        ctx = get_parser()[1].ctx
+        from ...syntax.parser import current_context
+        ctx = current_context()
         aliases = ctx.attr_aliases if ctx is not None else {}
     return aliases
 

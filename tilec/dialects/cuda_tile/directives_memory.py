@@ -21,8 +21,8 @@ _TY = "(TYPE | TYPE_ALIAS)"
 
 def _type(tok):
     """A TYPE / TYPE_ALIAS token -> Type, with errors located in the token."""
-    from ...syntax.parser import get_parser
-    return get_parser()[1].ctx.type(tok)
+    from ...syntax.parser import current_context
+    return current_context().type(tok)
 
 
 def _q(t) -> str:
