@@ -123,6 +123,19 @@ class DialectType(Type):
         return self.text()
 
 
+class BodilessType(DialectType):
+    """A parameterless dialect type (`!cuda_tile.token`): written without `<...>`."""
+    __slots__ = ()
+
+    @classmethod
+    def takes_no_body(cls) -> bool:
+        return True
+
+    @classmethod
+    def parse_body(cls, r):
+        return cls()
+
+
 @attrs.frozen(cache_hash=True, repr=False)
 class OpaqueType(Type):
     """A type of an unregistered dialect, kept as its text."""

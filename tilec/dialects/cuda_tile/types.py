@@ -4,7 +4,7 @@ from __future__ import annotations
 import attrs
 
 from ...ir import registry
-from ...ir.types import DYNAMIC, DialectType, FloatType, IntegerType, Type, shape_text
+from ...ir.types import DYNAMIC, BodilessType, DialectType, FloatType, IntegerType, Type, shape_text
 
 DIALECT = "cuda_tile"
 registry.SHORT_TYPE_DIALECTS.append(DIALECT)
@@ -87,16 +87,8 @@ def tile_shape_problem(shape, element_type):
 
 @registry.register_type
 @attrs.frozen(cache_hash=True, repr=False)
-class TokenType(DialectType):
+class TokenType(BodilessType):
     dialect, mnemonic = DIALECT, "token"
-
-    @classmethod
-    def takes_no_body(cls):
-        return True
-
-    @classmethod
-    def parse_body(cls, r):
-        return cls()
 
 
 @registry.register_type

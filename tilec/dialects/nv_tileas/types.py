@@ -7,7 +7,7 @@ import attrs
 
 from ...ir import registry
 from ...ir.opdef import Constraint
-from ...ir.types import DYNAMIC, DialectType, FloatType, IndexType, RankedTensorType, Type, shape_text
+from ...ir.types import DYNAMIC, BodilessType, DialectType, FloatType, IndexType, RankedTensorType, Type, shape_text
 
 RESIDENCIES = ("RMEM", "SMEM", "TMEM", "GMEM")
 
@@ -21,16 +21,8 @@ class LongType(DialectType):
         return super().text(False)
 
 
-class _Bare(LongType):
+class _Bare(BodilessType, LongType):
     __slots__ = ()
-
-    @classmethod
-    def takes_no_body(cls):
-        return True
-
-    @classmethod
-    def parse_body(cls, r):
-        return cls()
 
 
 # ---- async pipeline ---------------------------------------------------------
