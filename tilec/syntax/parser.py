@@ -602,6 +602,7 @@ class _Resolver:
         self.scope: dict = {}
         self.def_pos: dict = {}  # name -> (line, col) of its definition
         self.unreached: set = set()  # results bound ahead of their op (forward uses)
+        self.here: set = set()
 
     def err(self, message, line, col, notes=()):
         raise ParseError(message, line, col, notes)
@@ -610,13 +611,16 @@ class _Resolver:
         """Bind `name`; returns what it shadows: an enclosing block's value whose
         op comes later in the text is not yet defined (MLIR parses in order)."""
         prev = self.scope.get(name)
-        if prev is not None and prev not in self.unreached:
-            self.err(f"redefinition of SSA value '{name}'", line, col)
+        if prev is not None and (prev not in self.unreached or name in self.here):
+            self.err(f"redefinition of SSA value '{name}'", line, col,
+                     [("previously defined here", *self.def_pos.get(name, (None, None)))])
+        self.here.add(name)
         self.scope[name] = value
         self.def_pos[name] = (line, col)
         return prev
 
     def region_defs(self, blocks):
+        self.here = set()  # names these blocks define: one of them twice is always an error
         added = []
         for b in blocks:
             for a in b.arguments:
@@ -652,12 +656,23 @@ class _Resolver:
             if not isinstance(ref, ValueRef):
                 continue
             real = self.scope.get(ref.ref)
+            if real is None and "#" in ref.ref:
+                base, _, number = ref.ref.partition("#")
+                if number == "0" and base in self.scope:  # `%x#0` is `%x` itself
+                    real = self.scope[base]
+                elif base in self.scope or any(k.startswith(base + "#") for k in self.scope):
+                    self.err("reference to invalid result number", ref.line, ref.col)
             if real is None:
                 base = ref.ref.split("#")[0]
                 self.err(f"use of undeclared SSA value name" if base not in self.scope and not any(
                     k.startswith(base + "#") for k in self.scope) else
                     f"use of undeclared SSA value name", ref.line, ref.col)
             if ref.expected is not None and real.type is not None and real.type != ref.expected:
+                if real in self.unreached:  # a forward use: MLIR finds out at the definition
+                    number = ref.ref if "#" in ref.ref else ref.ref + "#0"
+                    self.err(f"definition of SSA value '{number}' has type '{real.type.text()}'",
+                             *self.def_pos.get(ref.ref, (None, None)),
+                             [(f"previously used here with type '{ref.expected.text()}'", ref.line, ref.col)])
                 self.err(f"use of value '{ref.ref}' expects different type than prior uses: "
                          f"'{ref.expected.text()}' vs '{real.type.text()}'", ref.line, ref.col,
                          [("prior use here", *self.def_pos.get(ref.ref, (None, None)))])
@@ -776,6 +791,23 @@ def _open_custom_op(e):
     return None
 
 
+def _default_dialect(e):
+    """The dialect whose ops may go unprefixed where `e` happened: that of the
+    innermost open op that sets one (cuda_tile.module for cuda_tile)."""
+    ip = getattr(e, "interactive_parser", None)
+    stack = getattr(getattr(ip, "parser_state", None), "value_stack", None) or ()
+    containers = {op: dialect for dialect, op in F.SHORT_NAME_DIALECTS.items()}
+    for item in reversed(stack):
+        if isinstance(item, list) and item and isinstance(item[0], Token):
+            item = item[0]
+        if isinstance(item, Token):
+            name = str(item)
+            for candidate in (name, *(f"{d}.{name}" for d in F.SHORT_NAME_DIALECTS)):
+                if candidate in containers:
+                    return containers[candidate]
+    return None
+
+
 def _keyword_expected(e) -> bool:
     """Only keywords would do: MLIR reports those (parseKeyword) where it stands."""
     expected = getattr(e, "expected", None) or ()
@@ -834,7 +866,9 @@ def _describe_unexpected(e) -> str:
         if tok.type == "$END":
             return "unexpected end of file"
         if tok.type == "BARE_ID" and ({"RESULT_ID", "custom_op", "STRING"} & set(e.expected or ())):
-            return f"custom op '{tok}' is unknown"
+            default = _default_dialect(e) if "." not in str(tok) else None
+            tried = f" (tried '{default}.{tok}' as well)" if default else ""
+            return f"custom op '{tok}' is unknown{tried}"
         expected = sorted(e.expected or ())
         if expected == ["STRING"]:  # an op's string attribute: MLIR reads any attribute there
             return "expected attribute value"

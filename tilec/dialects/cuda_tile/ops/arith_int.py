@@ -36,9 +36,10 @@ class NegIOp(IntUnaryOp):
     assembly_format = "$source (`overflow` `` $overflow^)? " + TYPE_ONLY
 
     def verify_op(self):
-        flag = self.overflow.value
-        if flag in ("no_unsigned_wrap", "no_wrap"):
-            self.emit_error(f"'{flag}' overflow flag is not supported")
+        # NegIOp::verify: the op has signed semantics, so only NUW is rejected
+        # (no_wrap, which also implies no signed wrap, is accepted)
+        if self.overflow.value == "no_unsigned_wrap":
+            self.emit_error("'no_unsigned_wrap' overflow flag is not supported")
             return False
         return True
 
