@@ -46,6 +46,8 @@ def build_argparser():
     opt.add_argument("--emit-bytecode", action="store_true", help="write Tile IR bytecode instead of text")
     opt.add_argument("--bytecode-version", default="13.1", metavar="VERSION",
                      help="bytecode version to write: 13.1 (default) to 13.5")
+    from .passes.cli import add_pass_options
+    add_pass_options(opt)
     ver = sub.add_parser("verify", help="parse and verify; report diagnostics")
     _common(ver)
     run = sub.add_parser("run", help="run a kernel on the CPU with the NumPy reference interpreter")
@@ -62,6 +64,8 @@ def build_argparser():
 
 def main(argv=None) -> int:
     argv = _normalize(sys.argv[1:] if argv is None else argv)
+    from .passes.cli import expand_pass_flags
+    argv = expand_pass_flags(argv)
     ap = build_argparser()
     args, unknown = ap.parse_known_args(argv)
     if args.command is None:

@@ -76,6 +76,11 @@ def run_command(args) -> int:
     for chunk, offset in chunks:
         engine = DiagnosticEngine()
         ops = process_chunk(chunk, filename, args, engine, offset)
+        if ops is not None and args.command == "opt":
+            from .passes.cli import wants_passes
+            if wants_passes(args):
+                from .passes.cli import run_requested_passes
+                ops = run_requested_passes(ops, args, engine)
         if engine.diagnostics:
             sys.stderr.write(engine.render() + "\n")
         if ops is None:

@@ -102,6 +102,12 @@ class _BinaryOp(Op, register=False):
     assembly_format = "$lhs `,` $rhs attr-dict `:` type($result)"
 
 
+    def fold(self):
+        """Integer constant folding and the identities x+0, x-0, x*1, x/1 (scalars only)."""
+        from ...rewrite.arith_fold import fold_binary
+        return fold_binary(self)
+
+
 class _OverflowOp(_BinaryOp, register=False):
     overflowFlags = AttrDef(IntegerOverflowFlagsAttr, optional=True)
 

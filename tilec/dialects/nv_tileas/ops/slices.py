@@ -6,7 +6,7 @@ from ....ir import attributes as A
 from ....ir.opdef import AttrDef, OptOperand, Operand, Result, VarOperand
 from ....ir.traits import Pure
 from ..directives import DYNAMIC_INDEX
-from ..types import ANY_TOKEN, ASYNC_VALUE, SHAPED, payload
+from ..types import ANY_TOKEN, ASYNC_VALUE, SHAPED, TILED_VIEW, payload
 from .base import NvTileasOp
 
 _LISTS = ("offsets", "sizes", "strides")
@@ -62,13 +62,15 @@ class AllocTensorOp(NvTileasOp):
 
 
 class ExtractSliceOp(_SliceOp):
+    """A slice of a tile, tensor or tiled_view (slicing a view is what makes
+    extract_slice(view(x)) -> view(extract_slice(x)) expressible)."""
     name = "nv_tileas.extract_slice"
     traits = (Pure,)
-    source = Operand(SHAPED)
+    source = Operand(SHAPED | TILED_VIEW)
     offsets = VarOperand()
     sizes = VarOperand()
     strides = VarOperand()
-    result = Result(SHAPED)
+    result = Result(SHAPED | TILED_VIEW)
     assembly_format = ("$source " + _SliceOp._POS + " attr-dict `:` custom<NvTypes>(type($source)) `to` "
                        "custom<NvTypes>(type($result))")
 

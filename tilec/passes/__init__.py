@@ -1,0 +1,1 @@
+"""Passes: the registry (names -> classes), textual pipelines, the pass manager."""

@@ -1,0 +1,80 @@
+"""Pass-related flags of `tilec opt` and running what they ask for."""
+from __future__ import annotations
+
+import argparse
+
+from . import registry
+
+
+class _PassFlag(argparse.Action):
+    """`--canonicalize`: appends (name, None) to pass_flags, in CLI order."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        lst = list(getattr(namespace, "pass_flags", None) or [])
+        if self.const is None:  # --pass-with-options NAME=OPTIONS (from expand_pass_flags)
+            name, _, values = values.partition("=")
+            lst.append((name, values))
+        else:
+            lst.append((self.const, None))
+        namespace.pass_flags = lst
+
+
+def expand_pass_flags(argv):
+    """`--canonicalize=max-iterations=3` -> `--pass-with-options canonicalize=max-iterations=3`
+    (argparse cannot give a flag an optional value without eating the input path)."""
+    names = set(registry.pass_names())
+    out = []
+    for a in argv:
+        if a.startswith("--") and "=" in a and a[2:].split("=", 1)[0] in names:
+            name, opts = a[2:].split("=", 1)
+            out += ["--pass-with-options", f"{name}={opts.strip(chr(34) + chr(39))}"]
+        else:
+            out.append(a)
+    return out
+
+
+def add_pass_options(p):
+    p.set_defaults(pass_flags=[])
+    p.add_argument("--pass-pipeline", metavar="PIPELINE",
+                   help="a textual pipeline, e.g. 'builtin.module(cuda_tile.module(canonicalize))'")
+    p.add_argument("--mlir-print-ir-after-all", action="store_true", help="print the IR after every pass (stderr)")
+    p.add_argument("--mlir-timing", action="store_true", help="report the time each pass took (stderr)")
+    p.add_argument("--mlir-disable-verify-each", "--no-verify-each", dest="no_verify_each", action="store_true",
+                   help="do not verify the IR after every pass")
+    p.add_argument("--pass-with-options", action=_PassFlag, const=None, dest="pass_flags_opts",
+                   help=argparse.SUPPRESS)
+    for name in registry.pass_names():
+        p.add_argument(f"--{name}", action=_PassFlag, const=name, nargs=0,
+                       help=registry.description(name) + f" (options: --{name}='key=value ...')",
+                       dest="pass_flags_" + name.replace("-", "_"))
+
+
+def wants_passes(args) -> bool:
+    return bool(getattr(args, "pass_pipeline", None) or getattr(args, "pass_flags", None))
+
+
+def build_pipeline(args):
+    from .pipeline import Nest, make_pass, parse_options, parse_pipeline
+    root = parse_pipeline(args.pass_pipeline) if args.pass_pipeline else Nest("builtin.module")
+    for name, opts in args.pass_flags or []:
+        root.items.append(make_pass(name, parse_options(opts) if opts else {}))
+    return root
+
+
+def run_requested_passes(ops, args, engine):
+    """Run the pipeline the flags ask for on `ops`; the new top-level ops, or
+    None after reporting a failure."""
+    from .base import PassError
+    from .manager import PassManager
+    try:
+        root = build_pipeline(args)
+    except PassError as e:
+        engine.error(None, f"invalid pass pipeline: {e}")
+        return None
+    pm = PassManager(root, verify_each=not getattr(args, "no_verify_each", False),
+                     print_ir_after_all=args.mlir_print_ir_after_all, timing=args.mlir_timing,
+                     generic=getattr(args, "mlir_print_op_generic", False),
+                     debuginfo=getattr(args, "mlir_print_debuginfo", False))
+    if not pm.run(ops, engine):
+        return None
+    return pm.result_ops
