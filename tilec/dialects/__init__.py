@@ -3,7 +3,7 @@ from ..ir import registry
 
 
 def _load_cuda_tile():
-    from . import cuda_tile  # noqa: F401
+    from . import builtin, cuda_tile  # noqa: F401
 
 
 registry.add_loader(_load_cuda_tile)

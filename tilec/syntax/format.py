@@ -556,6 +556,8 @@ def _short_name(op) -> bool:
     prefix = op.name.split(".", 1)[0]
     if prefix not in SHORT_NAME_DIALECTS:
         return False
+    if SHORT_NAME_DIALECTS[prefix] is None:  # short everywhere (builtin)
+        return True
     anc = op.parent_op
     while anc is not None:
         if anc.name == SHORT_NAME_DIALECTS[prefix]:
@@ -564,7 +566,7 @@ def _short_name(op) -> bool:
     return False
 
 
-SHORT_NAME_DIALECTS: dict = {}  # dialect prefix -> op name whose body allows short names
+SHORT_NAME_DIALECTS: dict = {}  # dialect prefix -> op name whose body allows short names (None: anywhere)
 
 
 def compiled_format(op_cls) -> CompiledFormat:
