@@ -77,6 +77,10 @@ def main(argv=None) -> int:
             print(f"tilec {args.command}: error: unknown option '{bad[0]}'", file=sys.stderr)
             return 2
     from .driver import run_command
+    import gc
+    # IR is many small long-lived objects and no cycles worth chasing while a
+    # command runs: the default collector thresholds cost up to half the run.
+    gc.set_threshold(200_000, 50, 1000)
     try:
         return run_command(args)
     except RecursionError:

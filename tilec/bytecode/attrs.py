@@ -17,7 +17,6 @@ A dense constant in the pool is a varint byte size and the little-endian raw
 elements (one element when the value is a splat)."""
 from __future__ import annotations
 
-import math
 import struct
 
 from ..dialects.cuda_tile import attributes as CA
@@ -239,6 +238,41 @@ class AttrReader:
             if not isinstance(v, A.DictionaryAttr):
                 raise BytecodeError(at, f"optimization hints entry '{k}' is not a dictionary")
         return OptimizationHintsAttr(d.entries)
+
+    def decoder(self, enc: str, default):
+        """A function (reader, result type) -> attribute, or None when the
+        value is `default` (or an all-false flag array): what a decoded op
+        leaves out. Enum attributes are immutable, so one instance per case
+        is built here and shared."""
+        cls = DIALECT_ENUMS.get(enc)
+        cases = None
+        if cls is not None:
+            cases = [cls(v) for v in cls.values]
+        elif enc in I32_ENUMS:
+            cases = [A.IntegerAttr(i, I32) for i in range(len(I32_ENUMS[enc].values))]
+        if cases is not None:
+            name = cls.mnemonic if cls is not None else I32_ENUMS[enc].attr_name
+            table = [None if c == default else c for c in cases]
+            n = len(table)
+
+            def enum(r, rt):
+                at = r.pos
+                v = r.varint()
+                if v >= n:
+                    raise BytecodeError(at, f"invalid {name} enum value {v}")
+                return table[v]
+            return enum
+        op_attr = self.op_attr
+        if enc == "boolarray":
+            def flags(r, rt):
+                val = op_attr(r, enc, rt)
+                return val if any(val.values) else None
+            return flags
+
+        def generic(r, rt):
+            val = op_attr(r, enc, rt)
+            return None if val == default else val
+        return generic
 
     def op_attr(self, r: Reader, enc: str, result_type):
         """An attribute in the untagged form its declaration implies."""

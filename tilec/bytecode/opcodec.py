@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..dialects.cuda_tile.types import TokenType
 from ..ir import attributes as A
 from ..ir.core import Block, Region
+from ..ir.location import UNKNOWN
 from ..ir.opdef import OPTIONAL, SEGMENTS, SINGLE, VARIADIC
 from ..ir.registry import OPS
 from ..ir.types import IntegerType
@@ -23,7 +24,7 @@ _I32 = IntegerType(32)
 
 class Plan:
     __slots__ = ("spec", "cls", "n_results", "var_results", "has_flags", "flag_units", "attrs", "operands",
-                 "n_plain", "regions", "segmented", "token_result_missing")
+                 "n_plain", "regions", "segmented", "token_result_missing", "decoders")
 
     def __init__(self, spec, v):
         self.spec = spec
@@ -55,6 +56,7 @@ class Plan:
             self.operands = spec.operands
         self.n_plain = len(cls.operand_defs)
         self.regions = spec.regions
+        self.decoders = None  # built by the decoder, which owns the tables they read
 
 
 class OpDecoder:
@@ -83,6 +85,10 @@ class OpDecoder:
         p = self.plans[opcode] = Plan(spec, v)
         return p
 
+    def _decoders(self, p):
+        p.decoders = [(name, self.attrs.decoder(enc, default), mask) for name, enc, mask, default in p.attrs]
+        return p.decoders
+
     def read_body(self, r: Reader, block: Block, values: list, cursor):
         while r.pos < r.end:
             block.append(self.read_op(r, values, cursor))
@@ -105,64 +111,90 @@ class OpDecoder:
         return block
 
     def read_op(self, r: Reader, values: list, cursor):
-        at = r.pos
-        p = self.plan(r.varint(), at)
-        loc = cursor.next(at)
-        types = self.types
+        # The hot path: one-byte varints (opcodes, type and value indices
+        # below 128) are read inline; anything else goes through r.varint.
+        data, end = r.data, r.end
+        at = pos = r.pos
+        if pos < end and data[pos] < 0x80:
+            opcode = data[pos]
+            r.pos = pos = pos + 1
+        else:
+            opcode = r.varint()
+        p = self.plans.get(opcode) or self.plan(opcode, at)
+        loc = cursor.next(at) if cursor.pos >= 0 else UNKNOWN
+        varint = r.varint
         # results
         n = r.count("result") if p.var_results else p.n_results
-        rtypes = [types.read(r) for _ in range(n)]
-        # flags
-        flags = r.varint() if p.has_flags else 0
-        attrs = {}
-        for mask, name in p.flag_units:
-            if flags & mask:
-                attrs[name] = A.UnitAttr()
-        rt0 = rtypes[0] if rtypes else None
-        for name, enc, mask, default in p.attrs:
-            if mask and not flags & mask:
-                continue
-            val = self.attrs.op_attr(r, enc, rt0)
-            if val == default or (enc == "boolarray" and not any(val.values)):
-                continue
-            attrs[name] = val
-        # operands
-        nvals = len(values)
-        ops_p = p.operands
-        if ops_p == "plain":
-            k = p.n_plain
-            idx = [r.varint() for _ in range(k)]
-        elif ops_p == "counted":
-            idx = [r.varint() for _ in range(r.count("operand"))]
-        else:
-            idx, sizes = [], []
-            for kind, mask in ops_p:
-                if kind == SINGLE:
-                    idx.append(r.varint())
-                    sizes.append(1)
-                elif kind == OPTIONAL:
-                    if flags & mask:
-                        idx.append(r.varint())
-                        sizes.append(1)
-                    else:
-                        sizes.append(0)
+        if n:
+            tcache = self.types.cache
+            ntypes = len(tcache)
+            rtypes = []
+            for _ in range(n):
+                pos = r.pos
+                if pos < end and data[pos] < 0x80:
+                    i = data[pos]
+                    r.pos = pos + 1
                 else:
-                    c = r.count("operand")
-                    idx.extend(r.varint() for _ in range(c))
-                    sizes.append(c)
-            if p.segmented:
-                attrs[SEGMENTS] = A.DenseArrayAttr(_I32, tuple(sizes))
+                    i = varint()
+                t = tcache[i] if i < ntypes else None
+                rtypes.append(t if t is not None else self.types.get(i, pos))
+            rt0 = rtypes[0]
+        else:
+            rtypes, rt0 = [], None
+        # flags and attributes
+        flags = varint() if p.has_flags else 0
+        attrs = {}
+        if p.flag_units:
+            for mask, name in p.flag_units:
+                if flags & mask:
+                    attrs[name] = A.UnitAttr()
+        if p.attrs:
+            for name, decode, mask in p.decoders or self._decoders(p):
+                if mask and not flags & mask:
+                    continue
+                val = decode(r, rt0)
+                if val is not None:
+                    attrs[name] = val
+        # operands
+        ops_p = p.operands
         try:
-            operands = [values[i] for i in idx]
+            if ops_p == "plain":
+                operands = []
+                for _ in range(p.n_plain):
+                    pos = r.pos
+                    if pos < end and data[pos] < 0x80:
+                        operands.append(values[data[pos]])
+                        r.pos = pos + 1
+                    else:
+                        operands.append(values[varint()])
+            elif ops_p == "counted":
+                operands = [values[varint()] for _ in range(r.count("operand"))]
+            else:
+                operands, sizes = [], []
+                for kind, mask in ops_p:
+                    if kind == SINGLE:
+                        operands.append(values[varint()])
+                        sizes.append(1)
+                    elif kind == OPTIONAL:
+                        if flags & mask:
+                            operands.append(values[varint()])
+                            sizes.append(1)
+                        else:
+                            sizes.append(0)
+                    else:
+                        c = r.count("operand")
+                        operands.extend([values[varint()] for _ in range(c)])
+                        sizes.append(c)
+                if p.segmented:
+                    attrs[SEGMENTS] = A.DenseArrayAttr(_I32, tuple(sizes))
         except IndexError:
-            bad = next(i for i in idx if i >= nvals)
-            raise BytecodeError(at, f"operand index {bad} out of range ({nvals} values are defined) in "
+            raise BytecodeError(at, f"operand index out of range ({len(values)} values are defined) in "
                                     f"'{p.spec.name}'") from None
         # regions
         regions = []
         if p.regions:
             r_at = r.pos
-            nr = r.varint()
+            nr = varint()
             if nr != p.regions:
                 raise BytecodeError(r_at, f"'{p.spec.name}' has {p.regions} regions, the bytecode says {nr}")
             self.depth += 1

@@ -188,12 +188,12 @@ class TypeWriter:
         if isinstance(t, IntegerType):
             tag = _INT_TAG.get(t.width)
             if tag is None:
-                raise TypeError_(f"integer type '{t.text()}' has no bytecode encoding")
+                raise TypeError_(f"unsupported type in bytecode writer: '{t.text()}'")
             self._tag(w, tag)
         elif isinstance(t, FloatType):
             tag = _FLOAT_TAG.get(t.name)
             if tag is None:
-                raise TypeError_(f"float type '{t.text()}' has no bytecode encoding")
+                raise TypeError_(f"unsupported type in bytecode writer: '{t.text()}'")
             self._tag(w, tag)
         elif isinstance(t, TokenType):
             self._tag(w, F.T_TOKEN)
@@ -261,14 +261,14 @@ class TypeWriter:
             for i in outs:
                 w.varint(i)
         else:
-            raise TypeError_(f"type '{t.text()}' has no bytecode encoding")
+            raise TypeError_(f"unsupported type in bytecode writer: '{t.text()}'")
         return w.getvalue()
 
     def _tag(self, w, tag):
         since = F.TYPE_SINCE.get(tag)
         if since and self.version < since[0]:
             raise TypeError_(f"type '{since[1]}' requires bytecode version {F.version_text(since[0])}+, "
-                             f"but targeting {F.version_text(self.version)}")
+                             f"targeting {F.version_text(self.version)}")
         w.varint(tag)
 
     def section(self) -> bytes:

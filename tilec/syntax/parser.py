@@ -656,6 +656,8 @@ class _Resolver:
             if not isinstance(ref, ValueRef):
                 continue
             real = self.scope.get(ref.ref)
+            if real is None and "#" not in ref.ref:
+                real = self.scope.get(ref.ref + "#0")   # `%x` of a `%x:N` group is `%x#0`, as in MLIR
             if real is None and "#" in ref.ref:
                 base, _, number = ref.ref.partition("#")
                 if number == "0" and base in self.scope:  # `%x#0` is `%x` itself

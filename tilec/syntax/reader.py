@@ -213,7 +213,11 @@ def parse_type(text: str):
     return t
 
 
+_KEYWORD_GAP = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)[ \t]+<")
+
+
 def _parse_type_uncached(text: str):
+    text = _KEYWORD_GAP.sub(r"\1<", text)   # `tile <i32>`: MLIR allows blanks before the `<`
     if text in FLOAT_KINDS:
         return FloatType(text)
     m = _INT_RE.match(text)
