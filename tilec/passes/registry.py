@@ -16,6 +16,10 @@ BUILTIN = {
     "fuse-fma": ("tilec.transforms.fuse_fma:FuseFMA", "fuse cuda_tile mulf + addf/subf into fma"),
     "loop-split": ("tilec.transforms.loop_split:LoopSplit",
                    "split cuda_tile.for loops at an induction-variable comparison feeding an if"),
+    "lower-to-tileas": ("tilec.conversion.lower_to_tileas:LowerToTileas",
+                        "lower cuda_tile to nv_tileas for a target (option arch=sm_80|sm_90a)"),
+    "schedule": ("tilec.schedule.schedule_pass:Schedule",
+                 "software-pipeline K loops: stages, producer/consumer pipelines, agents"),
     "layout-conversion-removal": ("tilec.transforms.layout_conversion:LayoutConversionRemoval",
                                   "trim nv_tileas.convert_layout chains that reduce to identity"),
 }

@@ -44,6 +44,8 @@ class ViewOp(NvTileasOp):
     def verify_op(self):
         src = self.source.type
         elt = getattr(src, "element_type", getattr(getattr(src, "pointee", None), "element_type", None))
+        if hasattr(elt, "pointee"):  # a view of a pointer (tile) holds the pointee's elements
+            elt = elt.pointee
         if elt is not None and elt != self.result.type.element_type:
             self.emit_error("expects the view to keep the source's element type")
             return False

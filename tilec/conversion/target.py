@@ -1,0 +1,72 @@
+"""What the lowering and the scheduler need to know about a target: its name,
+shared-memory and register budgets, whether it has TMA, wgmma and warp
+specialization, and which MMA atom serves which operand/accumulator types."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ir.types import FloatType, IntegerType
+
+ARCHES = ("sm_80", "sm_90a")
+
+
+@dataclass(frozen=True)
+class Target:
+    arch: str
+    smem_bytes: int          # dynamic shared memory one CTA may use
+    regs_per_sm: int         # 32-bit registers in one SM's register file
+    max_regs_per_thread: int
+    has_tma: bool
+    has_wgmma: bool
+    warp_specialized: bool   # producer/consumer agents with setmaxnreg budgets
+    default_stages: int
+
+    @property
+    def family(self) -> str:
+        return "wgmma" if self.has_wgmma else "mma"
+
+
+TARGETS = {
+    "sm_80": Target("sm_80", 163 * 1024, 65536, 255, False, False, False, 2),
+    "sm_90a": Target("sm_90a", 227 * 1024, 65536, 255, True, True, True, 3),
+}
+
+
+def target_for(arch: str | None) -> Target | None:
+    return TARGETS.get(arch or "sm_90a")
+
+
+def _ename(t) -> str:
+    if isinstance(t, IntegerType):
+        return f"i{t.width}"
+    return t.text() if hasattr(t, "text") else str(t)
+
+
+# operand element -> (atom operand tag, targets that have an MMA for it)
+_FLOAT_MMA = {
+    "f16": ("f16", ("sm_80", "sm_90a")),
+    "bf16": ("bf16", ("sm_80", "sm_90a")),
+    "f32": ("tf32", ("sm_80", "sm_90a")),        # f32 operands run as tf32
+    "f8E4M3FN": ("f8", ("sm_90a",)),
+    "f8E5M2": ("f8", ("sm_90a",)),
+}
+
+
+def mma_atom_name(target: Target, a_elt, b_elt, acc_elt) -> str | None:
+    """The MMA atom for these element types on `target`, or None when the
+    target has no MMA for them (the caller reports it)."""
+    if isinstance(a_elt, IntegerType):
+        if a_elt.width != 8 or not isinstance(acc_elt, IntegerType) or acc_elt.width != 32:
+            return None
+        tag = "s8_s8_s32"
+    else:
+        ea, eb = _ename(a_elt), _ename(b_elt)
+        if ea not in _FLOAT_MMA or eb not in _FLOAT_MMA:
+            return None
+        (ta, arches_a), (tb, arches_b) = _FLOAT_MMA[ea], _FLOAT_MMA[eb]
+        if ta != tb or target.arch not in arches_a or target.arch not in arches_b:
+            return None
+        if not isinstance(acc_elt, FloatType) or _ename(acc_elt) not in ("f32", "f16"):
+            return None
+        tag = f"{ta}_{ta}_f32"
+    return f"mma_{target.family}_{tag}" if target.has_wgmma else f"mma_{tag}"

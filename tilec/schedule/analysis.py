@@ -1,0 +1,131 @@
+"""Schedule analysis of loop bodies: which tiled loads feed which compute ops,
+what each load's address depends on, and whether the loop can be software
+pipelined at all.
+
+A candidate is an scf.for whose body (at top level) holds tiled loads feeding
+an MMA (nv_tileas.dot). It is pipelinable when
+- every iter_arg is a tile (they become register-resident accumulators),
+- the body writes no memory and has no other side effects besides its loads,
+- each load takes no token and its address (the producer slice: the pure ops
+  its operands come from inside the body) depends on the induction variable
+  and values defined above the loop only, never on iter_args or loaded data.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..rewrite.effects import is_side_effect_free
+
+LOAD = "nv_tileas.tiled_load"
+COMPUTE = ("nv_tileas.dot",)  # register-only compute: no memory effects
+
+
+@dataclass
+class LoopSchedule:
+    loop: object
+    loads: list = field(default_factory=list)          # tiled_load ops, body order
+    computes: list = field(default_factory=list)       # dot ops, body order
+    feeds: dict = field(default_factory=dict)          # load -> compute ops its tile reaches
+    slices: dict = field(default_factory=dict)         # load -> producer slice ops (body order, load last)
+    varying: dict = field(default_factory=dict)        # load -> depends on the induction variable
+    reason: str | None = None                          # why it cannot be pipelined
+
+    @property
+    def pipelinable(self) -> bool:
+        return self.reason is None and bool(self.loads) and bool(self.computes)
+
+    @property
+    def body(self):
+        return self.loop.regions[0].blocks[0]
+
+    @property
+    def iv(self):
+        return self.body.arguments[0]
+
+
+def _forward(values, body_ops):
+    """Ops of the body reached from `values` (through nested regions too)."""
+    reached, frontier = set(), list(values)
+    while frontier:
+        v = frontier.pop()
+        for u in v.uses:
+            op = u.owner
+            while op is not None and op not in body_ops:
+                op = op.parent_op
+            if op is None or op in reached:
+                continue
+            reached.add(op)
+            frontier.extend(op.results)
+    return reached
+
+
+def analyze_loop(loop) -> LoopSchedule:
+    s = LoopSchedule(loop)
+    if not loop.regions or not loop.regions[0].blocks:
+        s.reason = "empty loop"
+        return s
+    body = s.body
+    ops = list(body.ops)
+    in_body = set(ops)
+    s.loads = [op for op in ops if op.name == LOAD]
+    s.computes = [op for op in ops if op.name in COMPUTE]
+    if not s.loads or not s.computes:
+        s.reason = "no tiled load feeding an MMA"
+        return s
+    for a in body.arguments[1:]:
+        if not hasattr(a.type, "shape"):
+            s.reason = f"loop-carried value of type {a.type.text()} is not a tile"
+            return s
+    for op in ops[:-1]:
+        if op.name == LOAD:
+            if op.token_values() or op.result_token_values():
+                s.reason = "token-ordered load"
+                return s
+            continue
+        if op.name not in COMPUTE and not is_side_effect_free(op):
+            s.reason = f"'{op.name}' has side effects"
+            return s
+    iters = set(body.arguments[1:])
+    loaded = {op.results[0] for op in s.loads}
+    for load in s.loads:
+        stack, seen = list(load.operands), set()
+        varying = False
+        while stack:
+            v = stack.pop()
+            if v is s.iv:
+                varying = True
+                continue
+            if v in iters or v in loaded:
+                s.reason = "a load address depends on loop-carried or loaded data"
+                return s
+            d = getattr(v, "op", None)
+            if d is None or d not in in_body or d in seen:
+                continue
+            if d.regions:
+                s.reason = "a load address is computed by a region op"
+                return s
+            seen.add(d)
+            stack.extend(d.operands)
+        s.slices[load] = [op for op in ops if op in seen] + [load]
+        s.varying[load] = varying
+        reach = _forward([load.results[0]], in_body)
+        s.feeds[load] = [c for c in s.computes if c in reach]
+    if not any(s.feeds[l] for l in s.loads):
+        s.reason = "no tiled load feeding an MMA"
+    return s
+
+
+def candidate_loops(blocks):
+    """Every scf.for nested in `blocks`, innermost first."""
+    out = []
+    for b in blocks:
+        for top in b.ops:
+            for op in top.walk():
+                if op.name == "scf.for":
+                    out.append(op)
+    out.sort(key=lambda op: -sum(1 for _ in op.ancestors()))
+    return out
+
+
+def analyze(blocks) -> list[LoopSchedule]:
+    return [analyze_loop(l) for l in candidate_loops(blocks)]

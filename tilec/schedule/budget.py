@@ -1,0 +1,55 @@
+"""Resource budgets: shared memory for the stage buffers (per target), and a
+register estimate for the agents of a warp-specialized loop."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..dialects.nv_tileas.types import element_width, num_elements
+
+PRODUCER_REGS = 40         # a load-issuing warpgroup after setmaxnreg.dec
+WARPGROUP = 4              # warps per warpgroup (setmaxnreg granularity)
+OVERHEAD_REGS = 32         # addresses, loop state, predicates
+
+
+def fit_stages(stages, target, requested: int):
+    """The largest stage count <= requested whose buffers fit the target's
+    shared memory, or 0 when not even one stage fits."""
+    n = requested
+    while n >= 1 and stages.smem_bytes(n) > target.smem_bytes:
+        n -= 1
+    return n
+
+
+def _regs(t, threads) -> int:
+    bits = num_elements(t.shape) * (element_width(t.element_type) or 32)   # 16-bit values pack in pairs
+    return -(-bits // (32 * threads))
+
+
+@dataclass
+class RegisterEstimate:
+    consumer: int          # estimated registers per consumer thread
+    consumer_budget: int   # what each consumer thread may use
+    producer_budget: int
+    consumer_agents: int
+
+
+def estimate_registers(analysis, stages, target, num_warps: int) -> RegisterEstimate:
+    """Accumulators live in consumer registers for the whole loop; each stage's
+    operand tiles pass through them once. Budgets: on sm_90a one producer
+    warpgroup at PRODUCER_REGS and the rest of the register file split among
+    the consumer warpgroups (multiple of 8, at most 240); elsewhere the
+    per-thread limit."""
+    consumer_warps = max(WARPGROUP, num_warps) if target.warp_specialized else max(1, num_warps)
+    threads = 32 * consumer_warps
+    need = OVERHEAD_REGS
+    for a in analysis.body.arguments[1:]:
+        need += _regs(a.type, threads)
+    for p in stages.pairs:
+        need += _regs(p.tile_type, threads)
+    if target.warp_specialized:
+        agents = max(1, consumer_warps // WARPGROUP)
+        per = (target.regs_per_sm - 128 * PRODUCER_REGS) // (128 * agents)
+        budget = min(240, per - per % 8)
+        return RegisterEstimate(need, budget, PRODUCER_REGS, agents)
+    per = target.regs_per_sm // threads
+    return RegisterEstimate(need, min(target.max_regs_per_thread, per), 0, 1)

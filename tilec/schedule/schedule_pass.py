@@ -1,0 +1,119 @@
+"""The schedule pass: analyse every scf.for, pipeline the K loops (tiled
+loads feeding an MMA), with numStages fitted to the target's shared memory
+and agents (sm_90a) given register budgets. Canonicalization runs before and
+after, and the layout-conversion removal after."""
+from __future__ import annotations
+
+from ..conversion.lower_to_tileas import TARGET_ATTR, entries
+from ..conversion.target import ARCHES, target_for
+from ..ir.diagnostics import current_engine
+from ..passes.base import Pass, target_blocks
+from .analysis import analyze_loop, candidate_loops
+from .budget import estimate_registers, fit_stages
+from .materialize import MaterializeOptions, materialize_schedule
+from .pipeline import create_pipelines, pipeline_agents, pipeline_single_stream
+from .stages import build_stages
+
+
+def _arch_of(blocks, explicit):
+    if explicit:
+        return explicit
+    for e in entries(blocks):
+        a = e.attributes.get(TARGET_ATTR)
+        if a is not None:
+            return a.value
+    return "sm_90a"
+
+
+def _cleanup(blocks, arch):
+    """Canonicalization plus the layout-conversion removal pattern, to a fixed point."""
+    from ..conversion.control import FoldIndexCastPair
+    from ..rewrite.driver import GreedyDriver
+    from ..transforms.canonicalize import all_patterns
+    from ..transforms.layout_conversion import ATOM_CATALOG, TrimConvertLayoutChain, target_family
+    pats = list(all_patterns()) + [FoldIndexCastPair(), TrimConvertLayoutChain(ATOM_CATALOG[target_family(arch)])]
+    GreedyDriver(pats, fold=True, max_iterations=10).run(blocks, None)
+
+
+def hoist_resident(analysis, materialization):
+    """Loop-invariant loads (and their address ops) move before the loop."""
+    loop = analysis.loop
+    for load in materialization.resident_loads:
+        for op in analysis.slices[load]:
+            if op.parent is analysis.body:
+                op.parent.remove(op)
+                loop.parent.insert_before(op, loop)
+
+
+def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True) -> bool:
+    loop = analysis.loop
+    loc = loop.location
+    mat = materialize_schedule(analysis, MaterializeOptions(target, num_stages))
+    if not mat.pending_loads:
+        return True
+    stages = build_stages(analysis, mat, num_stages)
+    fitted = fit_stages(stages, target, num_stages)
+    if fitted == 0:
+        engine.error(loc, f"the stage buffers of this loop need {stages.smem_bytes(1)} bytes of shared memory "
+                          f"per stage, more than the {target.smem_bytes} bytes of {target.arch}")
+        return False
+    if fitted < num_stages:
+        engine.warning(loc, f"{num_stages} pipeline stages need {stages.smem_bytes(num_stages)} bytes of shared "
+                            f"memory, over the {target.smem_bytes} bytes of {target.arch}; using {fitted}")
+    stages.num_stages = fitted
+    regs = estimate_registers(analysis, stages, target, num_warps)
+    if regs.consumer > regs.consumer_budget:
+        engine.warning(loc, f"the consumer needs about {regs.consumer} registers per thread, over its budget "
+                            f"of {regs.consumer_budget} on {target.arch}; expect spills")
+    hoist_resident(analysis, mat)
+    from ..dialects.nv_tileas.builders import Builder
+    infos = create_pipelines(Builder(loop.parent, before=loop, location=loc), stages, loc)
+    if target.has_tma and use_tma:
+        from .tma import build_descriptor, plan_tma
+        b = Builder(loop.parent, before=loop, location=loc)
+        for info in infos:
+            plan = plan_tma(info.pair.load, loop)
+            if plan is not None:
+                build_descriptor(b, plan, loc)
+                info.tma = plan
+    if target.warp_specialized:
+        results = pipeline_agents(analysis, stages, infos, regs, num_warps, loc)
+    else:
+        results = pipeline_single_stream(analysis, stages, infos, loc)
+    for old, new in zip(loop.results, results):
+        old.replace_all_uses_with(new)
+    loop.erase()
+    return True
+
+
+class Schedule(Pass):
+    """software-pipeline K loops: stages, producer/consumer pipelines, agents"""
+    name = "schedule"
+    argument = "Schedule"
+    OPTIONS = {"arch": (str, ""), "num-stages": (int, 0), "num-warps": (int, 4), "tma": (bool, True)}
+
+    def run(self, target) -> bool:
+        engine = current_engine()
+        blocks = target_blocks(target)
+        arch = _arch_of(blocks, self.options["arch"])
+        t = target_for(arch)
+        if t is None:
+            engine.error(target.location, f"unknown target '{arch}' (known: {', '.join(ARCHES)})")
+            return False
+        stages = self.options["num-stages"] or t.default_stages
+        warps = self.options["num-warps"]
+        if stages < 1 or warps < 1 or (t.warp_specialized and warps % 4):
+            engine.error(target.location, f"invalid schedule options: num-stages={stages} num-warps={warps}"
+                                          + (" (sm_90a consumers are whole warpgroups: a multiple of 4)"
+                                             if t.warp_specialized and warps % 4 else ""))
+            return False
+        _cleanup(blocks, t.arch)
+        ok = True
+        for loop in candidate_loops(blocks):
+            if loop.parent is None:
+                continue
+            a = analyze_loop(loop)
+            if a.pipelinable:
+                ok = schedule_loop(a, t, stages, warps, engine, self.options["tma"]) and ok
+        _cleanup(blocks, t.arch)
+        return ok
