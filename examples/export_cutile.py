@@ -19,6 +19,7 @@ checkout does not sit beside shared/.
 """
 from __future__ import annotations
 
+import math
 import os
 import sys
 import tempfile
@@ -220,6 +221,51 @@ def argmax_rows_f64(x, idx, ROWS: ct.Constant[int], COLS: ct.Constant[int]):
     ct.store(idx, index=(i,), tile=ct.astype(am, ct.int32))
 
 
+# ---------------------------------------------------------------------------
+# 15. flash attention: one tile block per (query block, head); a loop over key
+#     blocks with an online softmax (running max and sum, rescaling of the
+#     accumulator), Q.K^T and P.V by f16 MMAs with f32 accumulation
+
+@ct.kernel
+def flash_attention_f16(q, k, v, out, qk_scale,
+                        BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]):
+    bm = ct.bid(0)
+    h = ct.bid(1)
+    tq = ct.reshape(ct.load(q, index=(h, bm, 0), shape=(1, BM, D)), (BM, D))
+    scale = qk_scale * 1.4426950408889634  # fold log2(e) in: exp(x) == exp2(x * log2(e))
+    m_i = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(k, axis=1, shape=(1, BN, D))):
+        tk = ct.reshape(ct.load(k, index=(h, j, 0), shape=(1, BN, D)), (BN, D))
+        s = ct.mma(tq, ct.transpose(tk), ct.zeros((BM, BN), dtype=ct.float32)) * scale
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        tv = ct.reshape(ct.load(v, index=(h, j, 0), shape=(1, BN, D)), (BN, D))
+        acc = ct.mma(ct.astype(p, ct.float16), tv, acc * alpha)
+        m_i = m_new
+    o = ct.astype(acc / l_i, ct.float16)
+    ct.store(out, index=(h, bm, 0), tile=ct.reshape(o, (1, BM, D)))
+
+
+# ---------------------------------------------------------------------------
+# 16. fp8 GEMM: f8E4M3FN inputs (cuTile's mma wants both operands of one fp8
+#     type), f32 accumulator, f32 output
+
+@ct.kernel
+def matmul_fp8(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    bm = ct.bid(0)
+    bn = ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(TM, TK))):
+        ta = ct.load(a, index=(bm, k), shape=(TM, TK))
+        tb = ct.load(b, index=(k, bn), shape=(TK, TN))
+        acc = ct.mma(ta, tb, acc)
+    ct.store(c, index=(bm, bn), tile=acc)
+
+
 def kernels():
     f16, bf16, f32, i32 = ct.float16, ct.bfloat16, ct.float32, ct.int32
     return {
@@ -237,6 +283,8 @@ def kernels():
         "matmul_i8_masked": (matmul_i8_masked, [array(ct.int8, 2)] * 2 + [array(i32, 2), scalar(i32), 64, 64, 32]),
         "argmax_rows_f64": (argmax_rows_f64, [array(ct.float64, 2), array(i32, 1), 4, 64]),
         "clamp_where_f16": (clamp_where_f16, [array(f16, 2)] * 2 + [scalar(f32), scalar(f32), 16, 32]),
+        "flash_attention_f16": (flash_attention_f16, [array(f16, 3)] * 4 + [scalar(f32), 32, 32, 64]),
+        "matmul_fp8": (matmul_fp8, [array(ct.float8_e4m3fn, 2)] * 2 + [array(f32, 2), 64, 64, 32]),
     }
 
 

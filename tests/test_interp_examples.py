@@ -244,3 +244,39 @@ def test_layernorm_with_partial_last_block(rng):
     var = ((x64 - mean) ** 2).mean(axis=1, keepdims=True)
     ref = (x64 - mean) / np.sqrt(var + eps) * w + b
     assert np.allclose(y, ref, rtol=1e-5, atol=1e-5)
+
+
+def test_flash_attention_f16(rng):
+    # 2 heads, 128 queries/keys, head dim 64; 32x32 blocks: grid (query blocks, heads) = (4, 2),
+    # and each block walks 4 key blocks with the online softmax (running max/sum, rescaling).
+    # Q is scaled up so the scores spread (std ~2) and the running max moves between key blocks.
+    h, s, d = 2, 128, 64
+    q = (rng.standard_normal((h, s, d)) * 2).astype(np.float16)
+    k = rng.standard_normal((h, s, d)).astype(np.float16)
+    v = rng.standard_normal((h, s, d)).astype(np.float16)
+    o = np.zeros_like(q)
+    launch(module("cutile/flash_attention_f16.mlir"), None, (s // 32, h),
+           arr(q) + arr(k) + arr(v) + arr(o) + [1 / np.sqrt(d)])
+    # plain (not online) softmax(Q K^T / sqrt(d)) V in float64 on the f16 inputs
+    scores = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1) / np.sqrt(d)
+    p = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    ref = (p / p.sum(axis=-1, keepdims=True)) @ v.astype(np.float64)
+    # the kernel rounds P to f16 before P.V and the output to f16 (each ~2**-11 relative);
+    # observed max abs error 7.7e-4 on outputs up to 3 (see docs/decisions.md, "Interpreter")
+    assert np.allclose(o.astype(np.float64), ref, rtol=5e-3, atol=5e-3)
+
+
+def test_matmul_fp8_e4m3(rng):
+    f8 = ml_dtypes.float8_e4m3fn
+    # quantize to f8E4M3FN first (clipped to its finite range, +-448: it has no Inf, overflow is
+    # NaN); the reference then multiplies exactly the values the kernel reads
+    a = np.clip(rng.standard_normal((128, 96)) * 40, -448, 448).astype(f8)
+    b = np.clip(rng.standard_normal((96, 128)), -448, 448).astype(f8)
+    c = np.zeros((128, 128), np.float32)
+    launch(module("cutile/matmul_fp8.mlir"), None, (2, 2), arr(a) + arr(b) + arr(c))
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    ref = a64 @ b64
+    # e4m3 products (4-bit significands) are exact in f32: only the K=96 f32 additions round,
+    # so |err| <= K * 2**-24 * sum|a_i b_i| in any summation order (observed: 3.4e-8 of it)
+    assert np.all(np.abs(c - ref) <= 96 * 2.0**-24 * (np.abs(a64) @ np.abs(b64)))
+    assert np.abs(c - ref).max() < 1e-3 * np.abs(ref).max()

@@ -50,6 +50,7 @@ def test_golden_file(run_cli, path):
 
 # Every diagnostic the verifiers spec quotes verbatim, as a golden expectation must carry it.
 VERBATIM = [
+    "pipeline regions must end with 'nv_tileas.async.pipeline.yield'",
     "expects regions to end with '",
     "expects region arguement types to match with producer types [",
     "expects region result types to be match with operation result types [",
@@ -61,6 +62,8 @@ VERBATIM = [
     "agent warp count exceeds module budget",
     "expected a TMA load atom",
     "TMA descriptors require unit element stride",
+    "TMA box dimensions do not match atom box dimensions",
+    "shared-memory layout is not TMA-compatible",
     "tma box-dim and copy atom box-dim mismatch",
     "tma leading box-dim bit-width is not 16 bytes aligned",
     "TmaLoad only support zero padding now",
@@ -89,6 +92,7 @@ VERBATIM = [
     "tiled_store's tiled_view type must be produced by block_tile directly",
     "fp4 mma should expect scaling factors",
     "expects sfa/sfb element types to be the same",
+    "sfa and sfb element type mismatch",
     "expects c type to be Float32",
     "Scale factor vector size mismatch:",
     "expects A and B element types are valid 4bit types, such asFloat4E2M1FNType or FloatNV4E0M3FType , when "
@@ -106,13 +110,34 @@ VERBATIM = [
 def _expectations():
     out = []
     for path in GOLDEN_FILES:
-        out += re.findall(r"expected-error(?:@[^ ]+)? \{\{(.*)\}\}", open(path).read())
+        out += re.findall(r"expected-(?:error|note)(?:@[^ ]+)? \{\{(.*)\}\}", open(path).read())
     return out
 
 
 @pytest.mark.parametrize("text", VERBATIM)
 def test_every_verbatim_diagnostic_has_a_golden_case(text):
     assert any(text in e for e in _expectations()), text
+
+
+# Quoted text in the verifiers spec that is not a diagnostic: an op name, the
+# attribute the template reads, fragments of the printed type list, words picked
+# out of longer diagnostics, and a phrase about the packed return value.
+NOT_DIAGNOSTICS = {
+    "nv_tileas.async.pipeline.yield", "producer_types", "], but got: [", "]", ", ", "arguement",
+    "result types to be match", "region arguement types to match", "region result types to be match with",
+    "verification rejected",
+}
+
+
+def test_every_quoted_spec_diagnostic_has_a_golden_case():
+    spec = os.path.join(SHARED, "spec", "nv_tileas-verifiers.md")
+    if not os.path.exists(spec):
+        pytest.skip("shared spec not present")
+    quoted = dict.fromkeys(re.findall(r'"([^"\n]+)"', open(spec).read()))
+    expectations = _expectations()
+    missing = [q for q in quoted if q not in NOT_DIAGNOSTICS and not any(q.rstrip() in e for e in expectations)]
+    assert not missing, missing
+    assert len([q for q in quoted if q not in NOT_DIAGNOSTICS]) >= 50
 
 
 def test_verbatim_list_matches_spec():
@@ -168,6 +193,28 @@ def test_explicit_segment_sizes_place_a_lone_sfb():
     assert mma.sfa is None and mma.sfb is not None
 
 
+def test_lone_sfb_prints_its_segment_sizes_and_round_trips():
+    text = ("%0 = nv_tileas.create_none : tile<128x64xf8E4M3FN>\n%1 = nv_tileas.create_none : tile<128x128xf32>\n"
+            "%2 = nv_tileas.create_none : tile<2x128xf8E8M0FNU>\n"
+            "%3 = nv_tileas.block_scaled_mma %0, %0, %1, %2 {atom = #nv_tileas<atom mxf8f6f4>, operandSegmentSizes = "
+            "array<i32: 1, 1, 1, 0, 1>} : tile<128x64xf8E4M3FN>, tile<128x64xf8E4M3FN>, tile<128x128xf32>, "
+            "tile<2x128xf8E8M0FNU> -> tile<128x128xf32>\n")
+    engine = DiagnosticEngine()
+    ops = parse_text(text, engine, "in.mlir")
+    assert ops[-1].sfa is None and ops[-1].sfb is not None
+    printed = print_ops(ops)
+    assert printed == text  # the segment sizes are printed: positionally one scale factor reads as sfa
+    again = parse_text(printed, engine, "in.mlir")
+    assert again[-1].sfa is None and again[-1].sfb is not None and print_ops(again) == printed
+    generic = print_ops(ops, generic=True)
+    from_generic = parse_text(generic, engine, "in.mlir")
+    assert from_generic[-1].sfa is None and print_ops(from_generic) == printed
+    # with sfa alone (or both, or neither) the positional form says it all: no segment sizes
+    lone_sfa = text.replace(", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>", "")
+    out = print_ops(parse_text(lone_sfa, engine, "in.mlir"))
+    assert out == lone_sfa and "operandSegmentSizes" not in out
+
+
 def test_slice_custom_form_round_trips_exactly():
     text = ("%0 = nv_tileas.alloc_tensor : tensor<128x128xf32>\n"
             "%1 = arith.constant 0 : index\n"
@@ -194,6 +241,8 @@ def test_scf_and_arith_round_trip_exactly():
     "!nv_tileaa.tiled_view<128x128xf16, SMEM>",
     "!nv_tileaa.tiled_view<64x64xf32, GMEM, strides = [64, 1]>",
     "!nv_tileas.tiled_view<64xf32, TMEM>",
+    "!nv_tileaa.tiled_view<64x64xf16, SMEM, swizzle = 128B>",
+    "!nv_tileaa.tiled_view<64x64xf16, SMEM, strides = [64, 1], swizzle = none>",
     "!nv_tileaa.mem_token",
     "!async.token",
     "!async.value<tile<128x128xf16>>",

@@ -7,6 +7,8 @@
 %c = nv_tileas.create_none : tile<128x128xf32>
 %sfa = nv_tileas.create_none : tile<128x4xf8E8M0FNU>
 %sfb = nv_tileas.create_none : tile<4x128xf8E4M3FN>
+// the pseudocode's wording of the same check rides along as a note
+// expected-note@+2 {{sfa and sfb element type mismatch: f8E8M0FNU vs f8E4M3FN}}
 // expected-error@+1 {{'nv_tileas.block_scaled_mma' op expects sfa/sfb element types to be the same}}
 %d = nv_tileas.block_scaled_mma %a, %b, %c, %sfa, %sfb
     { atom = #nv_tileas<atom mxf4>,

@@ -111,6 +111,10 @@ nv_tileas.async.wait %at, %fv : !async.token, !async.value<tile<16xf32>>
 %idx = nv_tileas.create_none : tile<64xi32>
 %gl = "nv_tileas.async.gather_tma_load"(%d, %s, %c0, %c0, %idx, %bar) <{atom = #nv_tileas<atom tma_load_2d>, padding_value = #nv_tileas.padding<zero>, operandSegmentSizes = array<i32: 1, 1, 2, 1, 1>}> : (!nv_tileas.tma_desc<#nv_tileas<atom tma_load_2d>>, !nv_tileaa.tiled_view<64x64xf16, SMEM>, index, index, tile<64xi32>, !nv_tileaa.mem_token) -> !async.token
 %ss = "nv_tileas.async.scatter_tma_store"(%ds, %s, %c0, %c0, %idx) <{atom = #nv_tileas<atom tma_store_2d>, operandSegmentSizes = array<i32: 1, 1, 2, 1>}> : (!nv_tileas.tma_desc, !nv_tileaa.tiled_view<64x64xf16, SMEM>, index, index, tile<64xi32>) -> !async.token
+// a decided shared-memory layout: the descriptor's swizzle, dense strides, a row within the span
+%sw = nv_tileas.create_none : !nv_tileaa.tiled_view<64x64xf16, SMEM, strides = [64, 1], swizzle = 128B>
+%dw = nv_tileas.make_tiled_tma_desc %g box [%c64, %c64] {atom = #nv_tileas<atom tma_load_2d, box = [64, 64]>, swizzle_mode = #nv_tileas.swizzle_mode<128B>} : !nv_tileaa.tiled_view<1024x1024xf16, GMEM, strides = [1024, 1]> -> !nv_tileas.tma_desc
+%lw = nv_tileas.async.tiled_tma_load %dw, %sw[%c0, %c0], %bar {atom = #nv_tileas<atom tma_load_2d, box = [64, 64]>} : !nv_tileas.tma_desc, !nv_tileaa.tiled_view<64x64xf16, SMEM, strides = [64, 1], swizzle = 128B>, index, index, !nv_tileaa.mem_token -> !async.token
 
 // -----
 

@@ -5,10 +5,23 @@
 %buf = nv_tileas.create_none : !nv_tileaa.tiled_view<2x64x64xf16, SMEM>
 %p, %c = nv_tileas.async.pipeline.create_pipeline %buf {numStages = 2 : i32, producerGroupId = 0 : i8, consumerGroupId = 1 : i8} : !nv_tileaa.tiled_view<2x64x64xf16, SMEM> -> !nv_tileas.async.pipeline.producer_token, !nv_tileas.async.pipeline.consumer_token
 %it = nv_tileas.async.pipeline.create_iterator %p : !nv_tileas.async.pipeline.producer_token -> !nv_tileas.async.pipeline.iterator<tile<64x64xf16>>
-// expected-error@+1 {{'nv_tileas.async.pipeline.produce_one' op expects regions to end with 'nv_tileas.async.pipeline.yield'}}
+// no terminator at all: the pseudocode's text
+// expected-error@+1 {{'nv_tileas.async.pipeline.produce_one' op pipeline regions must end with 'nv_tileas.async.pipeline.yield'}}
 %p2 = nv_tileas.async.pipeline.produce_one %p, %it {producer_types = [tile<64x64xf16>]} : (!nv_tileas.async.pipeline.producer_token, !nv_tileas.async.pipeline.iterator<tile<64x64xf16>>) -> !nv_tileas.async.pipeline.producer_token {
 ^bb0(%x: tile<64x64xf16>):
   %n = nv_tileas.create_none : tile<64x64xf16>
+}
+
+// -----
+
+// a terminator of the wrong op kind: the table's text
+%buf = nv_tileas.create_none : !nv_tileaa.tiled_view<2x64x64xf16, SMEM>
+%p, %c = nv_tileas.async.pipeline.create_pipeline %buf {numStages = 2 : i32, producerGroupId = 0 : i8, consumerGroupId = 1 : i8} : !nv_tileaa.tiled_view<2x64x64xf16, SMEM> -> !nv_tileas.async.pipeline.producer_token, !nv_tileas.async.pipeline.consumer_token
+%it = nv_tileas.async.pipeline.create_iterator %c : !nv_tileas.async.pipeline.consumer_token -> !nv_tileas.async.pipeline.iterator<tile<64x64xf16>>
+// expected-error@+1 {{'nv_tileas.async.pipeline.consume_one' op expects regions to end with 'nv_tileas.async.pipeline.yield'}}
+%c2 = nv_tileas.async.pipeline.consume_one %c, %it {consumer_idx = 0 : i32, consumer_types = [tile<64x64xf16>]} : (!nv_tileas.async.pipeline.consumer_token, !nv_tileas.async.pipeline.iterator<tile<64x64xf16>>) -> !nv_tileas.async.pipeline.consumer_token {
+^bb0(%x: tile<64x64xf16>):
+  nv_tileas.yield %x : tile<64x64xf16>
 }
 
 // -----

@@ -11,7 +11,9 @@
 - `ScaleOperands($sfa, $sfb)` / `ScaleTypes(type($a), .., type($sfb))`: the two
   optional trailing scale-factor operands of block_scaled_mma and the type list;
   positional unless an explicit operandSegmentSizes in the attribute dictionary
-  places them."""
+  places them.
+- `ScaleAttrDict($sfa, $sfb)`: block_scaled_mma's attribute dictionary, which
+  prints operandSegmentSizes when only sfb is present (else it is elided)."""
 from __future__ import annotations
 
 from ...ir import attributes as A
@@ -162,3 +164,28 @@ class ScaleTypes(NvTypes):
             n_a = seg.values[3]
         state.operands[sfa.name], state.operands[sfb.name] = refs[:n_a], refs[n_a:]
         state.operand_types[sfa.name], state.operand_types[sfb.name] = types[:n_a], types[n_a:]
+
+
+@directive("ScaleAttrDict")
+class ScaleAttrDict(Directive):
+    """block_scaled_mma's attribute dictionary. Like `attr-dict` it never prints
+    operandSegmentSizes, except when sfb is present without sfa: positionally a
+    lone scale factor reads as sfa, so the segment sizes are printed to place it."""
+
+    def grammar(self, args):
+        return "[attr_dict]"
+
+    def parse(self, children, args, state):
+        for c in children or ():  # the optional dictionary, when written
+            if c is not None:
+                state.attrs.update(c)
+
+    def print(self, op, args, p):
+        sfa, sfb = (a.field.__get__(op) for a in args[-2:])
+        keep = sfa is None and sfb is not None
+        items = [(k, v) for k, v in sorted(op.attributes.items())
+                 if k != "resultSegmentSizes" and (k != SEGMENTS or keep)]
+        if not items:
+            return None
+        return "{" + ", ".join(A.entry_text(k, v, True) for k, v in items) + "}"
+

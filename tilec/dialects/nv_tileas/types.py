@@ -10,6 +10,7 @@ from ...ir.opdef import Constraint
 from ...ir.types import DYNAMIC, BodilessType, DialectType, FloatType, IndexType, RankedTensorType, Type, shape_text
 
 RESIDENCIES = ("RMEM", "SMEM", "TMEM", "GMEM")
+SWIZZLE_MODES = ("none", "32B", "64B", "128B")  # the values of #nv_tileas.swizzle_mode
 
 
 class LongType(DialectType):
@@ -98,13 +99,16 @@ def _residency_text(r):
 
 @attrs.frozen(cache_hash=True, repr=False)
 class TiledViewType(LongType):
-    """`tiled_view<SHAPExELT[, RESIDENCY][, strides = [..]]>`. The residency
-    (RMEM/SMEM/TMEM/GMEM) is a tag on the type, not part of its name; absent
-    means not yet decided."""
+    """`tiled_view<SHAPExELT[, RESIDENCY][, strides = [..]][, swizzle = MODE]>`. The
+    residency (RMEM/SMEM/TMEM/GMEM) is a tag on the type, not part of its name;
+    absent means not yet decided. `swizzle` (none/32B/64B/128B) is the
+    shared-memory layout the TMA checks compare with their descriptor; absent
+    means the layout is not decided yet (and passes)."""
     shape: tuple
     element_type: Type
     residency: str | None = None
     strides: tuple | None = None
+    swizzle: str | None = None
     dialect, mnemonic = "nv_tileaa", "tiled_view"
 
     @property
@@ -121,12 +125,14 @@ class TiledViewType(LongType):
             s += f", {self.residency}"
         if self.strides is not None:
             s += ", strides = [" + ", ".join("?" if d is DYNAMIC else str(d) for d in self.strides) + "]"
+        if self.swizzle is not None:
+            s += f", swizzle = {self.swizzle}"
         return s
 
     @classmethod
     def parse_body(cls, r):
         shape, elt = r.shape_and_element()
-        residency = strides = None
+        residency = strides = swizzle = None
         while r.accept(","):
             kind, word, _ = r.peek()
             if word in RESIDENCIES and residency is None:
@@ -145,12 +151,18 @@ class TiledViewType(LongType):
                 strides = r.int_list(allow_dynamic=True)
                 if len(strides) != len(shape):
                     r.error("expected one stride per dimension")
+            elif word == "swizzle" and swizzle is None:
+                r.next()
+                r.expect("=")
+                swizzle = r.chunk(",>")
+                if swizzle not in SWIZZLE_MODES:
+                    r.error(f"expected swizzle to be one of: {', '.join(SWIZZLE_MODES)}")
             else:
-                r.error(f"expected residency (RMEM, SMEM, TMEM, GMEM) or 'strides', got '{word}'")
-        return cls(tuple(shape), elt, residency, strides)
+                r.error(f"expected residency (RMEM, SMEM, TMEM, GMEM), 'strides' or 'swizzle', got '{word}'")
+        return cls(tuple(shape), elt, residency, strides, swizzle)
 
     def with_residency(self, residency):
-        return type(self)(self.shape, self.element_type, residency, self.strides)
+        return type(self)(self.shape, self.element_type, residency, self.strides, self.swizzle)
 
 
 registry.register_type(TiledViewType)

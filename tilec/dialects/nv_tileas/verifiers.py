@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...ir.attributes import ArrayAttr, FloatAttr, IntegerAttr, TypeAttr
 from ...ir.core import OpResult
+from ...ir.traits import Terminator
 from ...ir.types import FloatType, IntegerType
 from .attributes import PaddingAttr, semantic_of
 from .types import (NV4E0M3FType, PipelineConsumerTokenType, TiledViewType, element_width, payload,
@@ -34,7 +35,12 @@ def verify_pipeline_region_op(op, attr_name: str) -> bool:
     region = op.regions[0] if op.regions else None
     block = region.blocks[0] if region is not None and region.blocks else None
     term = block.last_op if block is not None else None
-    if term is None or term.name != PIPELINE_YIELD:
+    if term is None or not term.has_trait(Terminator):
+        # no terminator at all: the pseudocode's check (the shared "pipeline terminators" rule)
+        op.emit_error(f"pipeline regions must end with '{PIPELINE_YIELD}'")
+        return False
+    if term.name != PIPELINE_YIELD:
+        # a terminator of the wrong op kind: the binary's table text
         op.emit_error(f"expects regions to end with '{PIPELINE_YIELD}'")
         return False
     producers = contract_types(op, attr_name)
@@ -263,7 +269,10 @@ def verify_block_scaled_mma(op, a, b, c, sfa, sfb, atom, dst, two_cta: bool,
         op.emit_error("fp4 mma should expect scaling factors")
         return 0
     if sfa is not None and sfb is not None and esfa != esfb:  # phase 2 (the table's and worked example's words)
-        op.emit_error("expects sfa/sfb element types to be the same")
+        # One check, two texts in the spec: the error is the table's (and worked
+        # example's) phase-2 wording; the pseudocode's wording names the pair in a note.
+        op.emit_error("expects sfa/sfb element types to be the same").attach_note(
+            f"sfa and sfb element type mismatch: {esfa.text(True)} vs {esfb.text(True)}")
         return 0
     if ec != FloatType("f32"):  # phase 3
         op.emit_error("expects c type to be Float32")

@@ -69,7 +69,7 @@ class BlockScaledMmaOp(NvTileasOp):
     two_cta = AttrDef(A.UnitAttr, optional=True)
     compute_capability = AttrDef(A.IntegerAttr, optional=True)
     result = Result(SHAPED)
-    assembly_format = ("$a `,` $b `,` $c custom<ScaleOperands>($sfa, $sfb) attr-dict `:` "
+    assembly_format = ("$a `,` $b `,` $c custom<ScaleOperands>($sfa, $sfb) custom<ScaleAttrDict>($sfa, $sfb) `:` "
                        "custom<ScaleTypes>(type($a), type($b), type($c), type($sfa), type($sfb)) "
                        "`->` custom<NvTypes>(type($result))")
 

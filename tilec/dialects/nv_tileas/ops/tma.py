@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from ....ir import attributes as A
 from ....ir.opdef import AttrDef, OptOperand, Operand, Result, VarOperand
-from ....ir.types import FloatType
+from ....ir.core import OpResult
+from ....ir.types import DYNAMIC, FloatType
 from ..attributes import AtomAttr, OobModeAttr, PaddingAttr, SwizzleModeAttr
 from ..traits import (MemoryConsistencyOpInterface, MemoryModelReadTrait, MemoryModelWriteTrait,
                       SameOperandsAndResultsAtom, SameOperationAndResultsAtom)
@@ -90,6 +91,71 @@ def _check_smem(op, view):
     return True
 
 
+def _dims_text(dims):
+    return "[" + ", ".join("?" if d is DYNAMIC else str(d) for d in dims) + "]"
+
+
+def _check_box(op, view):
+    """The rank is the table's check (`tma box-dim and copy atom box-dim mismatch`,
+    in _check_coords); this is the pseudocode's: with the rank right, the box the
+    atom lists must be the extents of the shared-memory view it fills or drains."""
+    box, shape = op.atom.box, tuple(view.type.shape)
+    if box is None or len(box) != len(shape):
+        return True
+    if any(d is not DYNAMIC and d != b for d, b in zip(shape, box)):
+        op.emit_error(f"TMA box dimensions do not match atom box dimensions: view {_dims_text(shape)}, "
+                      f"atom box {_dims_text(box)}")
+        return False
+    return True
+
+
+SWIZZLE_SPAN_BITS = {"32B": 256, "64B": 512, "128B": 1024}
+
+
+def descriptor_swizzle(desc):
+    """The swizzle a descriptor was built with (`none` when its builder names
+    none), or None when the descriptor's builder is not in sight."""
+    d = desc.op if isinstance(desc, OpResult) else None
+    if isinstance(d, MakeTiledTmaDescOp):
+        return d.swizzle_mode.value if d.swizzle_mode is not None else "none"
+    return None
+
+
+def _dense_row_major(shape, strides):
+    want = 1
+    for d, s in zip(reversed(shape), reversed(strides)):
+        if s is not DYNAMIC and s != want:
+            return False
+        if d is DYNAMIC or s is DYNAMIC:
+            return True  # the rest is not known statically
+        want = d * s
+    return True
+
+
+def _check_smem_layout(op, view, desc):
+    """The shared-memory side of a TMA copy must be laid out as the TMA unit
+    writes it: dense row-major, with the descriptor's swizzle, and (swizzled)
+    no row wider than the swizzle span. A view with neither strides nor
+    swizzle has no layout decided yet and passes."""
+    t = view.type
+    why = None
+    if t.strides is not None and not _dense_row_major(t.shape, t.strides):
+        why = f"strides {_dims_text(t.strides)} are not dense row-major"
+    elif t.swizzle is not None:
+        want = descriptor_swizzle(desc)
+        span = SWIZZLE_SPAN_BITS.get(t.swizzle)
+        width = element_width(t.element_type)
+        inner = t.shape[-1] if t.shape else None
+        if want is not None and want != t.swizzle:
+            why = f"the view's swizzle {t.swizzle} differs from the descriptor's {want}"
+        elif span and width and inner is not None and inner is not DYNAMIC and inner * width > span:
+            why = f"a {inner * width // 8}-byte row exceeds the {t.swizzle} swizzle span"
+    if why is not None:
+        op.emit_error(f"shared-memory layout is not TMA-compatible: {why}")
+        return False
+    return True
+
+
 def _check_padding(op):
     pad = op.padding_value
     if pad is None:
@@ -120,7 +186,8 @@ class AsyncTiledTmaLoadOp(NvTileasOp):
                        "custom<NvTypes>(type($result))")
 
     def verify_op(self):
-        return _check_coords(self, "load") and _check_smem(self, self.dest) and _check_padding(self)
+        return (_check_coords(self, "load") and _check_box(self, self.dest) and _check_smem(self, self.dest)
+                and _check_smem_layout(self, self.dest, self.desc) and _check_padding(self))
 
 
 class AsyncTiledTmaStoreOp(NvTileasOp):
@@ -138,7 +205,8 @@ class AsyncTiledTmaStoreOp(NvTileasOp):
                        "custom<NvTypes>(type($result))")
 
     def verify_op(self):
-        return _check_coords(self, "store") and _check_smem(self, self.source)
+        return (_check_coords(self, "store") and _check_box(self, self.source) and _check_smem(self, self.source)
+                and _check_smem_layout(self, self.source, self.desc))
 
 
 class AsyncGatherTmaLoadOp(NvTileasOp):
@@ -156,7 +224,8 @@ class AsyncGatherTmaLoadOp(NvTileasOp):
     result = Result(ASYNC_RESULT)
 
     def verify_op(self):
-        return _check_coords(self, "load") and _check_smem(self, self.dest) and _check_padding(self)
+        return (_check_coords(self, "load") and _check_box(self, self.dest) and _check_smem(self, self.dest)
+                and _check_smem_layout(self, self.dest, self.desc) and _check_padding(self))
 
 
 class AsyncScatterTmaStoreOp(NvTileasOp):
@@ -176,4 +245,5 @@ class AsyncScatterTmaStoreOp(NvTileasOp):
         if self.padding_value is not None:
             self.emit_error("scatter_tma_store does not accept a padding_value")
             return False
-        return _check_coords(self, "store") and _check_smem(self, self.source)
+        return (_check_coords(self, "store") and _check_box(self, self.source) and _check_smem(self, self.source)
+                and _check_smem_layout(self, self.source, self.desc))
