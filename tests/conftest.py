@@ -11,6 +11,29 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.path.join(os.path.dirname(ROOT), "shared")
 
 
+def diagnostics_of(text, filename="in.mlir"):
+    """Parse and verify `text` as the CLI does (stopping at the first failing
+    op); return the diagnostic engine."""
+    from tilec.ir.diagnostics import DiagnosticEngine
+    from tilec.ir.verifier import verify
+    from tilec.syntax.parser import parse_text
+    engine = DiagnosticEngine()
+    ops = parse_text(text, engine, filename)
+    if ops is not None:
+        for op in ops:
+            if not verify(op, engine):
+                break
+    engine.ops = ops
+    return engine
+
+
+def parse_verified(text, filename="in.mlir"):
+    """The top-level ops of `text`, which must parse and verify."""
+    engine = diagnostics_of(text, filename)
+    assert engine.ops is not None and not engine.has_errors, engine.render()
+    return engine.ops
+
+
 @pytest.fixture
 def run_cli(capsys):
     """Run `tilec ARGS` in-process; return (exit code, stdout, stderr)."""

@@ -5,31 +5,18 @@ import re
 
 import pytest
 
-from tilec.ir.diagnostics import DiagnosticEngine
 from tilec.ir.floats import float_text, round_to
 from tilec.ir.types import FloatType
-from tilec.ir.verifier import verify
-from tilec.syntax.parser import parse_text
 from tilec.syntax.printer import print_ops
 
+from conftest import diagnostics_of, parse_verified
 
-def _parse(text):
-    engine = DiagnosticEngine()
-    ops = parse_text(text, engine, "in.mlir")
-    assert ops is not None, engine.render()
-    for op in ops:
-        assert verify(op, engine), engine.render()
-    return ops
+
+_parse = parse_verified
 
 
 def _errors(text):
-    engine = DiagnosticEngine()
-    ops = parse_text(text, engine, "in.mlir")
-    if ops is not None:
-        for op in ops:
-            if not verify(op, engine):
-                break
-    return engine.render()
+    return diagnostics_of(text).render()
 
 
 def module(body, header="testing$func @f()"):

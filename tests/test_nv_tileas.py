@@ -15,29 +15,14 @@ from tilec.syntax.parser import parse_text
 from tilec.syntax.printer import print_ops
 from tilec.syntax.reader import parse_type
 
-from conftest import ROOT, SHARED
+from conftest import ROOT, SHARED, diagnostics_of, parse_verified
 
 GOLDEN = os.path.join(ROOT, "golden", "nv_tileas")
 GOLDEN_FILES = sorted(glob.glob(os.path.join(GOLDEN, "*.mlir")))
 
 
-def _parse(text):
-    engine = DiagnosticEngine()
-    ops = parse_text(text, engine, "in.mlir")
-    assert ops is not None, engine.render()
-    for op in ops:
-        assert verify(op, engine), engine.render()
-    return ops
-
-
-def _diagnostics(text):
-    engine = DiagnosticEngine()
-    ops = parse_text(text, engine, "in.mlir")
-    if ops is not None:
-        for op in ops:
-            if not verify(op, engine):
-                break
-    return engine
+_parse = parse_verified
+_diagnostics = diagnostics_of
 
 
 # ---- golden files -----------------------------------------------------------------
