@@ -40,4 +40,12 @@ class AddFMulOnLhs(RewritePattern):
 
 
 ADDF_PATTERNS = [AddFMulOnLhs()]
-PATTERNS = list(ADDF_PATTERNS)
+
+
+def _patterns():
+    from .cuda_tile_if import IF_PATTERNS
+    from .cuda_tile_select import SELECT_PATTERNS
+    return list(ADDF_PATTERNS) + IF_PATTERNS + SELECT_PATTERNS
+
+
+PATTERNS = _patterns()
