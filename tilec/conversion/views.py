@@ -29,12 +29,16 @@ def _common_attrs(target, vt, rank, load: bool) -> dict:
     return out
 
 
-class LowerLoadView(RewritePattern):
-    root = "cuda_tile.load_view_tko"
+class _TargetPattern(RewritePattern):
+    """A lowering pattern that depends on the target architecture."""
 
     def __init__(self, target):
         super().__init__()
         self.target = target
+
+
+class LowerLoadView(_TargetPattern):
+    root = "cuda_tile.load_view_tko"
 
     def match_and_rewrite(self, op, rw) -> bool:
         vt = op.view.type
@@ -51,12 +55,8 @@ class LowerLoadView(RewritePattern):
         return True
 
 
-class LowerStoreView(RewritePattern):
+class LowerStoreView(_TargetPattern):
     root = "cuda_tile.store_view_tko"
-
-    def __init__(self, target):
-        super().__init__()
-        self.target = target
 
     def match_and_rewrite(self, op, rw) -> bool:
         vt = op.view.type
@@ -73,17 +73,13 @@ class LowerStoreView(RewritePattern):
         return True
 
 
-class LowerAtomicRedView(RewritePattern):
+class LowerAtomicRedView(_TargetPattern):
     """atomic_red_view_tko -> nv_tileas.tiled_atomic_rmw on the block's tile
     (its old-value result unused). cuda_tile's `addf` is nv_tileas `add`
     (one mode for both); modes and element types nv_tileas rejects (xchg,
     8-bit, 16-bit integers, 16-bit floats beyond add/max/min) are left for
     the legality check to report."""
     root = "cuda_tile.atomic_red_view_tko"
-
-    def __init__(self, target):
-        super().__init__()
-        self.target = target
 
     def match_and_rewrite(self, op, rw) -> bool:
         from ..dialects.cuda_tile.attributes import AtomicRMWModeAttr
