@@ -381,3 +381,90 @@ def test_loop_with_a_store_is_not_pipelined():
     assert not a.pipelinable and "side effects" in a.reason
     ok, out, engine = lower(src, "sm_90a")
     assert ok and "create_pipeline" not in text_of(out)
+
+
+# --- `tilec opt --arch / --num-stages / --num-warps` (issue 7) --------------
+MATMUL = "examples/cutile/matmul_f16.mlir"
+
+
+def _opt(run_cli, *flags, path=MATMUL):
+    from conftest import ROOT
+    import os
+    rc, out, err = run_cli("opt", os.path.join(ROOT, path), *flags)
+    assert rc == 0 and "Traceback" not in err, err
+    return out
+
+
+def _stages(text):
+    import re
+    return sorted(set(int(n) for n in re.findall(r"numStages = (\d+)", text)))
+
+
+def test_cli_arch_sm80_sets_both_passes(run_cli):
+    out = _opt(run_cli, "--lower-to-tileas", "--schedule", "--arch", "sm_80")
+    assert _stages(out) == [2] and "agent_switch" not in out
+    assert 'nv_tileas.target = "sm_80"' in out and "sm_90a" not in out
+    assert "mma_wgmma" not in out
+
+
+def test_cli_default_and_sm90a(run_cli):
+    for flags in ((), ("--arch", "sm_90a"), ("-arch=sm_90a",)):
+        out = _opt(run_cli, "--lower-to-tileas", "--schedule", *flags)
+        assert _stages(out) == [3] and "agent_switch" in out and 'nv_tileas.target = "sm_90a"' in out
+
+
+def test_cli_num_stages(run_cli):
+    out = _opt(run_cli, "--lower-to-tileas", "--schedule", "--arch", "sm_90a", "--num-stages", "4")
+    assert _stages(out) == [4] and "agent_switch" in out
+    out = _opt(run_cli, "--lower-to-tileas", "--schedule", "--arch=sm_80", "--num-stages=3")
+    assert _stages(out) == [3] and "agent_switch" not in out
+
+
+def test_cli_num_warps(run_cli):
+    out = _opt(run_cli, "--lower-to-tileas", "--schedule", "--num-warps", "8", path="examples/matmul_f16_tiled.mlir")
+    assert "max_regs = array<i32: 40, 232>, num_agents_per_group = 2 : i32" in out
+
+
+def test_cli_explicit_pass_options_win(run_cli):
+    out = _opt(run_cli, "--lower-to-tileas", "--schedule=num-stages=2", "--num-stages", "4")
+    assert _stages(out) == [2]
+    out = _opt(run_cli, "--pass-pipeline=builtin.module(lower-to-tileas{arch=sm_80},schedule{num-stages=1})",
+               "--arch", "sm_90a", "--num-stages", "4")
+    # lower-to-tileas keeps its sm_80; schedule takes --arch but keeps num-stages=1
+    assert 'nv_tileas.target = "sm_80"' in out and _stages(out) == [1] and "agent_switch" in out
+
+
+def test_cli_target_flags_set_pass_options():
+    import argparse
+    from tilec.passes.cli import build_pipeline
+    from tilec.passes.pipeline import Nest
+
+    def passes(**kw):
+        args = argparse.Namespace(pass_pipeline=kw.pop("pipeline", None), pass_flags=kw.pop("flags", []), **kw)
+        out = []
+
+        def walk(n):
+            for i in n.items:
+                walk(i) if isinstance(i, Nest) else out.append((i.name, dict(i.options)))
+        walk(build_pipeline(args))
+        return out
+    got = passes(flags=[("lower-to-tileas", None), ("canonicalize", None), ("schedule", "num-warps=8")],
+                 arch="sm_80", num_stages=5, num_warps=4)
+    assert got[0] == ("lower-to-tileas", {"arch": "sm_80"})
+    assert got[1][0] == "canonicalize"
+    assert got[2] == ("schedule", {"arch": "sm_80", "num-stages": 5, "num-warps": 8, "tma": True})
+    nested = passes(pipeline="builtin.module(cuda_tile.module(schedule))", arch="sm_90a", num_stages=None,
+                    num_warps=None)
+    assert nested == [("schedule", {"arch": "sm_90a", "num-stages": 0, "num-warps": 4, "tma": True})]
+    # without the flags the passes keep their own defaults
+    assert passes(flags=[("schedule", None)])[0][1] == {"arch": "", "num-stages": 0, "num-warps": 4, "tma": True}
+
+
+@pytest.mark.parametrize("flags,msg", [(("--arch", "sm_70"), "unknown target 'sm_70'"),
+                                       (("--num-stages", "0"), "--num-stages must be at least 1"),
+                                       (("--num-warps", "-4"), "--num-warps must be at least 1")])
+def test_cli_bad_target_flags(run_cli, flags, msg):
+    from conftest import ROOT
+    import os
+    rc, out, err = run_cli("opt", os.path.join(ROOT, MATMUL), "--lower-to-tileas", "--schedule", *flags)
+    assert rc != 0 and msg in err and "Traceback" not in err

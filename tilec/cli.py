@@ -46,8 +46,9 @@ def build_argparser():
     opt.add_argument("--emit-bytecode", action="store_true", help="write Tile IR bytecode instead of text")
     opt.add_argument("--bytecode-version", default="13.1", metavar="VERSION",
                      help="bytecode version to write: 13.1 (default) to 13.5")
-    from .passes.cli import add_pass_options
+    from .passes.cli import add_pass_options, add_target_options
     add_pass_options(opt)
+    add_target_options(opt)
     ver = sub.add_parser("verify", help="parse and verify; report diagnostics")
     _common(ver)
     run = sub.add_parser("run", help="run a kernel on the CPU with the NumPy reference interpreter")

@@ -56,6 +56,7 @@ class Pass:
 
     def __init__(self, options=None):
         self.options = {k: v[1] for k, v in self.OPTIONS.items()}
+        self.explicit_options = frozenset(options or ())   # written by the user (pipeline text or flag)
         for k, raw in (options or {}).items():
             if k not in self.OPTIONS:
                 raise PassError(f"'{self.name}' does not have an option named '{k}'"

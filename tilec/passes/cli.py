@@ -49,6 +49,57 @@ def add_pass_options(p):
                        dest="pass_flags_" + name.replace("-", "_"))
 
 
+# top-level `tilec opt` flag (argparse dest) -> {pass name: pass option} it sets
+TARGET_FLAGS = {
+    "arch": {"lower-to-tileas": "arch", "schedule": "arch"},
+    "num_stages": {"schedule": "num-stages"},
+    "num_warps": {"schedule": "num-warps"},
+}
+
+
+def add_target_options(p):
+    """`--arch`, `--num-stages`, `--num-warps`: defaults for the options of the
+    lower-to-tileas and schedule passes in the pipeline (an option written in
+    the pipeline or pass flag wins)."""
+    p.add_argument("--arch", metavar="ARCH",
+                   help="target for lower-to-tileas and schedule: sm_80 or sm_90a")
+    p.add_argument("--num-stages", dest="num_stages", type=int, metavar="N",
+                   help="pipeline stages for schedule (default: the target's)")
+    p.add_argument("--num-warps", dest="num_warps", type=int, metavar="N",
+                   help="consumer warps for schedule (default 4)")
+
+
+def _passes_of(nest):
+    from .pipeline import Nest
+    for item in nest.items:
+        if isinstance(item, Nest):
+            yield from _passes_of(item)
+        else:
+            yield item
+
+
+def apply_target_flags(root, args):
+    """Set the options the top-level target flags ask for on every pass of
+    `root` they concern, unless the user wrote that option for that pass."""
+    flags = {dest: getattr(args, dest, None) for dest in TARGET_FLAGS}
+    if all(v is None for v in flags.values()):
+        return root
+    from .base import PassError
+    if flags["arch"] is not None:
+        from ..conversion.target import ARCHES
+        if flags["arch"] not in ARCHES:
+            raise PassError(f"unknown target '{flags['arch']}' for --arch (known: {', '.join(ARCHES)})")
+    for dest, name in (("num_stages", "--num-stages"), ("num_warps", "--num-warps")):
+        if flags[dest] is not None and flags[dest] < 1:
+            raise PassError(f"{name} must be at least 1, not {flags[dest]}")
+    for p in _passes_of(root):
+        for dest, value in flags.items():
+            opt = TARGET_FLAGS[dest].get(p.name)
+            if value is not None and opt is not None and opt not in getattr(p, "explicit_options", ()):
+                p.options[opt] = value
+    return root
+
+
 def wants_passes(args) -> bool:
     return bool(getattr(args, "pass_pipeline", None) or getattr(args, "pass_flags", None))
 
@@ -58,7 +109,7 @@ def build_pipeline(args):
     root = parse_pipeline(args.pass_pipeline) if args.pass_pipeline else Nest("builtin.module")
     for name, opts in args.pass_flags or []:
         root.items.append(make_pass(name, parse_options(opts) if opts else {}))
-    return root
+    return apply_target_flags(root, args)
 
 
 def run_requested_passes(ops, args, engine):
