@@ -1,0 +1,1 @@
+"""Code generation from scheduled nv_tileas IR."""

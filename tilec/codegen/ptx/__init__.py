@@ -1,0 +1,17 @@
+"""PTX emission from scheduled nv_tileas IR (see module.py for the kernel ABI)."""
+from __future__ import annotations
+
+from . import ops_control, ops_core, ops_elementwise, ops_memory  # noqa: F401  (register handlers)
+from .module import emit_ptx
+from .values import CodegenError
+
+
+def compile_text(text, arch: str = "sm_90a", num_warps: int = 4, num_stages: int | None = None,
+                 filename: str = "<input>") -> str:
+    """cuda_tile text (or bytecode) to PTX; raises tilec.compiler.CompileFailed
+    carrying the rendered diagnostics."""
+    from ...compiler import parse_and_compile
+    return parse_and_compile(text, filename, arch, num_warps, num_stages)
+
+
+__all__ = ["emit_ptx", "compile_text", "CodegenError"]

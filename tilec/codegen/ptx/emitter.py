@@ -1,0 +1,347 @@
+"""The emitter core: walks a scheduled entry and dispatches each op to its handler.
+
+Handlers live in the ops_* modules, one per op family, registered by name with
+`handles`. The core owns what they share: the value environment, thread groups
+and their tid-derived prologue values, tile materialization and the
+shared-memory moves that every cross-thread op (broadcast, permute, reduce,
+layout conversion...) is built from.
+"""
+from __future__ import annotations
+
+from .builder import KernelBuilder
+from .layout import blocked, linear_offsets
+from .ptxtypes import B32, B64, PRED, Unsupported, byte_size, float_imm, int_imm, mem_type, reg_class
+from .values import CodegenError, Group, Tile
+
+HANDLERS: dict = {}
+
+
+def handles(*names):
+    def deco(fn):
+        for n in names:
+            HANDLERS[n] = fn
+        return fn
+    return deco
+
+
+class Emitter:
+    def __init__(self, kb: KernelBuilder, target, cta_threads: int):
+        self.kb, self.target, self.cta_threads = kb, target, cta_threads
+        self.env: dict = {}
+        self.group: Group | None = None
+        self.exit_label = kb.label("exit")
+        self.loops: list = []          # enclosing loop frames (for break/continue)
+        self.op = None                 # the op being emitted (for diagnostics)
+
+    # ---- dispatch ---------------------------------------------------------------------
+    def emit_block(self, block):
+        for op in block.ops:
+            self.emit_op(op)
+
+    def emit_op(self, op):
+        handler = HANDLERS.get(op.name)
+        if handler is None:
+            raise CodegenError(op, f"'{op.name}' is not supported by the PTX emitter")
+        saved, self.op = self.op, op
+        try:
+            handler(self, op)
+        except Unsupported as e:
+            raise CodegenError(op, f"'{op.name}' {e}") from None
+        finally:
+            self.op = saved
+
+    def fail(self, message: str):
+        raise CodegenError(self.op, message)
+
+    # ---- values -----------------------------------------------------------------------
+    def get(self, v):
+        try:
+            return self.env[v]
+        except KeyError:
+            raise CodegenError(self.op, "uses a value the emitter did not produce") from None
+
+    def bind(self, v, x):
+        self.env[v] = x
+
+    # ---- thread groups -----------------------------------------------------------------
+    def enter_group(self, tid: str, threads: int, barrier_id: int) -> Group:
+        g = Group(tid, threads, barrier_id, self.kb.section())
+        self.group = g
+        return g
+
+    def sync(self):
+        g = self.group
+        if g.barrier_id == 0:
+            self.kb.emit("bar.sync \t0")
+        else:
+            self.kb.emit(f"bar.sync \t{g.barrier_id}, {g.threads}")
+
+    def _prologue(self):
+        return self.kb.into(self.group.prologue)
+
+    def bases(self, layout) -> list[str]:
+        """Per-dimension coordinate of this thread's first element (group prologue)."""
+        g = self.group
+        got = g.bases.get(layout)
+        if got is not None:
+            return got
+        kb = self.kb
+        out = []
+        with self._prologue():
+            rest = g.tid
+            for d in reversed(range(layout.rank)):
+                t = layout.tpd[d]
+                r = kb.reg(B32)
+                if t == 1:
+                    kb.emit(f"mov.u32 \t{r}, 0")
+                else:
+                    kb.emit(f"and.b32 \t{r}, {rest}, {t - 1}")
+                    nxt = kb.reg(B32)
+                    kb.emit(f"shr.u32 \t{nxt}, {rest}, {t.bit_length() - 1}")
+                    rest = nxt
+                if d == layout.rank - 1 and layout.vec > 1:
+                    s = kb.reg(B32)
+                    kb.emit(f"shl.b32 \t{s}, {r}, {layout.vec.bit_length() - 1}")
+                    r = s
+                out.append(r)
+        out.reverse()
+        g.bases[layout] = out
+        return out
+
+    def owner(self, layout) -> str | None:
+        """A predicate true in replica 0 of a replicated layout (None: no replicas)."""
+        if layout is None:
+            return self.leader()
+        if layout.replicas == 1:
+            return None
+        g = self.group
+        got = g.owners.get(layout)
+        if got is None:
+            got = self.kb.reg(PRED)
+            with self._prologue():
+                self.kb.emit(f"setp.lt.u32 \t{got}, {g.tid}, {layout.used_threads}")
+            g.owners[layout] = got
+        return got
+
+    def leader(self) -> str:
+        """A predicate true in thread 0 of the group."""
+        g = self.group
+        got = g.owners.get("leader")
+        if got is None:
+            got = self.kb.reg(PRED)
+            with self._prologue():
+                self.kb.emit(f"setp.eq.u32 \t{got}, {g.tid}, 0")
+            g.owners["leader"] = got
+        return got
+
+    def linear_base(self, layout, coeffs) -> str:
+        """sum(base_d * coeffs_d) for this thread, in the group prologue."""
+        key = (layout, tuple(coeffs))
+        g = self.group
+        got = g.bases.get(key)
+        if got is not None:
+            return got
+        kb = self.kb
+        bases = self.bases(layout)
+        with self._prologue():
+            acc = kb.reg(B32)
+            kb.emit(f"mov.u32 \t{acc}, 0")
+            for b, c in zip(bases, coeffs):
+                if c:
+                    nxt = kb.reg(B32)
+                    kb.emit(f"mad.lo.u32 \t{nxt}, {b}, {c}, {acc}")
+                    acc = nxt
+        g.bases[key] = acc
+        return acc
+
+    # ---- tiles --------------------------------------------------------------------------
+    def layout_for(self, shape):
+        return blocked(shape, self.group.threads) if len(shape) else None
+
+    def new_tile(self, etype, shape, layout=None) -> Tile:
+        n = 1 if layout is None else layout.nslots
+        cls = reg_class(etype)
+        return Tile(etype, shape, layout, [self.kb.reg(cls) for _ in range(n)])
+
+    def splat_const(self, etype, value) -> Tile:
+        """A scalar constant in a fresh register."""
+        t = self.new_tile(etype, ())
+        self.mov_imm(t.reg, etype, value)
+        return t
+
+    def mov_imm(self, reg, etype, value):
+        cls = reg_class(etype)
+        if cls == PRED:
+            self.kb.emit(f"setp.ne.u32 \t{reg}, {1 if int(value) & 1 else 0}, 0")
+        elif type(etype).__name__ == "FloatType":
+            self.kb.emit(f"mov.b{16 if cls == 'b16' else 32 if cls == 'f32' else 64} \t{reg}, "
+                         f"{float_imm(float(value), etype)}")
+        else:
+            self.kb.emit(f"mov.b{64 if cls == B64 else 32} \t{reg}, {int_imm(int(value), etype)}")
+
+    def mov(self, dst, src, etype):
+        cls = reg_class(etype)
+        if dst == src:
+            return
+        if cls == PRED:
+            self.kb.emit(f"mov.pred \t{dst}, {src}")
+        else:
+            w = {"b16": 16, "b32": 32, "b64": 64, "f32": 32, "f64": 64}[cls]
+            self.kb.emit(f"mov.b{w} \t{dst}, {src}")
+
+    def in_layout(self, tile: Tile, layout) -> Tile:
+        """`tile` with per-slot registers in `layout` (splat: the one register
+        repeated; another layout: through shared memory)."""
+        if tile.layout == layout:
+            return tile
+        if tile.splat:
+            if layout is None:
+                return tile
+            return Tile(tile.etype, tile.shape, layout, [tile.reg] * layout.nslots, tile.home)
+        if layout is None:
+            self.fail("cannot use a distributed tile as a scalar")
+        return self.remap(tile, tile.shape, layout, linear_offsets(tile.shape))
+
+    def copy_into(self, dst: Tile, src: Tile):
+        """Move `src`'s elements into the registers of `dst` (same layout after conversion)."""
+        src = self.in_layout(src, dst.layout)
+        for a, b in zip(dst.regs, src.regs if not src.splat else [src.reg] * len(dst.regs)):
+            self.mov(a, b, dst.etype)
+
+    def fresh_copy(self, tile: Tile, layout=None) -> Tile:
+        """A tile in new registers (for loop-carried and branch-merged values)."""
+        out = self.new_tile(tile.etype, tile.shape, layout)
+        self.copy_into(out, tile)
+        return out
+
+    # ---- shared memory --------------------------------------------------------------------
+    def scratch(self, nbytes: int) -> str:
+        """This group's shared scratch buffer, grown to at least `nbytes`."""
+        g = self.group
+        if g.scratch is None:
+            g.scratch = self.kb.shared_buffer(nbytes, 16, "scratch")
+        else:
+            self.kb.grow_shared(g.scratch, nbytes)
+        return g.scratch
+
+    def addr_of(self, sym: str) -> str:
+        r = self.kb.reg(B32)
+        self.kb.emit(f"mov.u32 \t{r}, {sym}")
+        return r
+
+    def store_shared(self, tile: Tile, base: str, coeffs, extra: int = 0):
+        """Write `tile`'s elements at base + esize * (sum coords_d * coeffs_d + extra)."""
+        kb = self.kb
+        layout = tile.layout or blocked(tile.shape or (1,), self.group.threads)
+        if not tile.shape:
+            coeffs = (0,)
+        es = byte_size(tile.etype)
+        lin = self.linear_base(layout, coeffs)
+        addr = kb.reg(B32)
+        kb.emit(f"mad.lo.u32 \t{addr}, {lin}, {es}, {base}")
+        st = mem_type(tile.etype).replace(".s", ".b").replace(".u8", ".b8")
+        for slot in range(layout.nslots):
+            off = (sum(o * c for o, c in zip(layout.offsets(slot), coeffs)) + extra) * es
+            reg = tile.at(slot)
+            if reg_class(tile.etype) == PRED:
+                b = kb.reg(B32)
+                kb.emit(f"selp.u32 \t{b}, 1, 0, {reg}")
+                reg, st = b, ".b8"
+            kb.emit(f"st.shared{st} \t[{addr}+{off}], {reg}")
+
+    def load_shared(self, etype, shape, layout, base: str, coeffs, extra_reg: str | None = None) -> Tile:
+        """Read a tile in `layout`: element coords c from base + esize * (sum c_d * coeffs_d + extra)."""
+        kb = self.kb
+        es = byte_size(etype)
+        if layout is None:
+            out = self.new_tile(etype, shape, None)
+            addr = base
+            if extra_reg is not None:
+                addr = kb.reg(B32)
+                kb.emit(f"mad.lo.u32 \t{addr}, {extra_reg}, {es}, {base}")
+            self._ld_shared(out.reg, etype, f"[{addr}]")
+            return out
+        lin = self.linear_base(layout, coeffs)
+        if extra_reg is not None:
+            t = kb.reg(B32)
+            kb.emit(f"add.u32 \t{t}, {lin}, {extra_reg}")
+            lin = t
+        addr = kb.reg(B32)
+        kb.emit(f"mad.lo.u32 \t{addr}, {lin}, {es}, {base}")
+        out = self.new_tile(etype, shape, layout)
+        for slot in range(layout.nslots):
+            off = sum(o * c for o, c in zip(layout.offsets(slot), coeffs)) * es
+            self._ld_shared(out.regs[slot], etype, f"[{addr}+{off}]")
+        return out
+
+    def _ld_shared(self, reg, etype, where):
+        if reg_class(etype) == PRED:
+            b = self.kb.reg(B32)
+            self.kb.emit(f"ld.shared.u8 \t{b}, {where}")
+            self.kb.emit(f"setp.ne.u32 \t{reg}, {b}, 0")
+        else:
+            self.kb.emit(f"ld.shared{mem_type(etype)} \t{reg}, {where}")
+
+    def remap(self, tile: Tile, shape, layout, coeffs, extra_reg=None, src_coeffs=None) -> Tile:
+        """Move elements between threads through shared memory: `tile` is written
+        row-major (or with `src_coeffs`), then each element c of the result reads
+        the element at sum c_d * coeffs_d (+ extra_reg)."""
+        src_coeffs = src_coeffs or linear_offsets(tile.shape)
+        n = 1
+        for d in tile.shape:
+            n *= d
+        sym = self.scratch(n * byte_size(tile.etype))
+        base = self.addr_of(sym)
+        self.sync()
+        self.store_shared(tile, base, src_coeffs)
+        self.sync()
+        return self.load_shared(tile.etype, shape, layout, base, coeffs, extra_reg)
+
+    def home_tile(self, etype, shape, addr: str) -> Tile:
+        """A tile known to sit row-major at shared address `addr` (registers on demand)."""
+        return Tile(etype, shape, self.layout_for(shape), None, addr)
+
+    def regs_of(self, tile: Tile) -> Tile:
+        """`tile` with registers (loads a shared-memory-only tile)."""
+        if tile.regs is not None:
+            return tile
+        loaded = self.load_shared(tile.etype, tile.shape, tile.layout, tile.home, linear_offsets(tile.shape))
+        tile.regs = loaded.regs
+        return tile
+
+    def tile(self, v) -> Tile:
+        """The tile value of SSA value `v`, with registers."""
+        x = self.get(v)
+        if not isinstance(x, Tile):
+            self.fail("expects a tile operand")
+        return self.regs_of(x)
+
+    # ---- constants and globals ---------------------------------------------------------
+    def const_table(self, arr, t) -> Tile:
+        """A non-uniform constant tile, read from a module-scope table."""
+        from ...interp.numerics import dtype_of
+        sym = self.module.const_table(self.kb.name, arr.astype(dtype_of(t.element_type)))
+        shape = tuple(t.shape)
+        layout = self.layout_for(shape)
+        kb = self.kb
+        base = kb.reg(B64)
+        kb.emit(f"mov.u64 \t{base}, {sym}")
+        lin = self.linear_base(layout, linear_offsets(shape))
+        es = byte_size(t.element_type)
+        off = kb.reg(B64)
+        kb.emit(f"mul.wide.u32 \t{off}, {lin}, {es}")
+        addr = kb.reg(B64)
+        kb.emit(f"add.s64 \t{addr}, {base}, {off}")
+        out = self.new_tile(t.element_type, shape, layout)
+        from .ops_memory import ld_global
+        for slot, r in enumerate(out.regs):
+            o = sum(a * b for a, b in zip(layout.offsets(slot), linear_offsets(shape))) * es
+            ld_global(self, r, t.element_type, f"[{addr}+{o}]", None, cache=".nc")
+        return out
+
+
+    def global_symbol(self, name: str) -> str:
+        sym = self.module.global_names.get(name)
+        if sym is None:
+            self.fail(f"refers to unknown global @{name}")
+        return sym

@@ -1,0 +1,132 @@
+"""A scheduled module to PTX text: the header, module-scope globals and one
+`.entry` per cuda_tile entry.
+
+Kernel ABI (as NVIDIA's tileiras): one `.param` per entry argument in order,
+pointers `.u64`, scalars at their width; `.reqntid` is the CTA size (the
+agents' warps when the kernel is warp-specialized, else --num-warps)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .builder import KernelBuilder
+from .emitter import Emitter
+from .ptxtypes import B32, B64, is_pointer, param_type, reg_class
+from .target import Target
+from .values import CodegenError, Tile
+
+
+def _kernels(ops):
+    for op in ops:
+        if op.name == "cuda_tile.module" or op.name == "builtin.module":
+            for region in op.regions:
+                for block in region.blocks:
+                    yield from _kernels(list(block.ops))
+        elif op.name == "cuda_tile.entry":
+            yield op
+
+
+def _globals(ops):
+    for op in ops:
+        if op.name in ("cuda_tile.module", "builtin.module"):
+            for region in op.regions:
+                for block in region.blocks:
+                    yield from _globals(list(block.ops))
+        elif op.name == "cuda_tile.global":
+            yield op
+
+
+def cta_threads(entry, num_warps: int) -> int:
+    for op in entry.walk():
+        if op.name == "nv_tileas.async.pipeline.agent_switch":
+            return 32 * sum(op.attributes["num_warps"].values)
+    return 32 * num_warps
+
+
+def _bytes_directive(data: bytes) -> str:
+    return "{" + ", ".join(str(b) for b in data) + "}"
+
+
+class ModuleEmitter:
+    def __init__(self, target: Target, num_warps: int):
+        self.target, self.num_warps = target, num_warps
+        self.module_lines: list[str] = []
+        self.global_names: dict[str, str] = {}
+        self.counter = 0
+
+    def declare_globals(self, ops):
+        from ...interp.ops_core import dense_array
+        for g in _globals(ops):
+            t = g.attributes["value"].type
+            arr = np.ascontiguousarray(dense_array(g.attributes["value"], t.element_type, t.shape))
+            name = g.attributes["sym_name"].value
+            sym = "g_" + "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+            align = max(int(getattr(g.attributes.get("alignment"), "value", 0) or 0), arr.dtype.itemsize, 1)
+            data = arr.tobytes()
+            self.module_lines.append(f".global .align {align} .b8 {sym}[{len(data)}] = {_bytes_directive(data)};")
+            self.global_names[name] = sym
+
+    def const_table(self, kernel: str, arr) -> str:
+        self.counter += 1
+        sym = f"{kernel}_cst_{self.counter}"
+        data = np.ascontiguousarray(arr).tobytes()
+        self.module_lines.append(f".global .align 16 .b8 {sym}[{len(data)}] = {_bytes_directive(data)};")
+        return sym
+
+    def kernel(self, entry) -> list[str]:
+        name = entry.attributes["sym_name"].value
+        kb = KernelBuilder(name)
+        threads = cta_threads(entry, self.num_warps)
+        em = Emitter(kb, self.target, threads)
+        em.module = self
+        block = entry.regions[0].blocks[0]
+        params = []
+        for i, arg in enumerate(block.arguments):
+            t = arg.type
+            elt = t.element_type
+            pname = f"{name}_param_{i}"
+            params.append(f"\t.param {param_type(elt)} {pname}")
+            r = kb.reg(reg_class(elt))
+            if is_pointer(elt):
+                raw = kb.reg(B64)
+                kb.emit(f"ld.param.u64 \t{raw}, [{pname}]")
+                kb.emit(f"cvta.to.global.u64 \t{r}, {raw}")
+            elif reg_class(elt) == "pred":
+                b = kb.reg(B32)
+                kb.emit(f"ld.param.u8 \t{b}, [{pname}]")
+                kb.emit(f"setp.ne.u32 \t{r}, {b}, 0")
+            else:
+                ptype = param_type(elt)
+                if ptype in (".u8", ".u16"):
+                    ptype = ".s" + ptype[2:]
+                kb.emit(f"ld.param{ptype} \t{r}, [{pname}]")
+            em.bind(arg, Tile(elt, tuple(t.shape), None, [r]))
+        tid = kb.reg(B32)
+        kb.emit(f"mov.u32 \t{tid}, %tid.x")
+        em.enter_group(tid, threads, 0)
+        em.emit_block(block)
+        kb.place(em.exit_label)
+        kb.emit("ret")
+        out = [f".visible .entry {name}(", ",\n".join(params), ")", f".reqntid {threads}, 1, 1", "{"]
+        out += kb.declarations()
+        for sym, size, align in kb.shared:
+            out.append(f"\t.shared .align {align} .b8 {sym}[{size}];")
+        out.append("")
+        out += kb.body_lines()
+        out.append("}")
+        return out
+
+
+def emit_ptx(ops, arch: str = "sm_90a", num_warps: int = 4) -> str:
+    """PTX for every entry of the (lowered, scheduled, verified) top-level `ops`.
+    Raises CodegenError for an op the emitter cannot translate."""
+    target = Target.parse(arch)
+    me = ModuleEmitter(target, num_warps)
+    me.declare_globals(ops)
+    kernels = []
+    for entry in _kernels(ops):
+        kernels.append("\n".join(me.kernel(entry)))
+    if not kernels:
+        raise CodegenError(ops[0] if ops else None, "the module has no entry to compile")
+    head = [f"// Generated by tilec for {target.arch}", f".version {target.ptx_version}",
+            f".target {target.arch}", ".address_size 64", ""]
+    return "\n".join(head + me.module_lines + [""] + ["\n\n".join(kernels)]) + "\n"

@@ -1,0 +1,222 @@
+"""Structured control flow: cuda_tile for/loop/if with continue/break/yield,
+scf.for/scf.yield, return. Conditions and bounds are scalars, uniform over the
+group, so branches never diverge inside a warp and barriers inside loops are
+reached by every thread.
+
+Values that flow around a loop or out of an if live in registers created by
+the control op; terminators move into them (through temporaries, so swaps are
+safe)."""
+from __future__ import annotations
+
+from .emitter import handles
+from .ptxtypes import B32, B64, PRED, bits, reg_class
+from .values import Tile
+
+
+class Frame:
+    def __init__(self, op, slots, continue_label=None, exit_label=None, results=None):
+        self.op, self.slots, self.continue_label, self.exit_label = op, slots, continue_label, exit_label
+        self.results = results
+
+
+def carry_slot(em, x):
+    """New registers able to hold values like `x` (None for tokens)."""
+    if x is None:
+        return None
+    if isinstance(x, Tile):
+        layout = x.layout if not x.splat else (em.layout_for(x.shape) if x.shape else None)
+        return em.fresh_copy(x, layout)
+    return x.fresh(em)
+
+
+def assign_all(em, slots, values):
+    temps = []
+    for s, v in zip(slots, values):
+        if s is None:
+            temps.append(None)
+        elif isinstance(s, Tile):
+            temps.append(em.fresh_copy(v, s.layout))
+        else:
+            temps.append(v.fresh(em))
+    for s, t in zip(slots, temps):
+        if s is None:
+            continue
+        if isinstance(s, Tile):
+            em.copy_into(s, t)
+        else:
+            s.assign(em, t)
+
+
+def _frame_of(em, op, kinds):
+    p = op.parent_op
+    while p is not None and p.name not in kinds:
+        p = p.parent_op
+    for f in reversed(em.loops):
+        if f.op is p:
+            return f
+    em.fail("is not inside the construct it terminates")
+
+
+def _scalar(em, v) -> str:
+    return em.tile(v).reg
+
+
+def _emit_body(em, block, args, values):
+    for a, v in zip(args, values):
+        em.bind(a, v)
+    em.emit_block(block)
+
+
+@handles("cuda_tile.for", "scf.for")
+def _for(em, op):
+    kb = em.kb
+    lb, ub, step = (em.get(v) for v in op.operands[:3])
+    inits = [em.get(v) for v in op.operands[3:]]
+    it_t = op.operands[0].type
+    it_t = it_t.element_type if hasattr(it_t, "element_type") else it_t
+    cls = reg_class(it_t)
+    wide = bits(it_t) == 64
+    iv = kb.reg(cls)
+    em.mov(iv, lb.reg, it_t)
+    slots = [carry_slot(em, x) for x in inits]
+    head, latch, done = kb.label("for_head"), kb.label("for_latch"), kb.label("for_end")
+    frame = Frame(op, slots, continue_label=latch, exit_label=done)
+    em.loops.append(frame)
+    kb.place(head)
+    p = kb.reg(PRED)
+    sgn = "u" if "unsignedCmp" in op.attributes else "s"
+    kb.emit(f"setp.ge.{sgn}{64 if wide else 32} \t{p}, {iv}, {ub.reg}")
+    kb.emit(f"@{p} bra \t{done}")
+    body = op.regions[0].blocks[0]
+    iv_tile = Tile(it_t, (), None, [iv])
+    _emit_body(em, body, body.arguments, [iv_tile] + slots)
+    kb.place(latch)
+    kb.emit(f"add.s{64 if wide else 32} \t{iv}, {iv}, {step.reg}")
+    kb.emit(f"bra.uni \t{head}")
+    kb.place(done)
+    em.loops.pop()
+    for r, s in zip(op.results, slots):
+        em.bind(r, s)
+
+
+@handles("cuda_tile.loop")
+def _loop(em, op):
+    kb = em.kb
+    inits = [em.get(v) for v in op.operands]
+    slots = [carry_slot(em, x) for x in inits]
+    results = [_result_slot(em, r) for r in op.results]
+    head, done = kb.label("loop_head"), kb.label("loop_end")
+    frame = Frame(op, slots, continue_label=head, exit_label=done, results=results)
+    em.loops.append(frame)
+    kb.place(head)
+    body = op.regions[0].blocks[0]
+    _emit_body(em, body, body.arguments, slots)
+    kb.place(done)
+    em.loops.pop()
+    for r, s in zip(op.results, results):
+        em.bind(r, s)
+
+
+def _result_slot(em, r):
+    t = r.type
+    if not hasattr(t, "shape") or not hasattr(t, "element_type"):
+        return None
+    return em.new_tile(t.element_type, t.shape, em.layout_for(t.shape) if t.shape else None)
+
+
+@handles("cuda_tile.continue")
+def _continue(em, op):
+    f = _frame_of(em, op, ("cuda_tile.for", "cuda_tile.loop"))
+    assign_all(em, f.slots, [em.get(v) for v in op.operands])
+    em.kb.emit(f"bra.uni \t{f.continue_label}")
+
+
+@handles("cuda_tile.break")
+def _break(em, op):
+    f = _frame_of(em, op, ("cuda_tile.loop",))
+    assign_all(em, f.results, [em.get(v) for v in op.operands])
+    em.kb.emit(f"bra.uni \t{f.exit_label}")
+
+
+@handles("scf.yield")
+def _scf_yield(em, op):
+    parent = op.parent_op
+    f = _frame_of(em, op, (parent.name,))
+    assign_all(em, f.slots, [em.get(v) for v in op.operands])
+
+
+@handles("cuda_tile.if")
+def _if(em, op):
+    kb = em.kb
+    cond = _scalar(em, op.operands[0])
+    results = [_result_slot(em, r) for r in op.results]
+    other, done = kb.label("else"), kb.label("endif")
+    frame = Frame(op, results, exit_label=done)
+    em.loops.append(frame)
+    kb.emit(f"@!{cond} bra \t{other}")
+    em.emit_block(op.regions[0].blocks[0])
+    kb.place(other)
+    if len(op.regions) > 1 and op.regions[1].blocks:
+        em.emit_block(op.regions[1].blocks[0])
+    kb.place(done)
+    em.loops.pop()
+    for r, s in zip(op.results, results):
+        em.bind(r, s)
+
+
+@handles("cuda_tile.yield")
+def _yield(em, op):
+    f = _frame_of(em, op, ("cuda_tile.if",))
+    assign_all(em, f.slots, [em.get(v) for v in op.operands])
+    em.kb.emit(f"bra.uni \t{f.exit_label}")
+
+
+@handles("cuda_tile.return")
+def _return(em, op):
+    em.kb.emit(f"bra.uni \t{em.exit_label}")
+
+
+# ---- arith/index helpers the lowering introduces ------------------------------------------------
+
+def _index_const(em, op):
+    t = op.results[0].type
+    out = em.new_tile(t, ())
+    em.mov_imm(out.reg, t, op.attributes["value"].value)
+    em.bind(op.results[0], out)
+
+
+handles("arith.constant")(_index_const)
+
+
+@handles("arith.index_cast")
+def _index_cast(em, op):
+    src = em.tile(op.operands[0])
+    dst_t = op.results[0].type
+    dst_t = dst_t.element_type if hasattr(dst_t, "element_type") else dst_t
+    src_t = src.etype
+    out = em.new_tile(dst_t, ())
+    if bits(src_t) == 64 and bits(dst_t) != 64:
+        em.kb.emit(f"cvt.u32.u64 \t{out.reg}, {src.reg}")
+    elif bits(src_t) != 64 and bits(dst_t) == 64:
+        em.kb.emit(f"cvt.s64.s32 \t{out.reg}, {src.reg}")
+    else:
+        em.mov(out.reg, src.reg, dst_t)
+    em.bind(op.results[0], out)
+
+
+def _index_binary(mnemonic):
+    def handler(em, op):
+        a, b = em.tile(op.operands[0]), em.tile(op.operands[1])
+        t = op.results[0].type
+        out = em.new_tile(t, ())
+        w = 64 if reg_class(t) == B64 else 32
+        m = "mul.lo" if mnemonic == "mul" else mnemonic
+        em.kb.emit(f"{m}.s{w} \t{out.reg}, {a.reg}, {b.reg}")
+        em.bind(op.results[0], out)
+    return handler
+
+
+for _n in ("addi", "subi", "muli"):
+    handles("arith." + _n)(_index_binary(_n[:-1]))
+
+_ = B32

@@ -1,0 +1,180 @@
+"""Core ops: constants, iota, block ids, shape ops (broadcast, reshape, permute,
+extract, cat), assume, tokens, pointer offsets and globals."""
+from __future__ import annotations
+
+import numpy as np
+
+from .emitter import handles
+from .layout import linear_offsets
+from .ptxtypes import B32, B64, PRED, bits, byte_size, reg_class
+from .values import Tile
+
+
+def _strip(shape):
+    return tuple(d for d in shape if d != 1)
+
+
+def same_distribution(a, b) -> bool:
+    """Two blocked layouts that put every linear element on the same (thread, slot)."""
+    if a is None or b is None:
+        return False
+    return (_strip(a.shape) == _strip(b.shape) and a.shape[-1] == b.shape[-1] and a.threads == b.threads)
+
+
+@handles("cuda_tile.constant")
+def _constant(em, op):
+    from ...interp.ops_core import dense_array
+    t = op.results[0].type
+    arr = dense_array(op.attributes["value"], t.element_type, t.shape)
+    flat = arr.reshape(-1)
+    if flat.size == 0 or np.all(flat == flat[0]) or (flat.dtype.kind == "f" and np.all(np.isnan(flat))):
+        out = em.splat_const(t.element_type, flat[0].item() if flat.size else 0)
+        out.shape = tuple(t.shape)
+        em.bind(op.results[0], out)
+        return
+    em.bind(op.results[0], em.const_table(arr, t))
+
+
+@handles("cuda_tile.iota")
+def _iota(em, op):
+    t = op.results[0].type
+    layout = em.layout_for(t.shape)
+    base = em.bases(layout)[0]
+    out = em.new_tile(t.element_type, t.shape, layout)
+    for s, r in enumerate(out.regs):
+        off = layout.offsets(s)[0]
+        if bits(t.element_type) == 64:
+            em.kb.emit(f"cvt.u64.u32 \t{r}, {base}")
+            em.kb.emit(f"add.s64 \t{r}, {r}, {off}")
+        else:
+            em.kb.emit(f"add.s32 \t{r}, {base}, {off}")
+    em.bind(op.results[0], out)
+
+
+@handles("cuda_tile.get_tile_block_id", "cuda_tile.get_num_tile_blocks")
+def _block_ids(em, op):
+    sreg = "%ctaid" if op.name.endswith("block_id") else "%nctaid"
+    for r, axis in zip(op.results, "xyz"):
+        t = em.new_tile(r.type.element_type, ())
+        em.kb.emit(f"mov.u32 \t{t.reg}, {sreg}.{axis}")
+        em.bind(r, t)
+
+
+@handles("cuda_tile.assume")
+def _assume(em, op):
+    em.bind(op.results[0], em.get(op.operands[0]))
+
+
+@handles("cuda_tile.make_token", "cuda_tile.join_tokens", "nv_tileas.create_none")
+def _token(em, op):
+    for r in op.results:
+        em.bind(r, None)
+
+
+def _reshaped(tile, shape, layout):
+    return Tile(tile.etype, shape, layout, tile.regs, tile.home)
+
+
+@handles("cuda_tile.reshape")
+def _reshape(em, op):
+    src = em.tile(op.operands[0])
+    shape = tuple(op.results[0].type.shape)
+    if src.splat:
+        em.bind(op.results[0], _reshaped(src, shape, None))
+        return
+    layout = em.layout_for(shape)
+    if same_distribution(src.layout, layout):
+        em.bind(op.results[0], _reshaped(src, shape, layout))
+        return
+    em.bind(op.results[0], em.remap(src, shape, layout, linear_offsets(shape)))
+
+
+@handles("cuda_tile.broadcast")
+def _broadcast(em, op):
+    src = em.tile(op.operands[0])
+    shape = tuple(op.results[0].type.shape)
+    if src.splat:
+        em.bind(op.results[0], _reshaped(src, shape, None))
+        return
+    strides = linear_offsets(src.shape)
+    coeffs = [0 if n == 1 else s for n, s in zip(src.shape, strides)]
+    em.bind(op.results[0], em.remap(src, shape, em.layout_for(shape), coeffs))
+
+
+@handles("cuda_tile.permute", "nv_tileas.shuffle")
+def _permute(em, op):
+    src = em.tile(op.operands[0])
+    shape = tuple(op.results[0].type.shape)
+    if src.splat:
+        em.bind(op.results[0], _reshaped(src, shape, None))
+        return
+    perm = list(op.attributes["permutation"].values)
+    strides = linear_offsets(src.shape)
+    em.bind(op.results[0], em.remap(src, shape, em.layout_for(shape), [strides[p] for p in perm]))
+
+
+@handles("cuda_tile.extract")
+def _extract(em, op):
+    src = em.tile(op.operands[0])
+    shape = tuple(op.results[0].type.shape)
+    if src.splat:
+        em.bind(op.results[0], _reshaped(src, shape, None))
+        return
+    kb = em.kb
+    strides = linear_offsets(src.shape)
+    extra = kb.reg(B32)
+    kb.emit(f"mov.u32 \t{extra}, 0")
+    for v, n, s in zip(op.operands[1:], shape, strides):
+        idx = em.tile(v).reg
+        nxt = kb.reg(B32)
+        kb.emit(f"mad.lo.u32 \t{nxt}, {idx}, {n * s}, {extra}")
+        extra = nxt
+    em.bind(op.results[0], em.remap(src, shape, em.layout_for(shape), strides, extra_reg=extra))
+
+
+@handles("cuda_tile.cat")
+def _cat(em, op):
+    a, b = em.tile(op.operands[0]), em.tile(op.operands[1])
+    shape = tuple(op.results[0].type.shape)
+    dim = op.attributes["dim"].value
+    strides = linear_offsets(shape)
+    n = 1
+    for d in shape:
+        n *= d
+    sym = em.scratch(n * byte_size(a.etype))
+    base = em.addr_of(sym)
+    em.sync()
+    em.store_shared(a, base, strides)
+    em.store_shared(b, base, strides, extra=a.shape[dim] * strides[dim])
+    em.sync()
+    em.bind(op.results[0], em.load_shared(a.etype, shape, em.layout_for(shape), base, strides))
+
+
+@handles("cuda_tile.offset")
+def _offset(em, op):
+    from .ops_elementwise import apply
+    pointee = op.operands[0].type.element_type.pointee
+    size = byte_size(pointee)
+    off_t = op.operands[1].type.element_type
+    kb = em.kb
+
+    def fn(d, p, o):
+        t = kb.reg(B64)
+        if reg_class(off_t) == PRED:
+            o2 = kb.reg(B32)
+            kb.emit(f"selp.s32 \t{o2}, -1, 0, {o}")
+            o = o2
+        if bits(off_t) == 64:
+            kb.emit(f"mul.lo.s64 \t{t}, {o}, {size}")
+        else:
+            kb.emit(f"mul.wide.s32 \t{t}, {o}, {size}")
+        kb.emit(f"add.s64 \t{d}, {p}, {t}")
+    apply(em, op, fn)
+
+
+@handles("cuda_tile.get_global")
+def _get_global(em, op):
+    name = op.attributes["name"].root
+    t = em.new_tile(op.results[0].type.element_type, ())
+    em.kb.emit(f"mov.u64 \t{t.reg}, {em.global_symbol(name)}")
+    em.bind(op.results[0], t)

@@ -1,0 +1,442 @@
+"""Views and memory: tensor/partition views, tiled loads and stores through
+them, gathers and scatters through pointer views, register cells, and plain
+loads/stores of shared-memory views.
+
+A tiled access computes each thread's first element address once; every slot
+adds constant (static strides) or per-op register offsets, and out-of-bounds
+elements are predicated off (loads take the padding value)."""
+from __future__ import annotations
+
+import math
+
+from .emitter import handles
+from .layout import linear_offsets
+from .numeric import float_name
+from .ptxtypes import B32, B64, PRED, bits, byte_size, mem_type, reg_class
+from .values import Tile
+
+_PAD = {"zero": 0.0, "neg_zero": -0.0, "nan": math.nan, "pos_inf": math.inf, "neg_inf": -math.inf}
+_DYN = None
+
+
+class TensorView:
+    def __init__(self, base, etype, shape, strides):
+        self.base, self.etype, self.shape, self.strides = base, etype, shape, strides
+
+
+class PartitionView:
+    def __init__(self, tv, tile, dim_map, pad, steps):
+        self.tv, self.tile, self.dim_map, self.pad, self.steps = tv, tile, dim_map, pad, steps
+
+
+class TileRef:
+    def __init__(self, view, index):
+        self.view, self.index = view, index
+
+
+class PointerView:
+    def __init__(self, base, etype):
+        self.base, self.etype = base, etype
+
+
+class Cell:
+    """A register-resident (RMEM) view: mutable registers."""
+
+    def __init__(self, tile):
+        self.tile = tile
+
+
+class SharedView:
+    """A shared-memory view: row-major elements at `addr` (symbol or register)."""
+
+    def __init__(self, addr, etype, shape):
+        self.addr, self.etype, self.shape = addr, etype, tuple(shape)
+
+
+def _is_dynamic(d):
+    return not isinstance(d, int) or d < 0
+
+
+@handles("cuda_tile.make_tensor_view")
+def _make_tensor_view(em, op):
+    t = op.results[0].type
+    base = em.tile(op.operands[0]).reg
+    dyn = iter(em.tile(v).reg for v in op.operands[1:])
+    shape = [d if isinstance(d, int) and d >= 0 else next(dyn) for d in t.shape]
+    strides = [s if isinstance(s, int) and s >= 0 else next(dyn) for s in t.strides]
+    em.bind(op.results[0], TensorView(base, t.element_type, shape, strides))
+
+
+@handles("cuda_tile.make_partition_view", "cuda_tile.make_strided_view")
+def _make_partition_view(em, op):
+    t = op.results[0].type
+    tv = em.get(op.operands[0])
+    pad = t.padding_value.value if t.padding_value is not None else None
+    steps = tuple(t.traversal_strides) if hasattr(t, "traversal_strides") else tuple(t.tile_shape)
+    em.bind(op.results[0], PartitionView(tv, tuple(t.tile_shape), tuple(t.dim_map), pad, steps))
+
+
+@handles("nv_tileaa.block_tile")
+def _block_tile(em, op):
+    view = em.get(op.operands[0])
+    em.bind(op.results[0], TileRef(view, [em.tile(v).reg for v in op.operands[1:]]))
+
+
+@handles("cuda_tile.get_tensor_shape")
+def _get_tensor_shape(em, op):
+    tv = em.get(op.operands[0])
+    for r, d in zip(op.results, tv.shape):
+        em.bind(r, _scalar_of(em, r.type.element_type, d))
+
+
+def _scalar_of(em, etype, value):
+    if isinstance(value, int):
+        return em.splat_const(etype, value)
+    out = em.new_tile(etype, ())
+    if bits(etype) == 64:
+        em.kb.emit(f"cvt.s64.s32 \t{out.reg}, {value}")
+    else:
+        em.mov(out.reg, value, etype)
+    return out
+
+
+@handles("cuda_tile.get_index_space_shape")
+def _get_index_space_shape(em, op):
+    pv = em.get(op.operands[0])
+    kb = em.kb
+    for r, d, s in zip(op.results, pv.dim_map, pv.steps):
+        n = pv.tv.shape[d]
+        if isinstance(n, int):
+            em.bind(r, em.splat_const(r.type.element_type, -(-n // s)))
+            continue
+        t = kb.reg(B32)
+        kb.emit(f"add.s32 \t{t}, {n}, {s - 1}")
+        q = kb.reg(B32)
+        kb.emit(f"div.s32 \t{q}, {t}, {s}")
+        em.bind(r, _scalar_of(em, r.type.element_type, q))
+
+
+@handles("nv_tileas.view")
+def _view(em, op):
+    rt = op.results[0].type
+    src = em.get(op.operands[0])
+    res = getattr(rt, "residency", "")
+    if isinstance(src, TensorView):
+        em.bind(op.results[0], src)
+    elif isinstance(src, SharedView):
+        em.bind(op.results[0], src)
+    elif isinstance(src, Tile) and res == "GMEM":
+        em.bind(op.results[0], PointerView(src.reg, rt.element_type))
+    elif isinstance(src, Tile) and res == "SMEM":
+        if src.home is None:
+            em.fail("views a tile that has no shared-memory home")
+        em.bind(op.results[0], SharedView(src.home, src.etype, src.shape))
+    elif isinstance(src, Tile):
+        em.bind(op.results[0], Cell(em.fresh_copy(src, src.layout if not src.splat else
+                                                   (em.layout_for(src.shape) if src.shape else None))))
+    else:
+        em.fail(f"cannot view {type(src).__name__}")
+
+
+@handles("nv_tileas.alloc_tensor")
+def _alloc_tensor(em, op):
+    t = op.results[0].type
+    n = 1
+    for d in t.shape:
+        n *= d
+    sym = em.kb.shared_buffer(n * byte_size(t.element_type), 128, "stage")
+    em.bind(op.results[0], SharedView(sym, t.element_type, t.shape))
+
+
+@handles("nv_tileas.load")
+def _load(em, op):
+    src = em.get(op.operands[0])
+    t = op.results[0].type
+    if isinstance(src, Cell):
+        em.bind(op.results[0], em.fresh_copy(src.tile, src.tile.layout))
+    elif isinstance(src, SharedView):
+        tile = em.home_tile(t.element_type, t.shape, src.addr if src.addr.startswith("%") else
+                            em.addr_of(src.addr))
+        if needs_registers(op.results[0]):
+            em.regs_of(tile)
+        em.bind(op.results[0], tile)
+    else:
+        em.fail("loads from an unsupported view")
+    for r in op.results[1:]:
+        em.bind(r, None)
+
+
+@handles("nv_tileas.store")
+def _store(em, op):
+    dst, value = em.get(op.operands[0]), em.get(op.operands[1])
+    if isinstance(dst, Cell):
+        em.copy_into(dst.tile, em.regs_of(value))
+    elif isinstance(dst, SharedView):
+        if value.home != dst.addr:
+            base = dst.addr if dst.addr.startswith("%") else em.addr_of(dst.addr)
+            em.store_shared(em.regs_of(value), base, linear_offsets(dst.shape))
+    else:
+        em.fail("stores to an unsupported view")
+    for r in op.results:
+        em.bind(r, None)
+
+
+HOME_AWARE = ("nv_tileas.dot", "nv_tileas.async.pipeline.yield", "nv_tileas.store", "nv_tileas.view")
+
+
+def needs_registers(value) -> bool:
+    """Whether some user of a shared-memory tile needs it in registers."""
+    return any(u.name not in HOME_AWARE for u in value.users)
+
+
+# ---- global accesses through views ------------------------------------------------------------
+
+def _stride_bytes(em, stride, es, off):
+    """(immediate, register) byte offset of `off` elements along a stride."""
+    if isinstance(stride, int):
+        return off * stride * es, None
+    if off == 0:
+        return 0, None
+    r = em.kb.reg(B64)
+    em.kb.emit(f"mul.wide.s32 \t{r}, {stride}, {off * es}")
+    return 0, r
+
+
+def global_slots(em, base, etype, shape, layout, starts, strides, extents, in_bounds=None):
+    """Per slot (address register, byte immediate, predicate or None) for the tile
+    whose element c sits at base + es * sum (starts_i + c_i) * strides_i and is
+    in bounds when 0 <= starts_i + c_i < extents_i."""
+    kb = em.kb
+    es = byte_size(etype)
+    bases = em.bases(layout)
+    rank = len(shape)
+    firsts = []
+    for i in range(rank):
+        p = kb.reg(B32)
+        kb.emit(f"add.s32 \t{p}, {starts[i]}, {bases[i]}")
+        firsts.append(p)
+    addr = kb.reg(B64)
+    kb.emit(f"mov.b64 \t{addr}, {base}")
+    for p, s in zip(firsts, strides):
+        t = kb.reg(B64)
+        if isinstance(s, int):
+            kb.emit(f"mul.wide.s32 \t{t}, {p}, {s * es}")
+        else:
+            e = kb.reg(B32)
+            kb.emit(f"mul.lo.s32 \t{e}, {p}, {s}")
+            kb.emit(f"mul.wide.s32 \t{t}, {e}, {es}")
+        nxt = kb.reg(B64)
+        kb.emit(f"add.s64 \t{nxt}, {addr}, {t}")
+        addr = nxt
+    offs = [layout.offsets(s) for s in range(layout.nslots)]
+    contrib, preds = {}, {}
+    for i in range(rank):
+        for off in sorted({o[i] for o in offs}):
+            contrib[(i, off)] = _stride_bytes(em, strides[i], es, off)
+            if in_bounds is not None and in_bounds[i]:
+                continue
+            q = kb.reg(PRED)
+            pos = kb.reg(B32)
+            kb.emit(f"add.s32 \t{pos}, {firsts[i]}, {off}")
+            kb.emit(f"setp.lt.u32 \t{q}, {pos}, {extents[i]}")
+            preds[(i, off)] = q
+    combined = {}
+    out = []
+    for o in offs:
+        imm, regs = 0, []
+        for i in range(rank):
+            ci, cr = contrib[(i, o[i])]
+            imm += ci
+            if cr is not None:
+                regs.append(cr)
+        a = addr
+        for r in regs:
+            nxt = kb.reg(B64)
+            kb.emit(f"add.s64 \t{nxt}, {a}, {r}")
+            a = nxt
+        ps = tuple(preds[(i, o[i])] for i in range(rank) if (i, o[i]) in preds)
+        if not ps:
+            pred = None
+        elif len(ps) == 1:
+            pred = ps[0]
+        elif ps in combined:
+            pred = combined[ps]
+        else:
+            pred = kb.reg(PRED)
+            kb.emit(f"and.pred \t{pred}, {ps[0]}, {ps[1]}")
+            for q in ps[2:]:
+                kb.emit(f"and.pred \t{pred}, {pred}, {q}")
+            combined[ps] = pred
+        out.append((a, imm, pred))
+    return out
+
+
+def _and(em, a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    r = em.kb.reg(PRED)
+    em.kb.emit(f"and.pred \t{r}, {a}, {b}")
+    return r
+
+
+def ld_global(em, dst, etype, where, pred, pad=None, cache=""):
+    """dst = pred ? *where : pad."""
+    kb = em.kb
+    cls = reg_class(etype)
+    if cls == PRED:
+        b = kb.reg(B32)
+        kb.emit(f"mov.u32 \t{b}, 0")
+        kb.emit(f"{'@' + pred + ' ' if pred else ''}ld.global{cache}.u8 \t{b}, {where}")
+        kb.emit(f"setp.ne.u32 \t{dst}, {b}, 0")
+        return
+    if pred is not None:
+        em.mov_imm(dst, etype, pad if pad is not None else 0)
+    kb.emit(f"{'@' + pred + ' ' if pred else ''}ld.global{cache}{mem_type(etype)} \t{dst}, {where}")
+
+
+def st_global(em, src, etype, where, pred):
+    kb = em.kb
+    if reg_class(etype) == PRED:
+        b = kb.reg(B32)
+        kb.emit(f"selp.u32 \t{b}, 1, 0, {src}")
+        src, t = b, ".u8"
+    else:
+        t = mem_type(etype).replace(".s8", ".b8").replace(".s16", ".b16")
+    kb.emit(f"{'@' + pred + ' ' if pred else ''}st.global{t} \t{where}, {src}")
+
+
+def _pad_value(pad, etype):
+    if pad is None or float_name(etype) == "":
+        return 0
+    return _PAD.get(pad, 0.0) if isinstance(pad, str) else float(pad)
+
+
+def _where(a, imm):
+    return f"[{a}+{imm}]" if imm else f"[{a}]"
+
+
+def _ref_geometry(em, op, ref, coords):
+    """(starts per tile dim, strides, extents) of a block_tile reference."""
+    kb = em.kb
+    pv = ref.view
+    tv = pv.tv
+    starts, strides, extents = [], [], []
+    for i, (k, s, d) in enumerate(zip(ref.index, pv.steps, pv.dim_map)):
+        st = kb.reg(B32)
+        kb.emit(f"mul.lo.s32 \t{st}, {k}, {s}")
+        if coords:
+            c = em.tile(coords[i]).reg
+            nxt = kb.reg(B32)
+            kb.emit(f"add.s32 \t{nxt}, {st}, {c}")
+            st = nxt
+        starts.append(st)
+        strides.append(tv.strides[d])
+        extents.append(tv.shape[d])
+    return starts, strides, extents
+
+
+def _in_bounds(op):
+    a = op.attributes.get("in_bounds")
+    return list(a.values) if a is not None else None
+
+
+@handles("nv_tileas.tiled_load")
+def _tiled_load(em, op):
+    ref = em.get(op.view)
+    t = op.results[0].type
+    shape = tuple(t.shape)
+    if not isinstance(ref, TileRef):
+        em.fail("loads through an unsupported view")
+    starts, strides, extents = _ref_geometry(em, op, ref, list(op.coords))
+    layout = em.layout_for(shape)
+    pad_attr = op.attributes.get("padding_value")
+    pad = _pad_value(getattr(pad_attr, "value", None), t.element_type)
+    out = em.new_tile(t.element_type, shape, layout)
+    slots = global_slots(em, ref.view.tv.base, t.element_type, shape, layout, starts, strides, extents,
+                         _in_bounds(op))
+    for r, (a, imm, p) in zip(out.regs, slots):
+        ld_global(em, r, t.element_type, _where(a, imm), p, pad)
+    em.bind(op.results[0], out)
+    for r in op.results[1:]:
+        em.bind(r, None)
+
+
+@handles("nv_tileas.tiled_store")
+def _tiled_store(em, op):
+    ref = em.get(op.view)
+    value = em.tile(op.value)
+    shape = tuple(op.value.type.shape)
+    starts, strides, extents = _ref_geometry(em, op, ref, list(op.coords))
+    layout = value.layout or em.layout_for(shape)
+    value = em.in_layout(value, layout)
+    owner = em.owner(layout)
+    slots = global_slots(em, ref.view.tv.base, value.etype, shape, layout, starts, strides, extents,
+                         _in_bounds(op))
+    for s, (a, imm, p) in enumerate(slots):
+        st_global(em, value.at(s), value.etype, _where(a, imm), _and(em, p, owner))
+    for r in op.results:
+        em.bind(r, None)
+
+
+def pointer_slots(em, base, idx: Tile, etype):
+    """Per slot address register of base + idx * sizeof(etype)."""
+    kb = em.kb
+    es = byte_size(etype)
+    out = []
+    for s in range(1 if idx.splat else len(idx.regs)):
+        t = kb.reg(B64)
+        r = idx.at(s)
+        if bits(idx.etype) == 64:
+            kb.emit(f"mad.lo.s64 \t{t}, {r}, {es}, {base}")
+        else:
+            w = kb.reg(B64)
+            kb.emit(f"mul.wide.s32 \t{w}, {r}, {es}")
+            kb.emit(f"add.s64 \t{t}, {base}, {w}")
+        out.append(t)
+    return out
+
+
+@handles("nv_tileas.gather_load")
+def _gather_load(em, op):
+    view = em.get(op.view)
+    t = op.results[0].type
+    idx = em.tile(op.indices)
+    mask = em.tile(op.mask) if op.mask is not None else None
+    layout = idx.layout if not idx.splat else (mask.layout if mask is not None and not mask.splat else None)
+    idx = em.in_layout(idx, layout)
+    if mask is not None:
+        mask = em.in_layout(mask, layout)
+    out = em.new_tile(t.element_type, t.shape, layout)
+    pad = _pad_value(getattr(op.attributes.get("padding_value"), "value", None), t.element_type)
+    addrs = pointer_slots(em, view.base, idx, t.element_type)
+    for s, r in enumerate(out.regs):
+        ld_global(em, r, t.element_type, f"[{addrs[0 if idx.splat else s]}]",
+                  mask.at(s) if mask is not None else None, pad)
+    em.bind(op.results[0], out)
+    for r in op.results[1:]:
+        em.bind(r, None)
+
+
+@handles("nv_tileas.scatter_store")
+def _scatter_store(em, op):
+    view = em.get(op.view)
+    idx = em.tile(op.indices)
+    value = em.tile(op.value)
+    mask = em.tile(op.mask) if op.mask is not None else None
+    layout = next((x.layout for x in (idx, value, mask) if x is not None and not x.splat), None)
+    idx, value = em.in_layout(idx, layout), em.in_layout(value, layout)
+    if mask is not None:
+        mask = em.in_layout(mask, layout)
+    owner = em.owner(layout)
+    addrs = pointer_slots(em, view.base, idx if layout is not None else idx, value.etype)
+    n = 1 if layout is None else layout.nslots
+    for s in range(n):
+        p = _and(em, mask.at(s) if mask is not None else None, owner)
+        st_global(em, value.at(s), value.etype, f"[{addrs[0 if idx.splat else s]}]", p)
+    for r in op.results:
+        em.bind(r, None)
+
+
+_ = _DYN

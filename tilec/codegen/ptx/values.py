@@ -1,0 +1,45 @@
+"""What an SSA value is while emitting: register tiles and the emitter's handles."""
+from __future__ import annotations
+
+
+class CodegenError(Exception):
+    """An op the emitter cannot translate; reported as a diagnostic at the op."""
+
+    def __init__(self, op, message: str):
+        super().__init__(message)
+        self.op, self.message = op, message
+
+
+class Tile:
+    """A tile held in registers. `layout` None means a splat: one register holds
+    every element (scalars, constants, broadcasts of scalars), valid in every
+    thread of every group. `home`, when set, is a shared-memory address
+    (symbol or register) holding the same elements row-major."""
+    __slots__ = ("etype", "shape", "layout", "regs", "home")
+
+    def __init__(self, etype, shape, layout, regs, home=None):
+        self.etype, self.shape, self.layout, self.regs, self.home = etype, tuple(shape), layout, regs, home
+
+    @property
+    def splat(self) -> bool:
+        return self.layout is None
+
+    def at(self, slot: int) -> str:
+        return self.regs[0] if self.layout is None else self.regs[slot]
+
+    @property
+    def reg(self) -> str:
+        """The one register of a splat (a scalar)."""
+        assert self.layout is None, "not a scalar"
+        return self.regs[0]
+
+
+class Group:
+    """The threads running a region: the whole CTA, or one agent of an agent_switch.
+    `tid` is the thread's index inside the group; barriers are named per group."""
+
+    def __init__(self, tid: str, threads: int, barrier_id: int, prologue):
+        self.tid, self.threads, self.barrier_id, self.prologue = tid, threads, barrier_id, prologue
+        self.bases: dict = {}
+        self.owners: dict = {}
+        self.scratch = None       # (symbol, bytes) of this group's shared scratch
