@@ -1,7 +1,8 @@
 """PTX emission from scheduled nv_tileas IR (see module.py for the kernel ABI)."""
 from __future__ import annotations
 
-from . import ops_control, ops_core, ops_elementwise, ops_memory  # noqa: F401  (register handlers)
+from . import (ops_atomic, ops_control, ops_core, ops_elementwise, ops_memory,  # noqa: F401  (handlers)
+               ops_reduce)
 from .module import emit_ptx
 from .values import CodegenError
 

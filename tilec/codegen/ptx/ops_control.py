@@ -155,6 +155,7 @@ def _if(em, op):
     em.loops.append(frame)
     kb.emit(f"@!{cond} bra \t{other}")
     em.emit_block(op.regions[0].blocks[0])
+    kb.emit(f"bra.uni \t{done}")
     kb.place(other)
     if len(op.regions) > 1 and op.regions[1].blocks:
         em.emit_block(op.regions[1].blocks[0])
