@@ -1,8 +1,8 @@
 """PTX emission from scheduled nv_tileas IR (see module.py for the kernel ABI)."""
 from __future__ import annotations
 
-from . import (ops_atomic, ops_control, ops_core, ops_elementwise, ops_memory,  # noqa: F401  (handlers)
-               ops_reduce)
+from . import (ops_atomic, ops_control, ops_core, ops_dot, ops_elementwise,  # noqa: F401  (handlers)
+               ops_memory, ops_pipeline, ops_reduce, ops_tma)
 from .module import emit_ptx
 from .values import CodegenError
 

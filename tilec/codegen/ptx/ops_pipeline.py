@@ -1,0 +1,316 @@
+"""Pipelines and agents: create_pipeline, iterators, produce_one/consume_one,
+consumer_wait/release, agent_switch.
+
+A pipeline is `numStages` slots of its stage buffer in shared memory. When its
+producer and consumer run in different agents (warp specialization), each
+slot has a `full` and an `empty` mbarrier: the producer waits for `empty`
+(parity phase^1), fills the slot and arrives on `full`; the consumer waits
+for `full` (parity phase), computes and arrives on `empty`. When one group
+runs both sides in program order, group barriers order the slot accesses.
+"""
+from __future__ import annotations
+
+from .emitter import handles
+from .ops_control import Frame
+from .ops_memory import SharedView, needs_registers
+from .ptxtypes import B32, B64, PRED, byte_size
+from .values import Tile
+
+AGENT_SWITCH = "nv_tileas.async.pipeline.agent_switch"
+
+
+class Pipe:
+    def __init__(self, view, stages, slot_bytes, full=None, empty=None):
+        self.view, self.stages, self.slot_bytes = view, stages, slot_bytes
+        self.full, self.empty = full, empty   # shared symbols of the mbarrier arrays (agent mode)
+
+    @property
+    def agents(self) -> bool:
+        return self.full is not None
+
+
+class Iter:
+    """A pipeline position: slot index and phase parity registers."""
+
+    def __init__(self, pipe, stage, phase):
+        self.pipe, self.stage, self.phase = pipe, stage, phase
+
+    def fresh(self, em):
+        out = Iter(self.pipe, em.kb.reg(B32), em.kb.reg(B32))
+        out.assign(em, self)
+        return out
+
+    def assign(self, em, src):
+        em.kb.emit(f"mov.b32 \t{self.stage}, {src.stage}")
+        em.kb.emit(f"mov.b32 \t{self.phase}, {src.phase}")
+
+
+class Held:
+    """A consumer_wait's token: which slot to release."""
+
+    def __init__(self, pipe, it):
+        self.pipe, self.it = pipe, it
+
+
+def _agent_of(op):
+    """(agent_switch op, region index) enclosing `op`, or None."""
+    child, p = op, op.parent_op
+    while p is not None:
+        if p.name == AGENT_SWITCH:
+            for i, r in enumerate(p.regions):
+                if child.parent in r.blocks:
+                    return p, i
+        child, p = p, p.parent_op
+    return None
+
+
+def _agent_threads(op):
+    found = _agent_of(op)
+    if found is None:
+        return None
+    sw, i = found
+    if i is None:
+        return None
+    return 32 * list(sw.attributes["num_warps"].values)[i]
+
+
+@handles("nv_tileas.async.pipeline.create_pipeline")
+def _create_pipeline(em, op):
+    kb = em.kb
+    view = em.get(op.operands[0])
+    if not isinstance(view, SharedView):
+        em.fail("needs a shared-memory stage buffer")
+    stages = op.attributes["numStages"].value
+    slot_elems = 1
+    for d in view.shape[1:]:
+        slot_elems *= d
+    slot_bytes = slot_elems * byte_size(view.etype)
+    producers = [_agent_threads(u) for u in op.results[0].users if u.name.endswith("produce_one")]
+    consumers = [_agent_threads(u) for u in op.results[1].users if u.name.endswith("consume_one")]
+    if any(producers) or any(consumers):
+        p_threads = next((t for t in producers if t), em.group.threads)
+        c_threads = next((t for t in consumers if t), em.group.threads)
+        full = kb.shared_buffer(8 * stages, 8, "full")
+        empty = kb.shared_buffer(8 * stages, 8, "empty")
+        lead = em.leader()
+        for i in range(stages):
+            kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{full}+{8 * i}], {p_threads}")
+            kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{empty}+{8 * i}], {c_threads}")
+        if em.target.hopper:
+            kb.emit("fence.mbarrier_init.release.cluster")
+        em.sync()
+        pipe = Pipe(view, stages, slot_bytes, full, empty)
+    else:
+        pipe = Pipe(view, stages, slot_bytes)
+    em.bind(op.results[0], pipe)
+    em.bind(op.results[1], pipe)
+
+
+@handles("nv_tileas.async.pipeline.create_iterator")
+def _create_iterator(em, op):
+    pipe = em.get(op.operands[0])
+    s, p = em.kb.reg(B32), em.kb.reg(B32)
+    em.kb.emit(f"mov.u32 \t{s}, 0")
+    em.kb.emit(f"mov.u32 \t{p}, 0")
+    em.bind(op.results[0], Iter(pipe, s, p))
+
+
+@handles("nv_tileas.async.pipeline.inc_iter")
+def _inc_iter(em, op):
+    it = em.get(op.operands[0])
+    kb = em.kb
+    s, p, wrap = kb.reg(B32), kb.reg(B32), kb.reg(PRED)
+    kb.emit(f"add.u32 \t{s}, {it.stage}, 1")
+    kb.emit(f"setp.eq.u32 \t{wrap}, {s}, {it.pipe.stages}")
+    kb.emit(f"selp.u32 \t{s}, 0, {s}, {wrap}")
+    kb.emit(f"xor.b32 \t{p}, {it.phase}, 1")
+    kb.emit(f"selp.u32 \t{p}, {p}, {it.phase}, {wrap}")
+    em.bind(op.results[0], Iter(it.pipe, s, p))
+
+
+def slot_address(em, pipe, it) -> str:
+    kb = em.kb
+    base = em.addr_of(pipe.view.addr) if not pipe.view.addr.startswith("%") else pipe.view.addr
+    r = kb.reg(B32)
+    kb.emit(f"mad.lo.u32 \t{r}, {it.stage}, {pipe.slot_bytes}, {base}")
+    return r
+
+
+def _barrier(em, sym, it) -> str:
+    kb = em.kb
+    base = em.addr_of(sym)
+    r = kb.reg(B32)
+    kb.emit(f"mad.lo.u32 \t{r}, {it.stage}, 8, {base}")
+    return r
+
+
+def wait_parity(em, addr, parity):
+    kb = em.kb
+    again = kb.label("wait")
+    p = kb.reg(PRED)
+    kb.place(again)
+    kind = "try_wait" if em.target.hopper else "test_wait"
+    kb.emit(f"mbarrier.{kind}.parity.shared.b64 \t{p}, [{addr}], {parity}")
+    kb.emit(f"@!{p} bra \t{again}")
+
+
+def arrive(em, addr):
+    st = em.kb.reg(B64)
+    em.kb.emit(f"mbarrier.arrive.shared.b64 \t{st}, [{addr}]")
+
+
+@handles("nv_tileas.async.pipeline.produce_one")
+def _produce_one(em, op):
+    pipe, it = em.get(op.operands[0]), em.get(op.operands[1])
+    kb = em.kb
+    if pipe.agents:
+        flip = kb.reg(B32)
+        kb.emit(f"xor.b32 \t{flip}, {it.phase}, 1")
+        wait_parity(em, _barrier(em, pipe.empty, it), flip)
+    slot = slot_address(em, pipe, it)
+    block = op.regions[0].blocks[0]
+    shape = pipe.view.shape[1:]
+    for a in block.arguments:
+        em.bind(a, em.home_tile(pipe.view.etype, shape, slot))
+
+    def on_yield(values):
+        for v in values:
+            if isinstance(v, Tile) and v.home != slot:
+                from .layout import linear_offsets
+                em.store_shared(em.regs_of(v), slot, linear_offsets(shape))
+        if pipe.agents:
+            arrive(em, _barrier(em, pipe.full, it))
+    _region(em, op, block, on_yield)
+
+
+@handles("nv_tileas.async.pipeline.consume_one")
+def _consume_one(em, op):
+    pipe, it = em.get(op.operands[0]), em.get(op.operands[1])
+    slot = slot_address(em, pipe, it)
+    block = op.regions[0].blocks[0]
+    shape = pipe.view.shape[1:]
+    lazy = []
+    for a in block.arguments:
+        t = em.home_tile(pipe.view.etype, shape, slot)
+        em.bind(a, t)
+        if needs_registers(a):
+            lazy.append(t)
+    frame = _region(em, op, block, lambda values: None, lazy=lazy, run=False)
+    em.loops.append(frame)
+    em.emit_block(block)
+    em.loops.pop()
+    for r in op.results:
+        em.bind(r, pipe)
+
+
+def _region(em, op, block, on_yield, lazy=(), run=True):
+    frame = Frame(op, [])
+    frame.on_yield, frame.lazy = on_yield, list(lazy)
+    if not run:
+        return frame
+    em.loops.append(frame)
+    em.emit_block(block)
+    em.loops.pop()
+    for r in op.results:
+        em.bind(r, em.get(op.operands[0]))
+    return frame
+
+
+def _enclosing(em, kinds):
+    for f in reversed(em.loops):
+        if getattr(f.op, "name", None) in kinds:
+            return f
+    return None
+
+
+@handles("nv_tileas.async.pipeline.consumer_wait")
+def _consumer_wait(em, op):
+    pipe, it = em.get(op.operands[0]), em.get(op.operands[1])
+    if pipe.agents:
+        wait_parity(em, _barrier(em, pipe.full, it), it.phase)
+    else:
+        em.sync()
+    f = _enclosing(em, ("nv_tileas.async.pipeline.consume_one",))
+    if f is not None:
+        for t in f.lazy:
+            em.regs_of(t)
+        f.lazy = []
+    em.bind(op.results[0], Held(pipe, it))
+
+
+@handles("nv_tileas.async.pipeline.consumer_release")
+def _consumer_release(em, op):
+    held = em.get(op.operands[0])
+    if held.pipe.agents:
+        arrive(em, _barrier(em, held.pipe.empty, held.it))
+    else:
+        em.sync()
+    em.bind(op.results[0], held.pipe)
+
+
+@handles("nv_tileas.async.pipeline.yield")
+def _pipeline_yield(em, op):
+    parent = op.parent_op
+    for f in reversed(em.loops):
+        if f.op is parent:
+            f.on_yield([em.get(v) for v in op.operands])
+            return
+    em.fail("is not inside a pipeline region")
+
+
+@handles(AGENT_SWITCH)
+def _agent_switch(em, op):
+    kb = em.kb
+    outer = em.group
+    warps = list(op.attributes["num_warps"].values)
+    if 32 * sum(warps) != outer.threads:
+        em.fail(f"needs {32 * sum(warps)} threads but the kernel runs {outer.threads}")
+    join = kb.label("agents_join")
+    results = list(op.results)
+    join_bufs = []
+    for r in results:
+        t = r.type
+        n = 1
+        for d in getattr(t, "shape", ()):
+            n *= d
+        join_bufs.append(kb.shared_buffer(n * byte_size(t.element_type), 16, "join")
+                         if hasattr(t, "element_type") else None)
+    start = 0
+    for i, (region, nw) in enumerate(zip(op.regions, warps)):
+        skip = kb.label(f"agent{i}_end")
+        lo, hi = kb.reg(PRED), kb.reg(PRED)
+        kb.emit(f"setp.lt.u32 \t{lo}, {outer.tid}, {start * 32}")
+        kb.emit(f"setp.ge.u32 \t{hi}, {outer.tid}, {(start + nw) * 32}")
+        kb.emit(f"or.pred \t{lo}, {lo}, {hi}")
+        kb.emit(f"@{lo} bra \t{skip}")
+        tid = kb.reg(B32)
+        kb.emit(f"sub.u32 \t{tid}, {outer.tid}, {start * 32}")
+        em.enter_group(tid, nw * 32, i + 1)
+        last = i == len(op.regions) - 1
+
+        def on_yield(values, last=last):
+            if not last:
+                return
+            from .layout import linear_offsets
+            for v, sym in zip(values, join_bufs):
+                if sym is not None and isinstance(v, Tile):
+                    em.store_shared(em.regs_of(v), em.addr_of(sym), linear_offsets(v.shape) if v.shape else ())
+        frame = Frame(op, [])
+        frame.on_yield = on_yield
+        em.loops.append(frame)
+        em.emit_block(region.blocks[0])
+        em.loops.pop()
+        kb.emit(f"bra.uni \t{join}")
+        kb.place(skip)
+        start += nw
+    kb.place(join)
+    em.group = outer
+    kb.emit("bar.sync \t0")
+    from .layout import linear_offsets
+    for r, sym in zip(results, join_bufs):
+        if sym is None:
+            em.bind(r, None)
+            continue
+        shape = tuple(r.type.shape)
+        em.bind(r, em.load_shared(r.type.element_type, shape, em.layout_for(shape), em.addr_of(sym),
+                                  linear_offsets(shape)))

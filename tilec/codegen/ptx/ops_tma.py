@@ -1,0 +1,49 @@
+"""TMA descriptors and tiled TMA loads.
+
+The descriptor records the tensor view and box; `async.tiled_tma_load` is
+carried out by the issuing group's threads (global loads with zero fill for
+out-of-bounds elements, stores into the destination slot, row-major), which
+keeps the kernel ABI free of host-built tensor maps. The pipeline's `full`
+barrier (or group barrier) publishes the slot as it would a TMA completion."""
+from __future__ import annotations
+
+from .emitter import handles
+from .layout import linear_offsets
+from .ops_memory import SharedView, global_slots, ld_global
+
+
+class TmaDesc:
+    def __init__(self, tv, box):
+        self.tv, self.box = tv, box
+
+
+@handles("nv_tileas.make_tiled_tma_desc")
+def _make_desc(em, op):
+    tv = em.get(op.operands[0])
+    em.bind(op.results[0], TmaDesc(tv, list(op.operands[1:])))
+
+
+@handles("nv_tileas.async.tiled_tma_load")
+def _tma_load(em, op):
+    desc = em.get(op.desc)
+    dest = em.get(op.dest)
+    if not isinstance(dest, SharedView):
+        em.fail("needs a shared-memory destination")
+    shape = dest.shape
+    layout = em.layout_for(shape)
+    coords = [em.tile(v).reg for v in op.coords]
+    tv = desc.tv
+    slots = global_slots(em, tv.base, dest.etype, shape, layout, coords, tv.strides, tv.shape)
+    tile = em.new_tile(dest.etype, shape, layout)
+    for r, (a, imm, p) in zip(tile.regs, slots):
+        ld_global(em, r, dest.etype, f"[{a}+{imm}]" if imm else f"[{a}]", p, 0)
+    base = dest.addr if dest.addr.startswith("%") else em.addr_of(dest.addr)
+    em.store_shared(tile, base, linear_offsets(shape))
+    for r in op.results:
+        em.bind(r, None)
+
+
+@handles("nv_tileas.async.wait")
+def _wait(em, op):
+    for r in op.results:
+        em.bind(r, None)
