@@ -7,6 +7,8 @@ emitted where the group starts, whatever point asked for it first).
 """
 from __future__ import annotations
 
+import re
+
 from .ptxtypes import REG_CLASSES
 
 
@@ -20,7 +22,7 @@ class KernelBuilder:
         self.counts = {k: 0 for k in REG_CLASSES}
         self.lines: list = []
         self.labels = 0
-        self.shared: list[list] = []                   # [symbol, bytes, alignment]
+        self.shared: list[list] = []   # [symbol, bytes, alignment, hint, reuse_stages]
         self.globals: list[str] = []                   # module-scope declarations
         self.out = self.lines                          # where emit() appends
 
@@ -64,9 +66,13 @@ class KernelBuilder:
         return KernelBuilder._Into(self, section)
 
     # ---- shared memory ---------------------------------------------------------------
-    def shared_buffer(self, size: int, align: int = 16, hint: str = "smem") -> str:
-        sym = f"{self.name}_{hint}_{len(self.shared)}"
-        self.shared.append([sym, max(size, 1), align])
+    # Buffers are byte ranges of one per-kernel array, referred to by placeholder
+    # symbols that body_lines() resolves to `<array>+offset`. Stage buffers come
+    # first; a buffer marked `reuse_stages` (live only after every pipeline is
+    # drained) overlays them when it fits.
+    def shared_buffer(self, size: int, align: int = 16, hint: str = "smem", reuse_stages=False) -> str:
+        sym = f"__tilec_smem_{len(self.shared)}_{hint}"
+        self.shared.append([sym, max(size, 1), align, hint, reuse_stages])
         return sym
 
     def grow_shared(self, sym: str, size: int):
@@ -74,11 +80,25 @@ class KernelBuilder:
             if entry[0] == sym:
                 entry[1] = max(entry[1], size)
 
-    def shared_bytes(self) -> int:
-        total = 0
-        for _, size, align in self.shared:
-            total = (total + align - 1) // align * align + size
-        return total
+    def shared_layout(self):
+        """({symbol: byte offset}, total bytes)."""
+        offsets, pos = {}, 0
+        ordered = [e for e in self.shared if e[3] == "stage"] + [e for e in self.shared if e[3] != "stage"]
+        stage_end = 0
+        for sym, size, align, hint, reuse in ordered:
+            if reuse and size <= stage_end:
+                offsets[sym] = 0
+                continue
+            pos = (pos + align - 1) // align * align
+            offsets[sym] = pos
+            pos += size
+            if hint == "stage":
+                stage_end = pos
+        return offsets, pos
+
+    @property
+    def shared_symbol(self) -> str:
+        return f"{self.name}_smem"
 
     # ---- output ----------------------------------------------------------------------
     def body_lines(self):
@@ -88,7 +108,17 @@ class KernelBuilder:
                     yield from flat(x)
                 else:
                     yield x
-        return list(flat(self.lines))
+        lines = list(flat(self.lines))
+        if not self.shared:
+            return lines
+        offsets, _ = self.shared_layout()
+        base = self.shared_symbol
+        pattern = re.compile(r"__tilec_smem_\d+_\w+?(?=\W|$)")
+
+        def sub(m):
+            off = offsets[m.group(0)]
+            return f"{base}+{off}" if off else base
+        return [pattern.sub(sub, ln) if "__tilec_smem_" in ln else ln for ln in lines]
 
     def declarations(self):
         out = []

@@ -35,6 +35,9 @@ def _globals(ops):
             yield op
 
 
+STATIC_SHARED_LIMIT = 48 * 1024
+
+
 def cta_threads(entry, num_warps: int) -> int:
     for op in entry.walk():
         if op.name == "nv_tileas.async.pipeline.agent_switch":
@@ -106,10 +109,17 @@ class ModuleEmitter:
         em.emit_block(block)
         kb.place(em.exit_label)
         kb.emit("ret")
-        out = [f".visible .entry {name}(", ",\n".join(params), ")", f".reqntid {threads}, 1, 1", "{"]
+        out = []
+        _, smem = kb.shared_layout()
+        if smem > STATIC_SHARED_LIMIT:
+            # over the static limit: the launcher passes `smem` bytes of dynamic
+            # shared memory (and raises the kernel's dynamic-shared-memory cap)
+            out.append(f"// tilec.dynamic_shared_bytes {name} {smem}")
+            out.append(f".extern .shared .align 128 .b8 {kb.shared_symbol}[];")
+        elif smem:
+            out.append(f".shared .align 128 .b8 {kb.shared_symbol}[{smem}];")
+        out += [f".visible .entry {name}(", ",\n".join(params), ")", f".reqntid {threads}, 1, 1", "{"]
         out += kb.declarations()
-        for sym, size, align in kb.shared:
-            out.append(f"\t.shared .align {align} .b8 {sym}[{size}];")
         out.append("")
         out += kb.body_lines()
         out.append("}")

@@ -273,7 +273,7 @@ def _agent_switch(em, op):
         n = 1
         for d in getattr(t, "shape", ()):
             n *= d
-        join_bufs.append(kb.shared_buffer(n * byte_size(t.element_type), 16, "join")
+        join_bufs.append(kb.shared_buffer(n * byte_size(t.element_type), 16, "join", reuse_stages=True)
                          if hasattr(t, "element_type") else None)
     start = 0
     for i, (region, nw) in enumerate(zip(op.regions, warps)):
