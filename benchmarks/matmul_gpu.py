@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""f16 matmul on the GPU: tilec's PTX against torch.matmul (cuBLAS) and NVIDIA's tileiras.
+
+C = A @ B for row-major f16 A (M x K), B (K x N), C (M x N), by default
+M = N = K = 4096, with examples/cutile/matmul_f16.mlir: each tile block computes
+one 64x64 tile of C (f32 accumulation over 64x32 / 32x64 tiles of A and B), so
+the grid is (M/64, N/64, 1). Its parameters follow cuTile's array convention,
+(pointer, shape..., strides...) for A, B and C: 15 in all.
+
+Measured in one process, on the same device buffers and the same CUDA stream:
+- tilec: `tilec.codegen.ptx.compile_text(text, arch, num_warps)` (or `--ptx FILE`),
+  JIT-loaded by the driver, block size from the PTX's `.reqntid`;
+- torch: `torch.matmul(A, B, out=C)`;
+- tileiras (with `--tileiras-cubin PATH`, made by benchmarks/make_tileiras_cubin.sh):
+  NVIDIA's cubin of the same kernel, loaded with cuModuleLoad and launched with
+  the same 15 arguments and grid. Its block size is read from the cubin itself:
+  EIATTR_REQNTID in the kernel's `.nv.info` section, the value `.reqntid`
+  becomes (the same number `cuobjdump --dump-elf` prints); the driver's
+  CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK is only an upper bound (1024 for a
+  kernel that states none), so it is printed as a cross-check, and used only
+  when the cubin states no REQNTID/MAX_THREADS.
+
+Each is run --warmup times, then timed --reps times (at least 20) with CUDA
+events around each launch; the median gives TFLOP/s = 2*M*N*K / time. The
+ratios printed are throughputs: tilec/torch and tilec/tileiras (1.0 = as fast).
+tilec's (and tileiras's) C is checked against an f32 torch reference,
+|C - ref| <= 2e-3 * (|A| @ |B|) + 1e-6 (the interpreter tests' f16 bound).
+
+Exit status: 0 all ran and matched (also: no GPU, unless --require-gpu);
+1 tilec failed to compile or launch, or a result MISMATCH; 2 no GPU with
+--require-gpu; 3 torch missing.
+
+    python benchmarks/matmul_gpu.py [--size 4096] [--arch sm_90a] [--num-warps 4]
+        [--tileiras-cubin FILE] [--ptx FILE] [--save-ptx FILE] [--reps 30] [--warmup 5]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, ROOT)
+
+KERNEL = os.path.join(ROOT, "examples", "cutile", "matmul_f16.mlir")
+ENTRY = "matmul_f16"
+RTOL = 2e-3
+
+
+def _tile_of_output(text):
+    """The (rows, cols) tile of the partition view C is stored through."""
+    m = re.search(r"store_view_tko[^\n]*partition_view<tile=\((\d+)x(\d+)\)", text)
+    if not m:
+        raise SystemExit("matmul_gpu: cannot find the output tile size in " + KERNEL)
+    return int(m.group(1)), int(m.group(2))
+
+
+def _check(torch, name, c, ref, scale):
+    err = (c.float() - ref).abs()
+    bound = RTOL * scale + 1e-6
+    bad = err > bound
+    nbad = int(bad.sum().item())
+    worst = float((err / bound).max().item())
+    rel = float((err / scale.clamp_min(1e-30)).max().item())
+    if nbad or not bool(torch.isfinite(c).all().item()):
+        idx = bad.nonzero()[:5].tolist()
+        sample = ", ".join(f"{tuple(i)}: {float(c[i[0], i[1]]):.4g} vs {float(ref[i[0], i[1]]):.4g}" for i in idx)
+        print(f"!!! {name}: RESULT MISMATCH: {nbad} of {c.numel()} elements off "
+              f"(worst {worst:.3g}x the bound, max |err|/sum|a*b| {rel:.3g}); first: {sample}")
+        return False
+    print(f"{name}: result ok (max |err| / sum|a*b| = {rel:.2e}, bound {RTOL:g})")
+    return True
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--size", type=int, default=4096, help="M = N = K (default 4096)")
+    ap.add_argument("--arch", default="sm_90a", choices=["sm_80", "sm_90a"])
+    ap.add_argument("--num-warps", type=int, default=4)
+    ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--tileiras-cubin", help="NVIDIA's cubin of the same kernel (make_tileiras_cubin.sh)")
+    ap.add_argument("--ptx", help="launch this PTX instead of compiling the kernel")
+    ap.add_argument("--save-ptx", help="write the PTX tilec produced here")
+    ap.add_argument("--require-gpu", action="store_true", help="exit 2 (not 0) when there is no GPU")
+    opts = ap.parse_args(argv)
+    reps = max(opts.reps, 20)
+
+    from tilec.runtime import cuda_available, unavailable_reason
+    if not cuda_available():
+        print(f"matmul_gpu: SKIPPED, no GPU: {unavailable_reason()}")
+        return 2 if opts.require_gpu else 0
+    try:
+        import torch
+    except ImportError as e:
+        print(f"matmul_gpu: torch is needed for the data and the baseline ({e})")
+        return 3
+
+    from tilec.runtime import (LaunchInfoError, device_info, entry_arg_types, load_cubin, load_ptx,
+                               median_ms, tflops, time_ms)
+
+    with open(KERNEL) as fh:
+        text = fh.read()
+    tm, tn = _tile_of_output(text)
+    M = N = K = opts.size
+    grid = (-(-M // tm), -(-N // tn), 1)
+    flops = 2.0 * M * N * K
+    dev = device_info()
+    print(f"device: {dev['name']} (sm_{dev['cc'][0]}{dev['cc'][1]}, {dev['sms']} SMs), "
+          f"torch {torch.__version__}")
+    print(f"matmul f16 {M}x{N}x{K}, f32 accumulation; {os.path.relpath(KERNEL, ROOT)}: {tm}x{tn} output tiles, "
+          f"grid {grid}; median of {reps} timed runs after {opts.warmup} warm-up runs")
+
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.manual_seed(0)
+    dev_t = torch.device("cuda")
+    a = torch.randn((M, K), dtype=torch.float16, device=dev_t)
+    b = torch.randn((K, N), dtype=torch.float16, device=dev_t)
+    ref = torch.matmul(a.float(), b.float())
+    scale = torch.matmul(a.abs().float(), b.abs().float())
+    stream = torch.cuda.current_stream().cuda_stream
+
+    def args_for(c):
+        # cuTile's convention per array: pointer, shape (2), strides in elements (2)
+        return [a.data_ptr(), M, K, K, 1, b.data_ptr(), K, N, N, 1, c.data_ptr(), M, N, N, 1]
+
+    types = entry_arg_types(text)
+    results, ok = {}, True
+
+    # ---- torch ----
+    c_torch = torch.empty((M, N), dtype=torch.float16, device=dev_t)
+    results["torch"] = median_ms(time_ms(lambda: torch.matmul(a, b, out=c_torch), reps=reps,
+                                         warmup=opts.warmup, stream=stream))
+    ok &= _check(torch, "torch.matmul", c_torch, ref, scale)
+
+    # ---- tilec ----
+    tilec_failed = False
+    try:
+        if opts.ptx:
+            with open(opts.ptx) as fh:
+                ptx = fh.read()
+            print(f"tilec: PTX from {opts.ptx}")
+        else:
+            from tilec.codegen.ptx import compile_text
+            t0 = time.perf_counter()
+            ptx = compile_text(text, arch=opts.arch, num_warps=opts.num_warps)
+            print(f"tilec: compiled for {opts.arch}, num_warps {opts.num_warps}, in {time.perf_counter() - t0:.2f} s")
+        if opts.save_ptx:
+            with open(opts.save_ptx, "w") as fh:
+                fh.write(ptx)
+        kernel = load_ptx(ptx).kernel(ENTRY)
+        print(f"tilec: block {kernel.block}, {kernel.attribute('NUM_REGS')} registers/thread, "
+              f"{kernel.attribute('SHARED_SIZE_BYTES')} B static shared memory")
+        c_tilec = torch.zeros((M, N), dtype=torch.float16, device=dev_t)
+        prep = kernel.prepare(grid, args_for(c_tilec), arg_dtypes=types)
+        prep.run(stream)
+        prep.wait(timeout=120)
+        ok &= _check(torch, "tilec", c_tilec, ref, scale)
+        results["tilec"] = median_ms(time_ms(lambda: prep.run(stream), reps=reps, warmup=opts.warmup,
+                                             stream=stream))
+    except Exception as e:   # noqa: BLE001 - any failure is reported, then the peers still run
+        print(f"!!! tilec FAILED: {type(e).__name__}: {e}")
+        tilec_failed = True
+
+    # ---- tileiras ----
+    if opts.tileiras_cubin:
+        try:
+            mod = load_cubin(opts.tileiras_cubin)
+            kernel = mod.kernel(ENTRY)
+            how = "EIATTR_REQNTID of the cubin"
+            max_threads = kernel.attribute("MAX_THREADS_PER_BLOCK")
+            if kernel.block is None:
+                kernel.block = (max_threads, 1, 1)
+                how = "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK (the cubin states no REQNTID)"
+            sizes = [p.size for p in kernel.params]
+            want = [8 if t == "ptr" else t.itemsize for t in types]
+            if sizes != want:
+                raise LaunchInfoError(f"the cubin's parameters are {sizes} bytes, the entry's {want}")
+            print(f"tileiras: {opts.tileiras_cubin}: block {kernel.block} (from {how}; "
+                  f"MAX_THREADS_PER_BLOCK {max_threads}), {kernel.attribute('NUM_REGS')} registers/thread")
+            c_ref = torch.zeros((M, N), dtype=torch.float16, device=dev_t)
+            prep_r = kernel.prepare(grid, args_for(c_ref), arg_dtypes=types)
+            prep_r.run(stream)
+            prep_r.wait(timeout=120)
+            ok &= _check(torch, "tileiras", c_ref, ref, scale)
+            results["tileiras"] = median_ms(time_ms(lambda: prep_r.run(stream), reps=reps, warmup=opts.warmup,
+                                                    stream=stream))
+        except Exception as e:   # noqa: BLE001
+            print(f"!!! tileiras cubin could not run: {type(e).__name__}: {e}")
+            ok = False
+    else:
+        print("tileiras: no --tileiras-cubin given (benchmarks/make_tileiras_cubin.sh makes one)")
+
+    print()
+    print(f"{'':10s} {'median ms':>10s} {'TFLOP/s':>9s}")
+    for name in ("tilec", "torch", "tileiras"):
+        if name in results:
+            print(f"{name:10s} {results[name]:10.3f} {tflops(flops, results[name]):9.1f}")
+    if "tilec" in results:
+        for peer in ("torch", "tileiras"):
+            if peer in results:
+                print(f"ratio tilec/{peer} (throughput): {results[peer] / results['tilec']:.3f}")
+    if tilec_failed or not ok:
+        print("matmul_gpu: FAILED" + (" (tilec did not run)" if tilec_failed else " (result mismatch)"))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""GPU tests: tilec's PTX run on a real device (skipped without one)."""

@@ -1,0 +1,409 @@
+"""Every example kernel as a launch case: inputs, grid, which arrays it writes and
+how a GPU result is compared with the interpreter's.
+
+The inputs, sizes and grids are those of tests/test_interp_examples.py (that
+file builds them inline in each test, so they are restated here, one builder
+per kernel). Comparisons are GPU against interpreter on the same inputs:
+integers and element-wise float results must be equal (bit for bit where the
+interpreter test checks bits); reductions, scans, MMAs and float atomics, whose
+summation order is the implementation's, get the interpreter test's tolerance
+doubled: that tolerance bounds each side's distance from the exact result, so
+two correct implementations may be twice as far from each other.
+
+Pure NumPy: importable without a GPU (`python -m tests.gpu.cases` runs the
+interpreter on every case and compares it with itself, a check of this file).
+"""
+from __future__ import annotations
+
+import io
+import os
+import zlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+import ml_dtypes
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EXAMPLES = os.path.join(ROOT, "examples")
+BF16 = ml_dtypes.bfloat16
+F8 = ml_dtypes.float8_e4m3fn
+
+
+def arr(a):
+    """cuTile's calling convention for an array: pointer, shape..., strides (elements)...
+    (the same helper as tests/test_interp_examples.py)."""
+    return [a, *a.shape, *[s // a.itemsize for s in a.strides]]
+
+
+# ---- comparisons ---------------------------------------------------------------------
+
+class Mismatch(AssertionError):
+    pass
+
+
+def _report(label, got, want, bad, extra=""):
+    idx = np.argwhere(bad)
+    first = ", ".join(f"{tuple(int(v) for v in i)}: gpu {got[tuple(i)]!r} interp {want[tuple(i)]!r}"
+                      for i in idx[:5])
+    return (f"{label}: {int(bad.sum())} of {bad.size} elements differ{extra}; first: {first}")
+
+
+@dataclass
+class Equal:
+    """Equal values (NaN equals NaN); `bits`: equal bit patterns."""
+    bits: bool = False
+
+    def __call__(self, label, got, want):
+        if got.shape != want.shape:
+            raise Mismatch(f"{label}: shape {got.shape} vs {want.shape}")
+        if self.bits:
+            u = np.dtype(f"u{got.dtype.itemsize}")
+            bad = got.view(u) != want.view(u)
+        elif got.dtype.kind in "fc" or got.dtype in (BF16, F8):
+            g, w = got.astype(np.float64), want.astype(np.float64)
+            bad = ~((g == w) | (np.isnan(g) & np.isnan(w)))
+        else:
+            bad = got != want
+        if bad.any():
+            raise Mismatch(_report(label, got, want, bad, " (exact comparison)"))
+
+
+@dataclass
+class Close:
+    """|gpu - interp| <= 2 * (rtol * |interp| + atol): the interpreter test's
+    np.allclose bound against an exact reference, doubled."""
+    rtol: float
+    atol: float = 1e-8
+
+    def __call__(self, label, got, want):
+        g, w = got.astype(np.float64), want.astype(np.float64)
+        allowed = 2 * (self.rtol * np.abs(w) + self.atol)
+        bad = ~(np.abs(g - w) <= allowed) & ~(np.isnan(g) & np.isnan(w))
+        if bad.any():
+            raise Mismatch(_report(label, got, want, bad,
+                                   f" (rtol {self.rtol}, atol {self.atol}, x2; max |diff| "
+                                   f"{np.nanmax(np.abs(g - w)):.3g})"))
+
+
+@dataclass
+class Scaled:
+    """|gpu - interp| <= 2 * (rtol * scale + atol), `scale` the sum of |a_i b_i|
+    of each result (an MMA's error bound in any summation order), doubled."""
+    rtol: float
+    scale: Callable[[], np.ndarray]
+    atol: float = 1e-6
+
+    def __call__(self, label, got, want):
+        g, w = got.astype(np.float64), want.astype(np.float64)
+        allowed = 2 * (self.rtol * self.scale() + self.atol)
+        bad = ~(np.abs(g - w) <= allowed)
+        if bad.any():
+            ratio = np.nanmax(np.abs(g - w) / allowed)
+            raise Mismatch(_report(label, got, want, bad,
+                                   f" (|diff| <= 2*({self.rtol}*sum|a*b| + {self.atol}); worst at "
+                                   f"{ratio:.3g}x the bound)"))
+
+
+def _mm_scale(a, b):
+    return lambda: np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))
+
+
+# ---- cases ---------------------------------------------------------------------------------
+
+@dataclass
+class Case:
+    name: str
+    path: str                          # under examples/
+    build: Callable                    # rng -> Launch
+    unsupported: dict = field(default_factory=dict)   # arch -> texts, one of which its compile error contains
+    prints: bool = False               # the kernel prints (compared in a test of its own)
+
+    @property
+    def full_path(self):
+        return os.path.join(EXAMPLES, self.path)
+
+    def text(self):
+        with open(self.full_path) as fh:
+            return fh.read()
+
+    def rng(self):
+        return np.random.default_rng(zlib.crc32(self.name.encode()))
+
+
+@dataclass
+class Launch:
+    grid: tuple
+    args: list
+    outputs: list                      # (label, array object in args, comparator or None)
+    check: Callable | None = None      # (arrays by label, globals by name) -> None: a racy kernel's invariants
+    globals_: dict = field(default_factory=dict)   # global name -> dtype, read back after the launch
+
+
+def _vector_add(rng):
+    n = 1000   # not a multiple of the 256-element tile
+    a, b = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    c = np.full(n + 8, -7.0, np.float32)   # the tail must stay untouched: pass the whole array
+    return Launch((4,), [a, b, (c, 0), n], [("c", c, Equal())])
+
+
+def _cutile_vector_add(rng):
+    a, b = rng.standard_normal(768).astype(np.float32), rng.standard_normal(768).astype(np.float32)
+    c = np.zeros_like(a)
+    return Launch((3,), arr(a) + arr(b) + arr(c), [("c", c, Equal(bits=True))])
+
+
+def _saxpy(rng):
+    x, y = rng.standard_normal(384).astype(BF16), rng.standard_normal(384).astype(BF16)
+    out = np.zeros(384, BF16)
+    return Launch((3,), arr(x) + arr(y) + arr(out) + [0.7], [("out", out, Equal(bits=True))])
+
+
+def _row_softmax(rng):
+    x = (rng.standard_normal((16, 128)) * 5).astype(np.float32)
+    out = np.zeros_like(x)
+    return Launch((4,), arr(x) + arr(out), [("out", out, Close(1e-5, 1e-7))])
+
+
+def _row_stats(rng):
+    x = rng.integers(-2**31, 2**31, (24, 64), dtype=np.int64).astype(np.int32)
+    sums, mins = np.zeros(24, np.int32), np.zeros(24, np.int32)
+    return Launch((3,), arr(x) + arr(sums) + arr(mins), [("sums", sums, Equal()), ("mins", mins, Equal())])
+
+
+def _cumsum(rng):
+    x = rng.uniform(0.5, 1.5, 256).astype(np.float32)
+    fwd, rev = np.zeros_like(x), np.zeros_like(x)
+    return Launch((2,), arr(x) + arr(fwd) + arr(rev), [("fwd", fwd, Close(1e-5)), ("rev", rev, Close(1e-5))])
+
+
+def _matmul_f16(rng):
+    a = rng.standard_normal((128, 80)).astype(np.float16)   # K = 80: a padded last K tile
+    b = rng.standard_normal((80, 128)).astype(np.float16)
+    c = np.zeros((128, 128), np.float16)
+    return Launch((2, 2), arr(a) + arr(b) + arr(c), [("c", c, Scaled(2e-3, _mm_scale(a, b)))])
+
+
+def _matmul_bf16_relu(rng):
+    a = rng.standard_normal((128, 128)).astype(BF16)
+    b = rng.standard_normal((128, 256)).astype(BF16)
+    c = np.zeros((128, 256), np.float32)
+    return Launch((2, 2), arr(a) + arr(b) + arr(c), [("c", c, Scaled(1e-6, _mm_scale(a, b)))])
+
+
+def _matmul_i8(rng):
+    a = rng.integers(-128, 128, (128, 96)).astype(np.int8)
+    b = rng.integers(-128, 128, (96, 128)).astype(np.int8)
+    c = np.zeros((128, 128), np.int32)
+    return Launch((2, 2), arr(a) + arr(b) + arr(c) + [2], [("c", c, Equal())])
+
+
+def _branchy(rng):
+    x = rng.standard_normal(300).astype(np.float32)
+    out = np.zeros_like(x)
+    return Launch((3,), arr(x) + arr(out) + [300], [("out", out, Equal(bits=True))])
+
+
+def _grid_stride(rng):
+    x = rng.integers(-2**31, 2**31, 256 * 5, dtype=np.int64).astype(np.int32)
+    out = np.zeros_like(x)
+    return Launch((2,), arr(x) + arr(out) + [5], [("out", out, Equal())])
+
+
+def _gather_reverse(rng):
+    x = rng.standard_normal(300).astype(np.float32)
+    out = np.zeros_like(x)
+    return Launch((3,), arr(x) + arr(out) + [300], [("out", out, Equal(bits=True))])
+
+
+def _histogram(rng):
+    keys = rng.integers(-500, 500, 256).astype(np.int32)
+    vals = rng.standard_normal(256).astype(np.float32)
+    hist, best = np.zeros(64, np.int32), np.full(64, -2**31, np.int32)
+    wsum, flags = np.zeros(64, np.float32), np.zeros(64, np.int32)
+    # the float atomic adds land in any order: up to 8 values of |v| < 4 per bin
+    return Launch((2,), arr(keys) + arr(hist) + arr(best) + arr(wsum) + arr(vals) + arr(flags),
+                  [("hist", hist, Equal()), ("best", best, Equal()), ("wsum", wsum, Close(1e-5, 1e-5)),
+                   ("flags", flags, Equal())])
+
+
+def _argmax(rng):
+    x = rng.standard_normal((16, 64))
+    x[3, 10] = x[3, 20] = 50.0   # a tie: the lower index wins
+    idx = np.zeros(16, np.int32)
+    return Launch((4,), arr(x) + arr(idx), [("idx", idx, Equal())])
+
+
+def _clamp_where(rng):
+    x = (rng.standard_normal((32, 32)) * 4).astype(np.float16)
+    out = np.zeros_like(x)
+    return Launch((2,), arr(x) + arr(out) + [-1.0, 20.0], [("out", out, Equal(bits=True))])
+
+
+def _transpose(rng):
+    x = rng.standard_normal((70, 45)).astype(np.float32)
+    out = np.zeros((45, 70), np.float32)
+    return Launch((3, 2), [x, out, 70, 45], [("out", out, Equal(bits=True))])
+
+
+def _gcd(rng):
+    a = rng.integers(-10**6, 10**6, 12).astype(np.int32)
+    b = rng.integers(0, 10**4, 12).astype(np.int32)
+    b[0] = 0
+    out = np.zeros(12, np.int32)
+    return Launch((12,), [a, b, out], [("out", out, Equal())])
+
+
+def check_ticket_lock(res, globals_):
+    """The outcome of any block order: tickets a permutation of 0..9; per slot j one
+    winner among blocks j, j+4, j+8 that saw 0 and whose id+1 the slot holds, the
+    others saw that value; the counter ends at 10."""
+    owner, tickets, seen = res["owner"], res["tickets"], res["seen"]
+    if sorted(tickets.tolist()) != list(range(10)):
+        raise Mismatch(f"tickets {tickets.tolist()} are not a permutation of 0..9")
+    for j in range(4):
+        blocks = [b for b in range(10) if b % 4 == j]
+        winners = [b for b in blocks if seen[b] == 0]
+        if len(winners) != 1 or owner[j] != winners[0] + 1:
+            raise Mismatch(f"slot {j}: owner {owner[j]}, blocks {blocks} saw {[int(seen[b]) for b in blocks]}")
+        if any(seen[b] != owner[j] for b in blocks if b != winners[0]):
+            raise Mismatch(f"slot {j}: losers saw {[int(seen[b]) for b in blocks]}, owner is {owner[j]}")
+    counter = globals_.get("counter")
+    if counter is not None and counter.tolist()[:1] != [10]:
+        raise Mismatch(f"global @counter ends at {counter.tolist()}, expected [10]")
+
+
+def _ticket_lock(rng):
+    owner, tickets, seen = np.zeros(4, np.int32), np.zeros(10, np.int32), np.zeros(10, np.int32)
+    # blocks run in any order on a GPU: the outcome is checked, not compared
+    return Launch((10,), [owner, tickets, seen], [("owner", owner, None), ("tickets", tickets, None),
+                                                  ("seen", seen, None)],
+                  check=check_ticket_lock, globals_={"counter": np.int32})
+
+
+def _tiled_matmul(rng):
+    a = rng.standard_normal((200, 136)).astype(np.float16)
+    b = rng.standard_normal((136, 150)).astype(np.float16)
+    c = np.zeros((200, 150), np.float16)
+    return Launch((2, 2), [a, b, c, 200, 150, 136], [("c", c, Scaled(2e-3, _mm_scale(a, b)))])
+
+
+def _layernorm(rng):
+    rows = 10   # three blocks of 4 rows, the last one half empty
+    x = (rng.standard_normal((rows, 128)) * 3 + 1).astype(np.float32)
+    w, b = rng.standard_normal(128).astype(np.float32), rng.standard_normal(128).astype(np.float32)
+    y = np.zeros_like(x)
+    return Launch((3,), [x, w, b, y, rows, 1e-5], [("y", y, Close(1e-5, 1e-5))])
+
+
+def _flash_attention(rng):
+    h, s, d = 2, 128, 64
+    q = (rng.standard_normal((h, s, d)) * 2).astype(np.float16)
+    k = rng.standard_normal((h, s, d)).astype(np.float16)
+    v = rng.standard_normal((h, s, d)).astype(np.float16)
+    o = np.zeros_like(q)
+    return Launch((s // 32, h), arr(q) + arr(k) + arr(v) + arr(o) + [1 / np.sqrt(d)],
+                  [("o", o, Close(5e-3, 5e-3))])
+
+
+def _matmul_fp8(rng):
+    a = np.clip(rng.standard_normal((128, 96)) * 40, -448, 448).astype(F8)
+    b = np.clip(rng.standard_normal((96, 128)), -448, 448).astype(F8)
+    c = np.zeros((128, 128), np.float32)
+    # the interpreter test's rigorous bound: K * 2**-24 * sum|a_i b_i|
+    return Launch((2, 2), arr(a) + arr(b) + arr(c), [("c", c, Scaled(96 * 2.0**-24, _mm_scale(a, b), 0.0))])
+
+
+CASES = [
+    Case("vector_add", "vector_add.mlir", _vector_add),
+    Case("gcd_loop_i32", "gcd_loop_i32.mlir", _gcd),
+    Case("layernorm_f32", "layernorm_f32.mlir", _layernorm),
+    Case("matmul_f16_tiled", "matmul_f16_tiled.mlir", _tiled_matmul),
+    Case("ticket_lock_i32", "ticket_lock_i32.mlir", _ticket_lock),
+    Case("transpose_f32", "transpose_f32.mlir", _transpose),
+    Case("cutile_argmax_rows_f64", "cutile/argmax_rows_f64.mlir", _argmax, prints=True),
+    Case("cutile_branchy_scale", "cutile/branchy_scale.mlir", _branchy),
+    Case("cutile_clamp_where_f16", "cutile/clamp_where_f16.mlir", _clamp_where),
+    Case("cutile_cumsum_f32", "cutile/cumsum_f32.mlir", _cumsum),
+    Case("cutile_flash_attention_f16", "cutile/flash_attention_f16.mlir", _flash_attention),
+    Case("cutile_gather_reverse_f32", "cutile/gather_reverse_f32.mlir", _gather_reverse),
+    Case("cutile_grid_stride_i32", "cutile/grid_stride_i32.mlir", _grid_stride),
+    Case("cutile_histogram_i32", "cutile/histogram_i32.mlir", _histogram),
+    Case("cutile_matmul_bf16_relu", "cutile/matmul_bf16_relu.mlir", _matmul_bf16_relu),
+    Case("cutile_matmul_f16", "cutile/matmul_f16.mlir", _matmul_f16),
+    # docs/decisions.md (lowering): fp8 MMA only on sm_90a, reported on sm_80 (by the lowering,
+    # or by the emitter's fp8 type check)
+    Case("cutile_matmul_fp8", "cutile/matmul_fp8.mlir", _matmul_fp8,
+         unsupported={"sm_80": ("not supported on sm_80", "needs sm_89")}),
+    Case("cutile_matmul_i8_masked", "cutile/matmul_i8_masked.mlir", _matmul_i8),
+    Case("cutile_row_softmax_f32", "cutile/row_softmax_f32.mlir", _row_softmax),
+    Case("cutile_row_stats_i32", "cutile/row_stats_i32.mlir", _row_stats),
+    Case("cutile_saxpy_bf16", "cutile/saxpy_bf16.mlir", _saxpy),
+    Case("cutile_vector_add_f32", "cutile/vector_add_f32.mlir", _cutile_vector_add),
+]
+BY_NAME = {c.name: c for c in CASES}
+
+
+def example_files():
+    """Every .mlir under examples/ (relative paths), to check CASES covers them all."""
+    out = []
+    for sub in ("", "cutile"):
+        d = os.path.join(EXAMPLES, sub)
+        out += sorted(os.path.join(sub, f) if sub else f for f in os.listdir(d) if f.endswith(".mlir"))
+    return out
+
+
+# ---- running one side ------------------------------------------------------------------------
+
+def copy_args(args):
+    """A deep copy of a launch's arguments; an array passed twice stays one array.
+    Returns (copy, mapping id(original array) -> its copy)."""
+    memo = {}
+
+    def cp(a):
+        if isinstance(a, np.ndarray):
+            if id(a) not in memo:
+                memo[id(a)] = a.copy()
+            return memo[id(a)]
+        if isinstance(a, tuple) and len(a) == 2 and isinstance(a[0], np.ndarray):
+            return (cp(a[0]), a[1])
+        return a
+    return [cp(a) for a in args], memo
+
+
+def outputs_of(launch, memo):
+    """label -> the copy of each output array."""
+    return {label: memo[id(a)] for label, a, _ in launch.outputs}
+
+
+def run_interpreter(case, launch):
+    """Run the interpreter on a copy of the inputs: (arrays by label, globals, printed text)."""
+    from tilec.interp import launch as interp_launch, parse_module
+    args, memo = copy_args(launch.args)
+    out = io.StringIO()
+    result = interp_launch(parse_module(case.text(), case.full_path), None, launch.grid, args, stdout=out)
+    return outputs_of(launch, memo), result.globals, out.getvalue()
+
+
+def compare(case, launch, got, want):
+    """Raise Mismatch if the GPU's arrays `got` differ from the interpreter's `want`."""
+    for label, _a, cmp in launch.outputs:
+        if cmp is not None:
+            cmp(f"{case.name}: output {label}", got[label], want[label])
+
+
+if __name__ == "__main__":   # check this file against the interpreter alone (no GPU)
+    import sys
+    import time
+    sys.path.insert(0, ROOT)
+    missing = set(example_files()) - {c.path for c in CASES}
+    print("examples without a case:", sorted(missing) or "none")
+    for case in CASES:
+        t = time.perf_counter()
+        launch = case.build(case.rng())
+        got, globals_, _ = run_interpreter(case, launch)
+        want, _, _ = run_interpreter(case, case.build(case.rng()))
+        compare(case, launch, got, want)
+        if launch.check:
+            launch.check(got, globals_)
+        print(f"{case.name}: ok ({time.perf_counter() - t:.1f} s)")
