@@ -51,6 +51,19 @@ def build_argparser():
     add_target_options(opt)
     ver = sub.add_parser("verify", help="parse and verify; report diagnostics")
     _common(ver)
+    comp = sub.add_parser("compile", help="compile a kernel to PTX (or a cubin with --emit=cubin)")
+    comp.add_argument("input", help="kernel file: cuda_tile text or Tile IR bytecode ('-' for stdin)")
+    comp.add_argument("-o", dest="output", default=None,
+                      help="output file (default: the input's name with .ptx/.cubin; '-' for stdout)")
+    comp.add_argument("--arch", default="sm_90a", help="target: sm_80 or sm_90a (default sm_90a)")
+    comp.add_argument("--num-warps", dest="num_warps", type=int, default=4, help="warps per CTA (default 4)")
+    comp.add_argument("--num-stages", dest="num_stages", type=int, default=None,
+                      help="pipeline stages (default: the target's)")
+    comp.add_argument("--emit", choices=("ptx", "cubin"), default="ptx",
+                      help="ptx (default) or cubin (runs ptxas, which must be on PATH)")
+    comp.add_argument("--Wunsupported-hints", dest="warn_hints", action="store_true", help=argparse.SUPPRESS)
+    comp.add_argument("--Werr-hints", dest="error_hints", action="store_true", help=argparse.SUPPRESS)
+    comp.set_defaults(allow_unregistered_dialect=False, split_input_file=False, verify_diagnostics=False)
     run = sub.add_parser("run", help="run a kernel on the CPU with the NumPy reference interpreter")
     run.add_argument("input", help="kernel file ('-' for stdin)")
     run.add_argument("--kernel", help="entry to run (default: the module's only entry)")

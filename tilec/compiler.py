@@ -55,3 +55,86 @@ def parse_and_compile(text, filename="<input>", arch="sm_90a", num_warps=4, num_
     if ptx is None:
         raise CompileFailed(engine.render())
     return ptx
+
+
+def _write_atomically(path, data: bytes):
+    import os
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+    os.replace(tmp, path)
+
+
+def compile_command(args) -> int:
+    """`tilec compile`: diagnostics on stderr, output written only on success."""
+    import os
+    import sys
+    from .codegen.ptx.target import Target
+    from .driver import read_input
+    if args.num_warps < 1 or args.num_warps & (args.num_warps - 1) or args.num_warps > 32:
+        print(f"tilec compile: error: --num-warps must be a power of two from 1 to 32, got {args.num_warps}",
+              file=sys.stderr)
+        return 1
+    if args.num_stages is not None and args.num_stages < 1:
+        print(f"tilec compile: error: --num-stages must be at least 1, got {args.num_stages}", file=sys.stderr)
+        return 1
+    try:
+        Target.parse(args.arch)
+    except ValueError as e:
+        print(f"tilec compile: error: {e}", file=sys.stderr)
+        return 1
+    if args.warn_hints or args.error_hints:
+        from .dialects.cuda_tile.hints import configure
+        configure(args.warn_hints, args.error_hints)
+    try:
+        text, filename = read_input(args.input)
+    except OSError as e:
+        print(f"tilec: error: could not open input file '{args.input}': {e.strerror}", file=sys.stderr)
+        return 1
+    try:
+        ptx = parse_and_compile(text, filename, args.arch, args.num_warps, args.num_stages)
+    except CompileFailed as e:
+        sys.stderr.write(str(e) + "\n")
+        return 1
+    out = args.output
+    if out is None:
+        stem = os.path.splitext(args.input)[0] if args.input != "-" else "-"
+        out = "-" if stem == "-" else stem + (".ptx" if args.emit == "ptx" else ".cubin")
+    if args.emit == "ptx":
+        data = ptx.encode()
+    else:
+        data = _assemble(ptx, args.arch)
+        if data is None:
+            return 1
+    if out == "-":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        _write_atomically(out, data)
+    return 0
+
+
+def _assemble(ptx: str, arch: str):
+    """Run ptxas on `ptx`; the cubin bytes, or None after saying why."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+    ptxas = shutil.which("ptxas")
+    if ptxas is None:
+        print("tilec compile: error: --emit=cubin needs ptxas (the CUDA toolkit) on PATH; "
+              "use --emit=ptx and assemble elsewhere", file=sys.stderr)
+        return None
+    with tempfile.TemporaryDirectory() as d:
+        src, dst = os.path.join(d, "kernel.ptx"), os.path.join(d, "kernel.cubin")
+        with open(src, "w") as fh:
+            fh.write(ptx)
+        r = subprocess.run([ptxas, f"-arch={arch}", src, "-o", dst], capture_output=True, text=True)
+        if r.returncode != 0:
+            print(f"tilec compile: error: ptxas rejected the generated PTX (a tilec bug):\n{r.stderr.strip()}",
+                  file=sys.stderr)
+            return None
+        with open(dst, "rb") as fh:
+            return fh.read()

@@ -58,6 +58,9 @@ def run_command(args) -> int:
     if args.command == "run":
         from .interp.command import run
         return run(args)
+    if args.command == "compile":
+        from .compiler import compile_command
+        return compile_command(args)
     if getattr(args, "warn_hints", False) or getattr(args, "error_hints", False):
         from .dialects.cuda_tile.hints import configure
         configure(args.warn_hints, args.error_hints)

@@ -25,6 +25,7 @@ class KernelBuilder:
         self.shared: list[list] = []   # [symbol, bytes, alignment, hint, reuse_stages]
         self.globals: list[str] = []                   # module-scope declarations
         self.out = self.lines                          # where emit() appends
+        self.local_bytes = 0                           # per-thread .local buffer (vprintf arguments)
 
     # ---- registers and labels --------------------------------------------------------
     def reg(self, cls: str) -> str:

@@ -316,6 +316,11 @@ class Emitter:
             self.fail("expects a tile operand")
         return self.regs_of(x)
 
+    def local_buffer(self, nbytes: int) -> str:
+        """The kernel's per-thread local buffer, grown to `nbytes`."""
+        self.kb.local_bytes = max(self.kb.local_bytes, nbytes)
+        return f"{self.kb.name}_depot"
+
     # ---- constants and globals ---------------------------------------------------------
     def const_table(self, arr, t) -> Tile:
         """A non-uniform constant tile, read from a module-scope table."""

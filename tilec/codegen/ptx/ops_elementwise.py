@@ -136,7 +136,10 @@ def _only_f32(ct, what):
 
 
 def _exp(em, op, ct, ftz, d, a):
-    _only_f32(ct, "ex2")
+    if ct == "f64":
+        from .math_f64 import exp_f64
+        exp_f64(em, d, a)
+        return
     kb = em.kb
     t = kb.reg(F32)
     kb.emit(f"mul{ftz}.f32 \t{t}, {a}, {_const(em, ct, LOG2E)}")
@@ -144,12 +147,20 @@ def _exp(em, op, ct, ftz, d, a):
 
 
 def _exp2(em, op, ct, ftz, d, a):
-    _only_f32(ct, "ex2")
+    if ct == "f64":
+        from .math_f64 import exp_f64
+        t = em.kb.reg(F64)
+        em.kb.emit(f"mul.rn.f64 \t{t}, {a}, {_const(em, ct, LN2)}")
+        exp_f64(em, d, t)
+        return
     em.kb.emit(f"ex2.approx{ftz}.f32 \t{d}, {a}")
 
 
 def _log(em, op, ct, ftz, d, a):
-    _only_f32(ct, "lg2")
+    if ct == "f64":
+        from .math_f64 import log_f64
+        log_f64(em, d, a)
+        return
     kb = em.kb
     t = kb.reg(F32)
     kb.emit(f"lg2.approx{ftz}.f32 \t{t}, {a}")
@@ -157,7 +168,12 @@ def _log(em, op, ct, ftz, d, a):
 
 
 def _log2(em, op, ct, ftz, d, a):
-    _only_f32(ct, "lg2")
+    if ct == "f64":
+        from .math_f64 import log_f64
+        t = em.kb.reg(F64)
+        log_f64(em, t, a)
+        em.kb.emit(f"mul.rn.f64 \t{d}, {t}, {_const(em, ct, LOG2E)}")
+        return
     em.kb.emit(f"lg2.approx{ftz}.f32 \t{d}, {a}")
 
 
