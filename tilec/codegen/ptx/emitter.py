@@ -9,7 +9,7 @@ layout conversion...) is built from.
 from __future__ import annotations
 
 from .builder import KernelBuilder
-from .layout import blocked, linear_offsets
+from .layout import MmaAcc, blocked, linear_offsets
 from .ptxtypes import B32, B64, PRED, Unsupported, byte_size, float_imm, int_imm, mem_type, reg_class
 from .values import CodegenError, Group, Tile
 
@@ -87,6 +87,11 @@ class Emitter:
             return got
         kb = self.kb
         out = []
+        if isinstance(layout, MmaAcc):
+            with self._prologue():
+                out = self._mma_bases(layout)
+            g.bases[layout] = out
+            return out
         with self._prologue():
             rest = g.tid
             for d in reversed(range(layout.rank)):
@@ -107,6 +112,23 @@ class Emitter:
         out.reverse()
         g.bases[layout] = out
         return out
+
+    def _mma_bases(self, layout) -> list[str]:
+        kb, tid = self.kb, self.group.tid
+        lane, warp = kb.reg(B32), kb.reg(B32)
+        kb.emit(f"and.b32 \t{lane}, {tid}, 31")
+        kb.emit(f"shr.u32 \t{warp}, {tid}, 5")
+        wm_i, wn_i = kb.reg(B32), kb.reg(B32)
+        kb.emit(f"div.u32 \t{wm_i}, {warp}, {layout.wn}")
+        kb.emit(f"rem.u32 \t{wn_i}, {warp}, {layout.wn}")
+        row, col, t = kb.reg(B32), kb.reg(B32), kb.reg(B32)
+        kb.emit(f"shr.u32 \t{t}, {lane}, 2")
+        kb.emit(f"mad.lo.u32 \t{row}, {wm_i}, {layout.tiles_m * 16}, {t}")
+        t2 = kb.reg(B32)
+        kb.emit(f"and.b32 \t{t2}, {lane}, 3")
+        kb.emit(f"shl.b32 \t{t2}, {t2}, 1")
+        kb.emit(f"mad.lo.u32 \t{col}, {wn_i}, {layout.tiles_n * 8}, {t2}")
+        return [row, col]
 
     def owner(self, layout) -> str | None:
         """A predicate true in replica 0 of a replicated layout (None: no replicas)."""

@@ -89,3 +89,57 @@ def linear_offsets(shape):
         strides.append(acc)
         acc *= d
     return tuple(reversed(strides))
+
+
+@attrs.frozen
+class MmaAcc:
+    """The accumulator of mma.sync m16n8k*: warps tile the (M, N) tile as a
+    wm x wn grid; each warp holds (M/wm/16) x (N/wn/8) fragments of four
+    elements: rows lane/4 (+8), columns 2*(lane%4) (+1)."""
+    shape: tuple
+    threads: int
+    wm: int
+    wn: int
+    rank = 2
+    replicas = 1
+
+    @property
+    def used_threads(self) -> int:
+        return self.threads
+
+    @property
+    def tiles_m(self) -> int:
+        return self.shape[0] // (16 * self.wm)
+
+    @property
+    def tiles_n(self) -> int:
+        return self.shape[1] // (8 * self.wn)
+
+    @property
+    def nslots(self) -> int:
+        return self.tiles_m * self.tiles_n * 4
+
+    def offsets(self, slot: int) -> tuple:
+        t, e = divmod(slot, 4)
+        i, j = divmod(t, self.tiles_n)
+        return (i * 16 + (e // 2) * 8, j * 8 + e % 2)
+
+
+def mma_acc(shape, threads: int):
+    """An MmaAcc layout for an (M, N) accumulator, or None when the shape does not tile."""
+    if len(shape) != 2 or threads % 32:
+        return None
+    m, n = shape
+    warps = threads // 32
+    best = None
+    wm = 1
+    while wm <= warps:
+        wn = warps // wm
+        if m % (16 * wm) == 0 and n % (8 * wn) == 0:
+            cost = (m // (16 * wm)) * 4 + (n // (8 * wn)) * 2   # fragment loads per k step
+            if best is None or cost < best[0]:
+                best = (cost, wm, wn)
+        wm *= 2
+    if best is None:
+        return None
+    return MmaAcc(tuple(shape), threads, best[1], best[2])

@@ -19,14 +19,37 @@ class Frame:
         self.results = results
 
 
-def carry_slot(em, x):
-    """New registers able to hold values like `x` (None for tokens)."""
+def carry_slot(em, x, value=None):
+    """New registers able to hold values like `x` (None for tokens); `value`, the
+    block argument they will back, may ask for the layout of the dot it feeds."""
     if x is None:
         return None
     if isinstance(x, Tile):
-        layout = x.layout if not x.splat else (em.layout_for(x.shape) if x.shape else None)
+        layout = preferred_layout(em, value) if value is not None and x.shape else None
+        if layout is None:
+            layout = x.layout if not x.splat else (em.layout_for(x.shape) if x.shape else None)
         return em.fresh_copy(x, layout)
     return x.fresh(em)
+
+
+def preferred_layout(em, value):
+    """A loop-carried accumulator that reaches a tensor-core dot (directly or
+    through a register view) lives in the dot's accumulator layout, so the
+    loop never converts it."""
+    from .ops_dot import mma_layout
+    work, seen = [value], set()
+    while work:
+        v = work.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        for use in v.uses:
+            user = use.owner
+            if user.name == "nv_tileas.dot" and use.index == 2:
+                return mma_layout(em, user)
+            if user.name == "nv_tileas.view" or (user.name == "nv_tileas.load" and use.index == 0):
+                work.append(user.results[0])
+    return None
 
 
 def assign_all(em, slots, values):
@@ -78,7 +101,8 @@ def _for(em, op):
     wide = bits(it_t) == 64
     iv = kb.reg(cls)
     em.mov(iv, lb.reg, it_t)
-    slots = [carry_slot(em, x) for x in inits]
+    body = op.regions[0].blocks[0]
+    slots = [carry_slot(em, x, a) for x, a in zip(inits, body.arguments[1:])]
     head, latch, done = kb.label("for_head"), kb.label("for_latch"), kb.label("for_end")
     frame = Frame(op, slots, continue_label=latch, exit_label=done)
     em.loops.append(frame)
@@ -103,7 +127,7 @@ def _for(em, op):
 def _loop(em, op):
     kb = em.kb
     inits = [em.get(v) for v in op.operands]
-    slots = [carry_slot(em, x) for x in inits]
+    slots = [carry_slot(em, x, a) for x, a in zip(inits, op.regions[0].blocks[0].arguments)]
     results = [_result_slot(em, r) for r in op.results]
     head, done = kb.label("loop_head"), kb.label("loop_end")
     frame = Frame(op, slots, continue_label=head, exit_label=done, results=results)

@@ -16,7 +16,8 @@ def _strip(shape):
 
 def same_distribution(a, b) -> bool:
     """Two blocked layouts that put every linear element on the same (thread, slot)."""
-    if a is None or b is None:
+    from .layout import Blocked
+    if not isinstance(a, Blocked) or not isinstance(b, Blocked):
         return False
     return (_strip(a.shape) == _strip(b.shape) and a.shape[-1] == b.shape[-1] and a.threads == b.threads)
 

@@ -44,11 +44,33 @@ def _stage(em, tiles):
     return [t.home if t.home is not None else addrs[id(t)] for t in tiles]
 
 
+MMA_TYPES = {"f16": "f16", "bf16": "bf16"}
+
+
+def mma_layout(em, op):
+    """The MmaAcc layout a tensor-core dot gives its result, or None (CUDA cores)."""
+    a_t = op.operands[0].type.element_type
+    b_t = op.operands[1].type.element_type
+    rt = op.results[0].type
+    if float_name(a_t) not in MMA_TYPES or float_name(a_t) != float_name(b_t):
+        return None
+    if float_name(rt.element_type) not in ("f32", "f16") or len(rt.shape) != 2:
+        return None
+    if op.operands[0].type.shape[1] % 16:
+        return None
+    from .layout import mma_acc
+    return mma_acc(tuple(rt.shape), em.group.threads)
+
+
 @handles("nv_tileas.dot")
 def _dot(em, op):
     kb = em.kb
     a, b = em.get(op.operands[0]), em.get(op.operands[1])
     c = em.tile(op.operands[2])
+    mma = mma_layout(em, op)
+    if mma is not None:
+        _mma_dot(em, op, a, b, c, mma)
+        return
     if len(a.shape) != 2:
         em.fail("is only supported on rank-2 operands by the PTX emitter")
     M, K = a.shape
@@ -136,3 +158,75 @@ def _load(em, etype, where, is_float, wide, signed):
         t = ".u" + t[2:]
     kb.emit(f"ld.shared{t} \t{r}, {where}")
     return r
+
+
+def _mma_dot(em, op, a, b, c, layout):
+    """Tensor cores: mma.sync m16n8k16 (f16/bf16 in, f32 accumulate), operands
+    read as fragments straight from shared memory."""
+    kb = em.kb
+    M, K = a.shape
+    N = b.shape[1]
+    rt = op.results[0].type.element_type
+    kind = MMA_TYPES[float_name(a.etype)]
+    a_addr, b_addr = _stage(em, [a, b])
+    c = em.in_layout(c, layout)
+    acc = []
+    for s in range(layout.nslots):
+        r = kb.reg(F32)
+        kb.emit(f"mov.f32 \t{r}, {to_f32(em, c.at(s), c.etype)}")
+        acc.append(r)
+    row, col = em.bases(layout)           # this lane's first accumulator element
+    g_t = kb.reg(B32)                     # 2 * (lane % 4): the k offset of the lane's pairs
+    kb.emit(f"and.b32 \t{g_t}, {col}, 7")
+    # A element (row, 2t) and B element (2t, col - 2t + g) ... computed from the bases:
+    lane_g = kb.reg(B32)                  # lane / 4 = row % 16 within the warp's first tile
+    kb.emit(f"and.b32 \t{lane_g}, {row}, 7")
+    pa = kb.reg(B32)
+    kb.emit(f"mad.lo.u32 \t{pa}, {row}, {K}, {g_t}")
+    kb.emit(f"mad.lo.u32 \t{pa}, {pa}, 2, {a_addr}")
+    ncol = kb.reg(B32)                    # warp's first column + lane / 4
+    kb.emit(f"sub.u32 \t{ncol}, {col}, {g_t}")
+    kb.emit(f"add.u32 \t{ncol}, {ncol}, {lane_g}")
+    pb = kb.reg(B32)
+    kb.emit(f"mad.lo.u32 \t{pb}, {g_t}, {N}, {ncol}")
+    kb.emit(f"mad.lo.u32 \t{pb}, {pb}, 2, {b_addr}")
+    k = kb.reg(B32)
+    kb.emit(f"mov.u32 \t{k}, 0")
+    head = kb.label("mma_k")
+    kb.place(head)
+    afr = []
+    for i in range(layout.tiles_m):
+        regs = []
+        for dr, dk in ((0, 0), (8, 0), (0, 8), (8, 8)):
+            r = kb.reg(B32)
+            kb.emit(f"ld.shared.b32 \t{r}, [{pa}+{((i * 16 + dr) * K + dk) * 2}]")
+            regs.append(r)
+        afr.append(regs)
+    bfr = []
+    for j in range(layout.tiles_n):
+        regs = []
+        for dk in (0, 8):
+            lo, hi, r = kb.reg("b16"), kb.reg("b16"), kb.reg(B32)
+            base = (dk * N + j * 8) * 2
+            kb.emit(f"ld.shared.b16 \t{lo}, [{pb}+{base}]")
+            kb.emit(f"ld.shared.b16 \t{hi}, [{pb}+{base + N * 2}]")
+            kb.emit(f"mov.b32 \t{r}, {{{lo}, {hi}}}")
+            regs.append(r)
+        bfr.append(regs)
+    for i in range(layout.tiles_m):
+        for j in range(layout.tiles_n):
+            d = acc[(i * layout.tiles_n + j) * 4:(i * layout.tiles_n + j) * 4 + 4]
+            dl = ", ".join(d)
+            kb.emit(f"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32 \t{{{dl}}}, "
+                    f"{{{', '.join(afr[i])}}}, {{{', '.join(bfr[j])}}}, {{{dl}}}")
+    kb.emit(f"add.u32 \t{pa}, {pa}, 32")
+    kb.emit(f"add.u32 \t{pb}, {pb}, {16 * N * 2}")
+    kb.emit(f"add.u32 \t{k}, {k}, 16")
+    more = kb.reg(PRED)
+    kb.emit(f"setp.lt.u32 \t{more}, {k}, {K}")
+    kb.emit(f"@{more} bra \t{head}")
+    out = em.new_tile(rt, (M, N), layout)
+    from .numeric import from_f32
+    for r, s in zip(out.regs, acc):
+        from_f32(em, r, s, rt)
+    em.bind(op.results[0], out)
