@@ -202,7 +202,8 @@ def _mma_dot(em, op, a, b, c, layout):
             kb.emit(f"ld.shared.b32 \t{r}, [{pa}+{((i * 16 + dr) * K + dk) * 2}]")
             regs.append(r)
         afr.append(regs)
-    bfr = []
+    # B fragments one column tile at a time (all its MMAs issued before the
+    # next is loaded): 2 live registers instead of 2 * tiles_n
     for j in range(layout.tiles_n):
         regs = []
         for dk in (0, 8):
@@ -212,13 +213,11 @@ def _mma_dot(em, op, a, b, c, layout):
             kb.emit(f"ld.shared.b16 \t{hi}, [{pb}+{base + N * 2}]")
             kb.emit(f"mov.b32 \t{r}, {{{lo}, {hi}}}")
             regs.append(r)
-        bfr.append(regs)
-    for i in range(layout.tiles_m):
-        for j in range(layout.tiles_n):
+        for i in range(layout.tiles_m):
             d = acc[(i * layout.tiles_n + j) * 4:(i * layout.tiles_n + j) * 4 + 4]
             dl = ", ".join(d)
             kb.emit(f"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32 \t{{{dl}}}, "
-                    f"{{{', '.join(afr[i])}}}, {{{', '.join(bfr[j])}}}, {{{dl}}}")
+                    f"{{{', '.join(afr[i])}}}, {{{', '.join(regs)}}}, {{{dl}}}")
     kb.emit(f"add.u32 \t{pa}, {pa}, 32")
     kb.emit(f"add.u32 \t{pb}, {pb}, {16 * N * 2}")
     kb.emit(f"add.u32 \t{k}, {k}, 16")
