@@ -95,6 +95,20 @@ def pred_to_int(em, reg: str, t) -> str:
     return out
 
 
+def select(em, dst: str, cond: str, a: str, b: str, t):
+    """dst = cond ? a : b for one element of type `t`."""
+    kb = em.kb
+    cls = reg_class(t)
+    if cls == PRED:
+        x, y = kb.reg(PRED), kb.reg(PRED)
+        kb.emit(f"and.pred \t{x}, {cond}, {a}")
+        kb.emit(f"not.pred \t{y}, {cond}")
+        kb.emit(f"and.pred \t{y}, {y}, {b}")
+        kb.emit(f"or.pred \t{dst}, {x}, {y}")
+    else:
+        kb.emit(f"selp.b{width_suffix(t)} \t{dst}, {a}, {b}, {cond}")
+
+
 def width_suffix(t) -> int:
     return 64 if reg_class(t) in (B64, F64) else 16 if reg_class(t) == B16 else 32
 

@@ -4,7 +4,7 @@ splats reuse their one register, and an all-splat op stays a splat."""
 from __future__ import annotations
 
 from .emitter import handles
-from .numeric import canonical_int, compute_type, float_name, from_f32, to_f32, unsigned_view
+from .numeric import canonical_int, compute_type, float_name, from_f32, select, to_f32, unsigned_view
 from .ptxtypes import B16, B32, B64, F32, F64, PRED, Unsupported, bits, reg_class
 
 LOG2E = 1.4426950408889634
@@ -445,20 +445,7 @@ def _cmpf(em, op):
 @handles("cuda_tile.select")
 def _select(em, op):
     t = _elt(op.results[0])
-    kb = em.kb
-    cls = reg_class(t)
-
-    def fn(d, c, a, b):
-        if cls == PRED:
-            x, y = kb.reg(PRED), kb.reg(PRED)
-            kb.emit(f"and.pred \t{x}, {c}, {a}")
-            kb.emit(f"not.pred \t{y}, {c}")
-            kb.emit(f"and.pred \t{y}, {y}, {b}")
-            kb.emit(f"or.pred \t{d}, {x}, {y}")
-        else:
-            w = {B16: 16, B32: 32, B64: 64, F32: 32, F64: 64}[cls]
-            kb.emit(f"selp.b{w} \t{d}, {a}, {b}, {c}")
-    apply(em, op, fn)
+    apply(em, op, lambda d, c, a, b: select(em, d, c, a, b, t))
 
 
 # ---- conversions ----------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .emitter import handles
 from .layout import linear_offsets
+from .numeric import select
 from .ptxtypes import B32, PRED, byte_size
 from .values import Tile
 
@@ -187,7 +188,7 @@ def _scan(em, op):
                 cur.append(_ld(em, t, _addr(em, bufs[src][k], e, es)))
                 prev = _ld(em, t, _addr(em, bufs[src][k], nb, es))
                 pick = em.new_tile(t, ())
-                _select(em, pick.reg, has, prev.reg, ids[k].reg, t)
+                select(em, pick.reg, has, prev.reg, ids[k].reg, t)
                 acc.append(pick)
                 outs.append(_addr(em, bufs[dst][k], e, es))
             res = _combine(em, op, cur, acc)
@@ -199,18 +200,3 @@ def _scan(em, op):
     layout = em.layout_for(shape)
     for r, t, b in zip(op.results, etypes, bufs[src]):
         em.bind(r, em.load_shared(t, shape, layout, b, linear_offsets(shape)))
-
-
-def _select(em, dst, cond, a, b, etype):
-    from .ptxtypes import reg_class
-    kb = em.kb
-    cls = reg_class(etype)
-    if cls == PRED:
-        x, y = kb.reg(PRED), kb.reg(PRED)
-        kb.emit(f"and.pred \t{x}, {cond}, {a}")
-        kb.emit(f"not.pred \t{y}, {cond}")
-        kb.emit(f"and.pred \t{y}, {y}, {b}")
-        kb.emit(f"or.pred \t{dst}, {x}, {y}")
-        return
-    w = {"b16": 16, "b32": 32, "f32": 32, "b64": 64, "f64": 64}[cls]
-    kb.emit(f"selp.b{w} \t{dst}, {a}, {b}, {cond}")
