@@ -85,10 +85,12 @@ class KernelBuilder:
         """({symbol: byte offset}, total bytes)."""
         offsets, pos = {}, 0
         ordered = [e for e in self.shared if e[3] == "stage"] + [e for e in self.shared if e[3] != "stage"]
-        stage_end = 0
+        stage_end, cursor = 0, 0
         for sym, size, align, hint, reuse in ordered:
-            if reuse and size <= stage_end:
-                offsets[sym] = 0
+            start = (cursor + align - 1) // align * align
+            if reuse and start + size <= stage_end:   # overlays stages, not other overlays
+                offsets[sym] = start
+                cursor = start + size
                 continue
             pos = (pos + align - 1) // align * align
             offsets[sym] = pos

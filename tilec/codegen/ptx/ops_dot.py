@@ -80,9 +80,9 @@ def _dot(em, op):
     wide = float_name(rt) == "f64"
     acc_cls = F64 if wide else F32 if is_float else reg_class(rt)
     ct = "f64" if wide else "f32"
-    a_addr, b_addr = _stage(em, [a, b])
     layout = c.layout or em.layout_for((M, N))
-    c = em.in_layout(c, layout)
+    c = em.in_layout(c, layout)       # before staging: converting uses the same scratch
+    a_addr, b_addr = _stage(em, [a, b])
     # accumulators
     acc = []
     for s in range(layout.nslots):
@@ -168,8 +168,8 @@ def _mma_dot(em, op, a, b, c, layout):
     N = b.shape[1]
     rt = op.results[0].type.element_type
     kind = MMA_TYPES[float_name(a.etype)]
+    c = em.in_layout(c, layout)       # before staging: converting uses the same scratch
     a_addr, b_addr = _stage(em, [a, b])
-    c = em.in_layout(c, layout)
     acc = []
     for s in range(layout.nslots):
         r = kb.reg(F32)

@@ -275,6 +275,7 @@ def _agent_switch(em, op):
             n *= d
         join_bufs.append(kb.shared_buffer(n * byte_size(t.element_type), 16, "join", reuse_stages=True)
                          if hasattr(t, "element_type") else None)
+    handoff = _hand_off(em, op)
     start = 0
     for i, (region, nw) in enumerate(zip(op.regions, warps)):
         skip = kb.label(f"agent{i}_end")
@@ -286,6 +287,10 @@ def _agent_switch(em, op):
         tid = kb.reg(B32)
         kb.emit(f"sub.u32 \t{tid}, {outer.tid}, {start * 32}")
         em.enter_group(tid, nw * 32, i + 1)
+        from .layout import linear_offsets
+        for v, (tile, base) in handoff.items():   # outer tiles, re-read in this agent's layout
+            em.bind(v, em.load_shared(tile.etype, tile.shape, em.layout_for(tile.shape), base,
+                                      linear_offsets(tile.shape)))
         last = i == len(op.regions) - 1
 
         def on_yield(values, last=last):
@@ -305,6 +310,8 @@ def _agent_switch(em, op):
         start += nw
     kb.place(join)
     em.group = outer
+    for v, (tile, _) in handoff.items():
+        em.bind(v, tile)
     kb.emit("bar.sync \t0")
     from .layout import linear_offsets
     for r, sym in zip(results, join_bufs):
@@ -314,3 +321,36 @@ def _agent_switch(em, op):
         shape = tuple(r.type.shape)
         em.bind(r, em.load_shared(r.type.element_type, shape, em.layout_for(shape), em.addr_of(sym),
                                   linear_offsets(shape)))
+
+
+def _hand_off(em, op):
+    """Distributed tiles defined outside the agent_switch and used inside it are
+    laid out over the whole CTA; write them to shared memory (row-major) before
+    the agents split, so each agent can read them in its own layout."""
+    from .layout import linear_offsets
+    inside = set()
+    for r in op.regions:
+        for b in r.blocks:
+            for inner in b.ops:
+                inside.update(x for x in inner.walk())
+    out = {}
+    for inner in inside:
+        for v in inner.operands:
+            if v in out or getattr(v, "op", None) in inside or v not in em.env:
+                continue
+            if isinstance(getattr(v, "block", None), object) and getattr(v, "block", None) is not None \
+                    and v.block.parent_op in inside:
+                continue
+            x = em.env[v]
+            if isinstance(x, Tile) and not x.splat:
+                x = em.regs_of(x)
+                n = 1
+                for d in x.shape:
+                    n *= d
+                sym = em.kb.shared_buffer(n * byte_size(x.etype), 16, "handoff")
+                base = em.addr_of(sym)
+                em.store_shared(x, base, linear_offsets(x.shape))
+                out[v] = (x, base)
+    if out:
+        em.sync()
+    return out

@@ -1,0 +1,116 @@
+"""A small PTX simulator for the PTX that tilec emits (test-only; no GPU needed).
+
+Modules: base (errors, address map), numerics (exact arithmetic and conversions),
+ptx (parsing), codegen (decoding an .entry into Python functions), runtime
+(memory, CTAs, threads, barriers).
+
+    run_ptx(ptx_text, kernel_name, grid, args, block=None) -> SimResult
+
+`args` follow tilec's interpreter conventions: a NumPy array for a pointer
+parameter (modified in place), an (array, element offset) pair, or a number /
+NumPy scalar for a scalar parameter (16-bit float parameters need a NumPy
+scalar, e.g. np.float16 or ml_dtypes.bfloat16, since `.b16` does not say which).
+`block` defaults to the kernel's `.reqntid`.
+
+Model
+-----
+* Memory is a flat byte space: global memory (the arrays of the arguments and
+  the module's `.global` variables, each at its own address from GLOBAL_BASE,
+  with unmapped guard gaps between them) and per-CTA shared memory (addresses
+  from SHARED_BASE, so they fit 32-bit registers). `mov.u32 %r, sym` gives a
+  symbol's address. Every access is checked: in bounds of one allocation and
+  naturally aligned, or MemoryFault names the PTX line. Shared memory starts
+  each CTA filled with 0xFF bytes (NaN as any float), so reading shared memory
+  nobody wrote shows up.
+* CTAs run one after another (x fastest, then y, then z). Inside a CTA every
+  thread is a generator: it runs until it blocks (bar.sync not yet reached by
+  all participants, an mbarrier wait not yet satisfied, a warp-collective
+  mma.sync its warp's other lanes have not reached), then the next runnable
+  thread runs. Threads start in tid order in even CTAs and in reverse order in
+  odd ones (`thread_order`), so a missing barrier between a shared store and
+  another thread's load reads stale data whichever thread is ahead. No runnable
+  thread while some are blocked raises Deadlock, naming who waits on what.
+* Registers hold raw bit patterns per register class: .b16/.b32/.b64 (and the
+  integer types) as unsigned Python ints, .pred as bool, .f32/.f64 as Python
+  floats whose values are exactly representable in the class (an f32 register
+  holds an f32 value); instructions reinterpret as their type says (mov.b32 of an
+  .f32 register gives its bits, f16/bf16/fp8 values live as bits in .b16
+  registers).
+* Arithmetic is IEEE exact: f32 add/sub/mul/div/sqrt computed in double and
+  rounded once to f32 (innocuous double rounding, 53 >= 2*24+2), fma with a
+  correction for the one double-rounding case; conversions round as their
+  modifiers say (exact rational rounding for the rare modes). Approximate
+  instructions (ex2/lg2/rsqrt/sin/cos/tanh .approx, div.approx/full) are computed
+  exactly and rounded to f32 (NaN results are not canonicalized, and .approx
+  error is not modelled).
+* check_races=True (kernels whose only synchronization is CTA-wide bar.sync):
+  two threads touching the same shared byte in one barrier interval, at least
+  one writing (a different value), raise DataRace naming both PTX lines. Such
+  a race may give the right numbers in this schedule and wrong ones on a GPU.
+* Warp-level and calls: mma.sync.m16n8k16.row.col (f32 += f16/bf16) is a
+  warp-collective blocking op computed when all 32 lanes arrive (fragment
+  layout as the PTX ISA's figures, products exact, summed in f64, rounded once);
+  call.uni to vprintf prints (SimResult.printed, and `stdout` if given) and to
+  __assertfail raises; .local memory is per thread, cvta.local maps it into
+  the generic space.
+* Each kernel is decoded once (per PTX text) into basic blocks, each compiled
+  to one Python function over the thread's register list; threads share them.
+* Anything outside the supported forms fails at decode time with
+  "unsupported PTX instruction: ...".
+"""
+from __future__ import annotations
+
+from .base import (
+    GLOBAL_BASE, LOCAL_BASE, MAX_BLOCK_STEPS, SHARED_BASE, DataRace, Deadlock, MemoryFault, PTXRuntimeError,
+    PTXSimError, UnsupportedPTX)
+from .numerics import round_exact
+from .ptx import parse_module
+from .runtime import Kernel, SimResult
+
+__all__ = ["run_ptx", "load", "Program", "Kernel", "SimResult", "PTXSimError", "UnsupportedPTX",
+           "PTXRuntimeError", "Deadlock", "MemoryFault", "DataRace", "round_exact", "parse_module",
+           "GLOBAL_BASE", "SHARED_BASE", "LOCAL_BASE"]
+
+
+class Program:
+    """A parsed PTX module with its kernels decoded on first use."""
+
+    def __init__(self, text):
+        self.text = text
+        self.module = parse_module(text)
+        self.kernels = {}
+
+    def kernel(self, name):
+        if name not in self.kernels:
+            if name not in self.module.entries:
+                raise PTXSimError(f"no .entry {name} (entries: {', '.join(self.module.entries)})")
+            self.kernels[name] = Kernel(self.module, self.module.entries[name])
+        return self.kernels[name]
+
+
+_CACHE = {}
+
+
+def load(ptx_text):
+    """The decoded program of `ptx_text` (cached per text)."""
+    prog = _CACHE.get(ptx_text)
+    if prog is None:
+        prog = _CACHE[ptx_text] = Program(ptx_text)
+    return prog
+
+
+def run_ptx(ptx_text, kernel_name, grid, args, block=None, *, shared_bytes=None, max_steps=MAX_BLOCK_STEPS,
+            stdout=None, thread_order="alternate", check_races=False):
+    """Run `.entry kernel_name` of `ptx_text` for `grid` CTAs of `block` threads
+    (default: its `.reqntid`). Pointer arguments (NumPy arrays, (array, element
+    offset) pairs) are modified in place. `shared_bytes`: dynamic shared memory
+    for an `.extern .shared` array (default: tilec's `// tilec.dynamic_shared_bytes`
+    note). vprintf output goes to `stdout` (if given) and SimResult.printed.
+    `thread_order`: which thread of a CTA runs first ("forward": tid 0, "reverse":
+    the last, "alternate": forward in even CTAs, reverse in odd ones).
+    `check_races`: raise DataRace for unsynchronized shared-memory accesses (only
+    for kernels synchronized by CTA-wide bar.sync alone; SimResult.stats
+    ["race_checked"] says whether the check ran).
+    Returns a SimResult with the final contents of the module's globals."""
+    return load(ptx_text).kernel(kernel_name).launch(grid, args, block, shared_bytes, max_steps, stdout,
+                                                     thread_order, check_races)

@@ -1,0 +1,1319 @@
+"""Decoding an .entry: basic blocks, each compiled to one Python function over a thread's registers."""
+from __future__ import annotations
+
+import linecache
+
+from .base import GLOBAL_BASE, GLOBAL_GAP, GLOBAL_LEAD, LOCAL_BASE, SHARED_BASE
+from .numerics import BF16FMT, F16FMT, F32FMT, F64FMT, INF, _f32
+from .ptx import (
+    Addr, Imm, Instr, Label, ParamList, Reg, SPECIAL_PER_CTA, Special, Sym, T, TYPES, Vec, _unsupported)
+
+
+# ============================================================================ code generation
+
+BAR, BAR_ARRIVE, BAR_RED, MBWAIT, MMA = "bar", "bar.arrive", "bar.red", "mbwait", "mma"
+
+
+class WaitOp:
+    def __init__(self, kind, instr, guard, nxt):
+        self.kind, self.instr, self.guard, self.next = kind, instr, guard, nxt
+        self.args = {}
+
+
+_FMT = {(1, False): "B", (1, True): "b", (2, False): "H", (2, True): "h", (4, False): "I", (4, True): "i",
+        (8, False): "Q", (8, True): "q"}
+_SHIFT = {1: 0, 2: 1, 4: 2, 8: 3}
+
+
+class KernelCodegen:
+    """Decoding one `.entry` into basic blocks compiled to Python (the runtime half is runtime.Kernel)."""
+
+    def __init__(self, module, entry):
+        self.module, self.entry = module, entry
+        self.name = entry.name
+        self.regs = entry.regs
+        self.nslots = len(entry.regs)
+        self._layout_shared()
+        self._layout_globals()
+        self.local_syms, pos = {}, 0
+        for d in entry.local:
+            pos = (pos + d.align - 1) // d.align * d.align
+            self.local_syms[d.name] = (pos, d.size)
+            pos += d.size
+        self.local_size = pos
+        self.param_loads = []          # (var name, memoryview format, offset, bytes) read at launch
+        self.waits = []
+        self.instrs = []               # every Instr, by id (lid)
+        self.uses_mbarrier = any(isinstance(x, Instr) and x.op == "mbarrier" for x in entry.body)
+        self.race_checkable = not self.uses_mbarrier and all(
+            x.mods in (["sync"], ["sync", "aligned"]) and len(x.operands) == 1
+            for x in entry.body if isinstance(x, Instr) and x.op in ("bar", "barrier"))
+        self.ns = self._namespace()
+        self._compile()
+
+    # ---- layout ---------------------------------------------------------------------
+    def _layout_shared(self):
+        self.shared_syms = {}
+        pos = 0
+        extern = None
+        for d in list(self.module.shared) + list(self.entry.shared):
+            if d.extern:
+                extern = d
+                continue
+            pos = (pos + d.align - 1) // d.align * d.align
+            self.shared_syms[d.name] = (pos, d.size)
+            pos += d.size
+        self.static_shared = pos
+        self.extern_shared = extern
+        if extern is not None:
+            pos = (pos + max(extern.align, 16) - 1) // max(extern.align, 16) * max(extern.align, 16)
+            self.shared_syms[extern.name] = (pos, None)
+
+    def _layout_globals(self):
+        self.global_syms = {}
+        pos = GLOBAL_LEAD
+        for d in self.module.globals:
+            a = max(d.align, 16)
+            pos = (pos + a - 1) // a * a
+            self.global_syms[d.name] = (pos, d.size, d.init)
+            pos += d.size + GLOBAL_GAP
+        self.globals_end = pos
+
+    # ---- compile ----------------------------------------------------------------------
+    def _compile(self):
+        body = self.entry.body
+        blocks, cur, labels = [], [], {}
+        for item in body:
+            if isinstance(item, tuple):
+                if cur:
+                    blocks.append(cur)
+                    cur = []
+                labels[item[1]] = len(blocks)
+                continue
+            item.lid = len(self.instrs)
+            self.instrs.append(item)
+            cur.append(item)
+            if item.op in ("bra", "ret", "exit") or self._is_wait(item):
+                blocks.append(cur)
+                cur = []
+        if cur or not blocks:
+            blocks.append(cur)
+        # labels at the very end point one past the last block: give them an exit block
+        self.labels = labels
+        nblocks = len(blocks)
+        if any(v >= nblocks for v in labels.values()):
+            blocks.append([])
+        self.block_instrs = blocks
+        self.src_lines = []
+        self.line_map = {}                 # generated line -> PTX line
+        fn_names = []
+        for k, ins in enumerate(blocks):
+            fn_names.append(self._gen_block(k, ins, len(blocks)))
+        filename = f"<ptxsim {self.name} {id(self):x}>"
+        source = "\n".join(self.src_lines) + "\n"
+        self.source = source
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        self.filename = filename
+        exec(compile(source, filename, "exec"), self.ns)
+        self.block_fns = [self.ns[f] for f in fn_names]
+
+    def _is_wait(self, ins):
+        if ins.op in ("bar", "barrier", "mma"):
+            return True
+        return ins.op == "mbarrier" and ins.mods and ins.mods[0] in ("test_wait", "try_wait")
+
+    # ---- emitting Python ---------------------------------------------------------------------
+    def _gen_block(self, k, instrs, nblocks):
+        name = f"B{k}"
+        out = []
+        self._out, self._cur = out, None
+        used, written = set(), set()
+        self._used = used
+        for ins in instrs:
+            for o in ins.operands:
+                self._collect(o, used)
+            if ins.guard:
+                used.add(ins.guard[0])
+        term = f"return {k + 1 if k + 1 < nblocks else -1}"
+        for ins in instrs:
+            self._cur = ins
+            self._lid = ins.lid
+            start = len(out)
+            t = self._gen_instr(ins, k, nblocks, written)
+            if t is not None:
+                term = t
+            out[start:] = [(ins.lineno, line) for line in out[start:]]
+        lines = [f"def {name}(R):"]
+        lines += [f"    {r.var} = R[{r.slot}]" for r in sorted(used, key=lambda r: r.slot)]
+        base = len(self.src_lines) + 1           # generated line number of lines[0]
+        for pl, line in out:
+            self.line_map[base + len(lines)] = pl
+            lines.append("    " + line)
+        for r in sorted(written, key=lambda r: r.slot):
+            lines.append(f"    R[{r.slot}] = {r.var}")
+        lines.append(f"    {term}")
+        self.src_lines += lines
+        return name
+
+    def _collect(self, o, used):
+        if isinstance(o, Reg):
+            used.add(o)
+        elif isinstance(o, Addr) and isinstance(o.base, Reg):
+            used.add(o.base)
+        elif isinstance(o, Vec):
+            for x in o.items:
+                self._collect(x, used)
+
+    def _emit(self, line):
+        self._out.append(line)
+
+    def _guarded(self, ins, lines):
+        if ins.guard:
+            r, sense = ins.guard
+            self._emit(f"if {'' if sense else 'not '}{r.var}:")
+            for l in lines:
+                self._emit("    " + l)
+        else:
+            for l in lines:
+                self._emit(l)
+
+    def _fail(self, what=None):
+        ins = self._cur
+        _unsupported(what, ins.lineno, ins.text)
+
+    # operands ---------------------------------------------------------------------------------
+    def rd(self, o, t, signed=None):
+        """Python expression reading operand `o` as a value of type `t` (T): an int of
+        t.width bits (signed if `signed`, default t.signed for kind i), a float for
+        f/d, a bool for p."""
+        kind = t.kind if t.kind in ("f", "d", "p") else "i"
+        width = t.width
+        if signed is None:
+            signed = t.signed and t.kind == "i"
+        if isinstance(o, Imm):
+            if kind == "p":
+                return "True" if (o.ival or 0) else "False"
+            if kind in ("f", "d"):
+                if o.fbits is not None:
+                    if kind == "f" and o.fbits == 64:
+                        v = _f32(o.fval)
+                    elif kind == "d" and o.fbits == 32:
+                        v = o.fval
+                    else:
+                        v = o.fval
+                elif o.fval is not None:
+                    v = _f32(o.fval) if kind == "f" else o.fval
+                else:
+                    v = float(o.ival) if kind == "d" else _f32(float(o.ival))
+                return self._flit(v)
+            if o.ival is None:
+                self._fail("a float literal where an integer is wanted")
+            v = o.ival & ((1 << width) - 1)
+            if signed and v >> (width - 1):
+                v -= 1 << width
+            return str(v)
+        if isinstance(o, Sym):
+            return str(self._sym_addr(o.name) + o.off)
+        if isinstance(o, Special):
+            return SPECIAL_PER_CTA[o.name]
+        if not isinstance(o, Reg):
+            self._fail("operand form")
+        v = o.var
+        if kind == "p":
+            if o.kind != "p":
+                self._fail("a non-predicate register where a predicate is wanted")
+            return v
+        if o.kind == "p":
+            self._fail("a predicate register where a value is wanted")
+        if kind == "f":
+            if o.kind == "f":
+                return v
+            if o.kind == "i":
+                return f"_u2f({v} & 0xFFFFFFFF)" if o.width > 32 else f"_u2f({v})"
+            self._fail("an f64 register read as f32")
+        if kind == "d":
+            if o.kind == "d":
+                return v
+            if o.kind == "i" and o.width == 64:
+                return f"_u2d({v})"
+            self._fail("register class mismatch (f64)")
+        # integer
+        if o.kind == "f":
+            e = f"_f2u({v})"
+            ow = 32
+        elif o.kind == "d":
+            e = f"_d2u({v})"
+            ow = 64
+        else:
+            e, ow = v, o.width
+        if ow > width:
+            e = f"({e} & {hex((1 << width) - 1)})"
+        if signed:
+            e = self._sx(e, width)
+        return e
+
+    @staticmethod
+    def _sx(e, w):
+        h = 1 << (w - 1)
+        return f"(({e} ^ {hex(h)}) - {hex(h)})"
+
+    @staticmethod
+    def _flit(v):
+        if v != v:
+            return "NAN"
+        if v == INF:
+            return "INF"
+        if v == -INF:
+            return "-INF"
+        r = repr(v)
+        return f"({r})" if r.startswith("-") else r
+
+    def wr(self, d, t, expr, written):
+        """Statements writing value `expr` (of type t: int of t.width bits already
+        masked, float for f/d, bool for p) into destination register `d`."""
+        if not isinstance(d, Reg):
+            self._fail("destination must be a register")
+        written.add(d)
+        kind = t.kind if t.kind in ("f", "d", "p") else "i"
+        v = d.var
+        if kind == "p" or d.kind == "p":
+            if kind != d.kind:
+                self._fail("predicate/value register mismatch")
+            return [f"{v} = {expr}"]
+        if d.kind == kind and (kind != "i" or d.width >= t.width):
+            return [f"{v} = {expr}"]
+        if d.kind == "i" and kind == "i":
+            return [f"{v} = ({expr}) & {hex((1 << d.width) - 1)}"]
+        if d.kind == "i" and kind == "f":
+            return [f"{v} = _f2u({expr})"]
+        if d.kind == "i" and kind == "d":
+            return [f"{v} = _d2u({expr})"]
+        if d.kind == "f" and kind == "i" and t.width == 32:
+            return [f"{v} = _u2f({expr})"]
+        if d.kind == "d" and kind == "i" and t.width == 64:
+            return [f"{v} = _u2d({expr})"]
+        self._fail(f"cannot write a .{t.name} value to {d.name} (.{d.decl})")
+
+    def _sym_addr(self, name):
+        if name in self.local_syms:
+            return LOCAL_BASE + self.local_syms[name][0]
+        if name in self.shared_syms:
+            return SHARED_BASE + self.shared_syms[name][0]
+        if name in self.global_syms:
+            return GLOBAL_BASE + self.global_syms[name][0]
+        self._fail(f"unknown symbol {name}")
+
+    def _type(self, name):
+        if name not in TYPES:
+            self._fail(f"type .{name}")
+        return T(name)
+
+    # instructions --------------------------------------------------------------------------------
+    def _gen_instr(self, ins, k, nblocks, written):
+        op = ins.op
+        h = getattr(self, f"_i_{op}", None)
+        if h is None:
+            self._fail(None)
+        return h(ins, written, k, nblocks)
+
+    def _mods(self, ins, allowed):
+        bad = [m for m in ins.mods if m not in allowed and m not in TYPES]
+        if bad:
+            self._fail(f"modifier(s) {', '.join('.' + b for b in bad)}")
+
+    def _types(self, ins, n=1):
+        ts = [m for m in ins.mods if m in TYPES]
+        if len(ts) != n:
+            self._fail("instruction type")
+        return [T(x) for x in ts]
+
+    def _nops(self, ins, *ns):
+        if len(ins.operands) not in ns:
+            self._fail("operand count")
+
+    # control
+    def _label_block(self, o):
+        if not isinstance(o, (Label, Sym)) or o.name not in self.labels:
+            self._fail("branch target")
+        return self.labels[o.name]
+
+    def _i_bra(self, ins, written, k, nblocks):
+        self._mods(ins, {"uni"})
+        self._nops(ins, 1)
+        tgt = self._label_block(ins.operands[0])
+        nxt = k + 1 if k + 1 < nblocks else -1
+        if ins.guard:
+            r, sense = ins.guard
+            return f"return {tgt} if {r.var} else {nxt}" if sense else f"return {nxt} if {r.var} else {tgt}"
+        return f"return {tgt}"
+
+    def _i_ret(self, ins, written, k, nblocks):
+        self._mods(ins, {"uni"})
+        nxt = k + 1 if k + 1 < nblocks else -1
+        if ins.guard:
+            r, sense = ins.guard
+            return f"return -1 if {r.var} else {nxt}" if sense else f"return {nxt} if {r.var} else -1"
+        return "return -1"
+
+    _i_exit = _i_ret
+
+    def _wait(self, ins, kind, k, nblocks):
+        w = WaitOp(kind, ins, ins.guard, k + 1 if k + 1 < nblocks else -1)
+        self.waits.append(w)
+        return w, f"return {-2 - (len(self.waits) - 1)}"
+
+    def _wait_val(self, o):
+        """Runner-side accessor for an operand: ('imm', v) or ('reg', slot)."""
+        if isinstance(o, Imm) and o.ival is not None:
+            return ("imm", o.ival)
+        if isinstance(o, Reg) and o.kind == "i":
+            return ("reg", o.slot)
+        self._fail("operand form")
+
+    def _i_bar(self, ins, written, k, nblocks):
+        mods = [m for m in ins.mods if m not in ("aligned", "cta")]
+        if len(mods) == 3 and mods[0] == "red" and mods[1] in ("and", "or") and mods[2] == "pred":
+            self._nops(ins, 3, 4)
+            d, src = ins.operands[0], ins.operands[-1]
+            if not (isinstance(d, Reg) and d.kind == "p" and isinstance(src, Reg) and src.kind == "p"):
+                self._fail("bar.red operands")
+            w, term = self._wait(ins, BAR_RED, k, nblocks)
+            w.args["id"] = self._wait_val(ins.operands[1])
+            w.args["count"] = self._wait_val(ins.operands[2]) if len(ins.operands) == 4 else None
+            w.args["op"], w.args["dst"], w.args["src"] = mods[1], d.slot, src.slot
+            return term
+        if mods not in (["sync"], ["arrive"]):
+            self._fail(None)
+        self._nops(ins, 1, 2)
+        w, term = self._wait(ins, BAR if mods == ["sync"] else BAR_ARRIVE, k, nblocks)
+        w.args["id"] = self._wait_val(ins.operands[0])
+        w.args["count"] = self._wait_val(ins.operands[1]) if len(ins.operands) > 1 else None
+        return term
+
+    _i_barrier = _i_bar
+
+    def _i_fence(self, ins, written, k, nblocks):
+        self._emit("pass")
+
+    _i_membar = _i_fence
+
+    # moves
+    def _i_mov(self, ins, written, k, nblocks):
+        (t,) = self._types(ins)
+        self._mods(ins, set())
+        self._nops(ins, 2)
+        d, a = ins.operands
+        if isinstance(d, Vec):            # unpack
+            n = len(d.items)
+            w = t.width // n
+            et = T(f"b{w}")
+            src = self.rd(a, T(f"b{t.width}"))
+            lines = [f"_t = {src}"]
+            for i, x in enumerate(d.items):
+                lines += self.wr(x, et, f"(_t >> {i * w}) & {hex((1 << w) - 1)}", written)
+            self._guarded(ins, lines)
+            return
+        if isinstance(a, Vec):            # pack
+            n = len(a.items)
+            w = t.width // n
+            et = T(f"b{w}")
+            parts = [f"({self.rd(x, et)} << {i * w})" if i else self.rd(x, et) for i, x in enumerate(a.items)]
+            self._guarded(ins, self.wr(d, T(f"b{t.width}"), " | ".join(parts), written))
+            return
+        if t.kind == "p":
+            self._guarded(ins, self.wr(d, t, self.rd(a, t), written))
+            return
+        if isinstance(a, Special):
+            self._guarded(ins, self.wr(d, T("u32"), SPECIAL_PER_CTA[a.name], written))
+            return
+        if isinstance(a, Sym):
+            self._guarded(ins, self.wr(d, T(f"u{max(t.width, 32)}"), str(self._sym_addr(a.name) + a.off),
+                                       written))
+            return
+        # a bit copy: keep the destination's storage kind where we can
+        if isinstance(d, Reg) and d.kind in ("f", "d") and t.width == d.width:
+            st = T("f32" if d.kind == "f" else "f64")
+        elif t.kind in ("f", "d"):
+            st = t
+        else:
+            st = T(f"b{t.width}")
+        if isinstance(a, Reg) and a.kind in ("f", "d") and st.kind == "i" and isinstance(d, Reg) and \
+                d.kind == a.kind:
+            st = T("f32" if a.kind == "f" else "f64")
+        self._guarded(ins, self.wr(d, st, self.rd(a, st), written))
+
+    def _i_cvta(self, ins, written, k, nblocks):
+        (t,) = self._types(ins)
+        self._mods(ins, {"to", "global", "shared", "local", "const", "param"})
+        if "const" in ins.mods or "param" in ins.mods:
+            self._fail(".const/.param address conversion")
+        self._nops(ins, 2)
+        d, a = ins.operands
+        src = self.rd(a, t)
+        if "local" in ins.mods:
+            if t.width != 64:
+                self._fail("32-bit local address conversion")
+            loc = self.regs["%%local"]
+            self._used.add(loc)
+            fn = "_cvta_to_local" if "to" in ins.mods else "_cvta_local"
+            src = f"{fn}({loc.var}, {src})"
+        self._guarded(ins, self.wr(d, t, src, written))
+
+    # integer / float arithmetic
+    def _arith_setup(self, ins, allowed):
+        self._mods(ins, allowed)
+        (t,) = self._types(ins)
+        return t
+
+    def _round_f(self, t, expr, ins, mods):
+        """Statements setting _r to expr rounded into type t (f: f32, d: f64)."""
+        rnd = [m for m in mods if m in ("rn", "rz", "rm", "rp")]
+        mode = rnd[0] if rnd else "rn"
+        if t.kind == "f":
+            if mode == "rn":
+                return [f"_MF[0] = {expr}", "_r = _MF[0]"]
+            return [f"_r = _round_exact({expr}, F32FMT, '{mode}')"]
+        if mode == "rn":
+            return [f"_r = {expr}"]
+        return [f"_r = _round_exact({expr}, F64FMT, '{mode}')"]
+
+    def _float_post(self, t, ins, lines):
+        if "ftz" in ins.mods and t.kind == "f":
+            lines.append("_r = _ftz32(_r)")
+        if "sat" in ins.mods:
+            lines.append("_r = _sat01(_r)")
+        return lines
+
+    def _float_ins(self, t, ins):
+        return [f"_ftz32({self.rd(o, t)})" if "ftz" in ins.mods and t.kind == "f" else self.rd(o, t)
+                for o in ins.operands[1:]]
+
+    def _binop_float(self, ins, t, pyop, written):
+        a, b = self._float_ins(t, ins)
+        rnd = [m for m in ins.mods if m in ("rz", "rm", "rp")]
+        if rnd:
+            lines = [f"_r = _dirround({a}, {b}, '{pyop}', {'F32FMT' if t.kind == 'f' else 'F64FMT'}, "
+                     f"'{rnd[0]}')"]
+        else:
+            lines = self._round_f(t, f"{a} {pyop} {b}", ins, [])
+        self._float_post(t, ins, lines)
+        self._guarded(ins, lines + self.wr(ins.operands[0], t, "_r", written))
+
+    def _i_add(self, ins, written, k, nblocks):
+        t = self._arith_setup(ins, {"rn", "rz", "rm", "rp", "ftz", "sat", "cc"} - {"cc"})
+        self._nops(ins, 3)
+        if t.is_float:
+            if t.kind not in ("f", "d"):
+                self._fail("f16/bf16 arithmetic")
+            return self._binop_float(ins, t, "+", written)
+        a, b = (self.rd(o, t, signed="sat" in ins.mods) for o in ins.operands[1:])
+        if "sat" in ins.mods:
+            if not t.signed:
+                self._fail(".sat on an unsigned add")
+            h = 1 << (t.width - 1)
+            e = f"_clamp({a} + {b}, {-h}, {h - 1}) & {hex(t.mask)}"
+        else:
+            e = f"({a} + {b}) & {hex(t.mask)}"
+        self._guarded(ins, self.wr(ins.operands[0], t, e, written))
+
+    def _i_sub(self, ins, written, k, nblocks):
+        t = self._arith_setup(ins, {"rn", "rz", "rm", "rp", "ftz", "sat"})
+        self._nops(ins, 3)
+        if t.is_float:
+            if t.kind not in ("f", "d"):
+                self._fail("f16/bf16 arithmetic")
+            return self._binop_float(ins, t, "-", written)
+        a, b = (self.rd(o, t, signed="sat" in ins.mods) for o in ins.operands[1:])
+        if "sat" in ins.mods:
+            h = 1 << (t.width - 1)
+            e = f"_clamp({a} - {b}, {-h}, {h - 1}) & {hex(t.mask)}"
+        else:
+            e = f"({a} - {b}) & {hex(t.mask)}"
+        self._guarded(ins, self.wr(ins.operands[0], t, e, written))
+
+    def _i_mul(self, ins, written, k, nblocks):
+        t = self._arith_setup(ins, {"rn", "rz", "rm", "rp", "ftz", "sat", "lo", "hi", "wide"})
+        self._nops(ins, 3)
+        if t.is_float:
+            if t.kind not in ("f", "d"):
+                self._fail("f16/bf16 arithmetic")
+            return self._binop_float(ins, t, "*", written)
+        a, b = (self.rd(o, t) for o in ins.operands[1:])
+        if "wide" in ins.mods:
+            wt = T(f"{'s' if t.signed else 'u'}{2 * t.width}")
+            e = f"({a} * {b}) & {hex(wt.mask)}"
+            self._guarded(ins, self.wr(ins.operands[0], wt, e, written))
+            return
+        if "hi" in ins.mods:
+            e = f"(({a} * {b}) >> {t.width}) & {hex(t.mask)}"
+        elif "lo" in ins.mods:
+            a, b = (self.rd(o, t, signed=False) for o in ins.operands[1:])
+            e = f"({a} * {b}) & {hex(t.mask)}"
+        else:
+            self._fail("integer mul without .lo/.hi/.wide")
+        self._guarded(ins, self.wr(ins.operands[0], t, e, written))
+
+    def _i_mad(self, ins, written, k, nblocks):
+        t = self._arith_setup(ins, {"rn", "rz", "rm", "rp", "ftz", "sat", "lo", "hi", "wide"})
+        self._nops(ins, 4)
+        if t.is_float:
+            return self._fma(ins, t, written)
+        a, b = (self.rd(o, t) for o in ins.operands[1:3])
+        if "wide" in ins.mods:
+            wt = T(f"{'s' if t.signed else 'u'}{2 * t.width}")
+            c = self.rd(ins.operands[3], wt)
+            e = f"({a} * {b} + {c}) & {hex(wt.mask)}"
+            self._guarded(ins, self.wr(ins.operands[0], wt, e, written))
+            return
+        c = self.rd(ins.operands[3], t)
+        if "hi" in ins.mods:
+            if "sat" in ins.mods:
+                self._fail("mad.hi.sat")
+            e = f"((({a} * {b}) >> {t.width}) + {c}) & {hex(t.mask)}"
+        elif "lo" in ins.mods:
+            a, b, c = (self.rd(o, t, signed=False) for o in ins.operands[1:])
+            e = f"({a} * {b} + {c}) & {hex(t.mask)}"
+        else:
+            self._fail("integer mad without .lo/.hi/.wide")
+        self._guarded(ins, self.wr(ins.operands[0], t, e, written))
+
+    def _fma(self, ins, t, written):
+        if t.kind not in ("f", "d"):
+            self._fail("f16/bf16 fma")
+        a, b, c = self._float_ins(t, ins)
+        rnd = [m for m in ins.mods if m in ("rz", "rm", "rp")]
+        if rnd:
+            lines = [f"_r = _fma_dir({a}, {b}, {c}, {'F32FMT' if t.kind == 'f' else 'F64FMT'}, '{rnd[0]}')"]
+        elif t.kind == "f":
+            lines = [f"_a = {a}", f"_b = {b}", f"_c = {c}",
+                     "_p = _a * _b", "_s = _p + _c", "_MF[0] = _s", "_r = _MF[0]",
+                     "if abs(_frexp(_s - _r)[0]) == 0.5: _r = _fma32_fix(_p, _c, _s, _r)"]
+        else:
+            lines = [f"_r = _fma64({a}, {b}, {c})"]
+        self._float_post(t, ins, lines)
+        self._guarded(ins, lines + self.wr(ins.operands[0], t, "_r", written))
+
+    def _i_fma(self, ins, written, k, nblocks):
+        t = self._arith_setup(ins, {"rn", "rz", "rm", "rp", "ftz", "sat"})
+        self._nops(ins, 4)
+        if not any(m in ins.mods for m in ("rn", "rz", "rm", "rp")):
+            self._fail("fma without a rounding modifier")
+        return self._fma(ins, t, written)
+
+    def _i_div(self, ins, written, k, nblocks):
+        t = self._arith_setup(ins, {"rn", "rz", "rm", "rp", "ftz", "approx", "full"})
+        self._nops(ins, 3)
+        if t.is_float:
+            if t.kind not in ("f", "d"):
+                self._fail("f16/bf16 division")
+            a, b = self._float_ins(t, ins)
+            rnd = [m for m in ins.mods if m in ("rz", "rm", "rp")]
+            if rnd:
+                lines = [f"_r = _dirround({a}, {b}, '/', {'F32FMT' if t.kind == 'f' else 'F64FMT'}, '{rnd[0]}')"]
+            else:
+                lines = self._round_f(t, f"_fdiv({a}, {b})", ins, [])
+            self._float_post(t, ins, lines)
+            self._guarded(ins, lines + self.wr(ins.operands[0], t, "_r", written))
+            return
+        a, b = (self.rd(o, t) for o in ins.operands[1:])
+        e = f"_sdiv({a}, {b}, {t.width})" if t.signed else f"_udiv({a}, {b}, {t.width})"
+        self._guarded(ins, self.wr(ins.operands[0], t, e, written))
+
+    def _i_rem(self, ins, written, k, nblocks):
+        t = self._arith_setup(ins, set())
+        self._nops(ins, 3)
+        if t.is_float:
+            self._fail("float rem")
+        a, b = (self.rd(o, t) for o in ins.operands[1:])
+        e = f"_srem({a}, {b}, {t.width})" if t.signed else f"_urem({a}, {b}, {t.width})"
+        self._guarded(ins, self.wr(ins.operands[0], t, e, written))
+
+    def _minmax(self, ins, written, which):
+        t = self._arith_setup(ins, {"ftz", "NaN"})
+        self._nops(ins, 3)
+        if t.is_float:
+            if t.kind not in ("f", "d"):
+                self._fail("f16/bf16 min/max")
+            a, b = self._float_ins(t, ins)
+            fn = f"_f{which}{'_nan' if 'NaN' in ins.mods else ''}"
+            lines = [f"_r = {fn}({a}, {b})"]
+            self._float_post(t, ins, lines)
+            self._guarded(ins, lines + self.wr(ins.operands[0], t, "_r", written))
+            return
+        a, b = (self.rd(o, t) for o in ins.operands[1:])
+        cmp = "<" if which == "min" else ">"
+        lines = [f"_a = {a}", f"_b = {b}", f"_r = _a if _a {cmp} _b else _b"]
+        self._guarded(ins, lines + self.wr(ins.operands[0], t, f"_r & {hex(t.mask)}", written))
+
+    def _i_min(self, ins, written, k, nblocks):
+        return self._minmax(ins, written, "min")
+
+    def _i_max(self, ins, written, k, nblocks):
+        return self._minmax(ins, written, "max")
+
+    def _i_neg(self, ins, written, k, nblocks):
+        t = self._arith_setup(ins, {"ftz"})
+        self._nops(ins, 2)
+        if t.is_float:
+            a = self._float_ins(t, ins)[0]
+            self._guarded(ins, self.wr(ins.operands[0], t, f"-{a}", written))
+            return
+        a = self.rd(ins.operands[1], t)
+        self._guarded(ins, self.wr(ins.operands[0], t, f"(-{a}) & {hex(t.mask)}", written))
+
+    def _i_abs(self, ins, written, k, nblocks):
+        t = self._arith_setup(ins, {"ftz"})
+        self._nops(ins, 2)
+        if t.is_float:
+            a = self._float_ins(t, ins)[0]
+            self._guarded(ins, self.wr(ins.operands[0], t, f"abs({a})", written))
+            return
+        a = self.rd(ins.operands[1], t, signed=True)
+        self._guarded(ins, self.wr(ins.operands[0], t, f"abs({a}) & {hex(t.mask)}", written))
+
+    def _bitop(self, ins, written, pyop):
+        t = self._arith_setup(ins, set())
+        self._nops(ins, 3)
+        if t.kind == "p":
+            a, b = (self.rd(o, t) for o in ins.operands[1:])
+            e = {"&": f"({a} and {b})", "|": f"({a} or {b})", "^": f"({a} != {b})"}[pyop]
+            self._guarded(ins, self.wr(ins.operands[0], t, e, written))
+            return
+        if t.kind != "i":
+            self._fail("bit operation type")
+        a, b = (self.rd(o, t, signed=False) for o in ins.operands[1:])
+        self._guarded(ins, self.wr(ins.operands[0], t, f"{a} {pyop} {b}", written))
+
+    def _i_and(self, ins, written, k, nblocks):
+        return self._bitop(ins, written, "&")
+
+    def _i_or(self, ins, written, k, nblocks):
+        return self._bitop(ins, written, "|")
+
+    def _i_xor(self, ins, written, k, nblocks):
+        return self._bitop(ins, written, "^")
+
+    def _i_not(self, ins, written, k, nblocks):
+        t = self._arith_setup(ins, set())
+        self._nops(ins, 2)
+        if t.kind == "p":
+            self._guarded(ins, self.wr(ins.operands[0], t, f"not {self.rd(ins.operands[1], t)}", written))
+            return
+        a = self.rd(ins.operands[1], t, signed=False)
+        self._guarded(ins, self.wr(ins.operands[0], t, f"{a} ^ {hex(t.mask)}", written))
+
+    def _i_shl(self, ins, written, k, nblocks):
+        t = self._arith_setup(ins, set())
+        self._nops(ins, 3)
+        a = self.rd(ins.operands[1], t, signed=False)
+        b = self.rd(ins.operands[2], T("u32"))
+        e = f"({a} << {b}) & {hex(t.mask)}" if isinstance(ins.operands[2], Imm) else \
+            f"(({a} << _b) & {hex(t.mask)} if _b < {t.width} else 0)"
+        lines = [] if isinstance(ins.operands[2], Imm) else [f"_b = {b}"]
+        self._guarded(ins, lines + self.wr(ins.operands[0], t, e, written))
+
+    def _i_shr(self, ins, written, k, nblocks):
+        t = self._arith_setup(ins, set())
+        self._nops(ins, 3)
+        b = self.rd(ins.operands[2], T("u32"))
+        if t.signed:
+            a = self.rd(ins.operands[1], t, signed=True)
+            e = f"({a} >> min({b}, {t.width - 1})) & {hex(t.mask)}"
+        else:
+            a = self.rd(ins.operands[1], t, signed=False)
+            e = f"{a} >> {b}"
+        self._guarded(ins, self.wr(ins.operands[0], t, e, written))
+
+    def _i_selp(self, ins, written, k, nblocks):
+        t = self._arith_setup(ins, set())
+        self._nops(ins, 4)
+        if t.kind in ("h", "bf", "x"):
+            t = T(f"b{t.width}")
+        a, b = (self.rd(o, t) for o in ins.operands[1:3])
+        p = self.rd(ins.operands[3], T("pred"))
+        if t.kind == "i":
+            a, b = (self.rd(o, t, signed=False) for o in ins.operands[1:3])
+        self._guarded(ins, self.wr(ins.operands[0], t, f"{a} if {p} else {b}", written))
+
+    _CMP_INT = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
+                "lo": "<", "ls": "<=", "hi": ">", "hs": ">="}
+
+    def _cmp_expr(self, cmp, t, a, b):
+        if t.kind in ("f", "d"):
+            if cmp in ("eq", "lt", "le", "gt", "ge"):
+                return f"({a} {self._CMP_INT[cmp]} {b})"
+            if cmp == "ne":
+                return f"({a} != {b} and {a} == {a} and {b} == {b})"
+            if cmp in ("equ", "ltu", "leu", "gtu", "geu"):
+                inv = {"equ": "!=", "ltu": ">=", "leu": ">", "gtu": "<=", "geu": "<"}[cmp]
+                if cmp == "equ":
+                    return f"({a} == {b} or {a} != {a} or {b} != {b})"
+                return f"(not ({a} {inv} {b}))"
+            if cmp == "neu":
+                return f"({a} != {b})"
+            if cmp == "num":
+                return f"({a} == {a} and {b} == {b})"
+            if cmp == "nan":
+                return f"({a} != {a} or {b} != {b})"
+            self._fail(f"comparison .{cmp}")
+        if cmp not in self._CMP_INT:
+            self._fail(f"comparison .{cmp}")
+        return f"({a} {self._CMP_INT[cmp]} {b})"
+
+    def _i_setp(self, ins, written, k, nblocks):
+        cmps = [m for m in ins.mods if m not in TYPES and m not in ("ftz", "and", "or", "xor")]
+        if len(cmps) != 1:
+            self._fail("setp form")
+        cmp = cmps[0]
+        (t,) = self._types(ins)
+        bop = [m for m in ins.mods if m in ("and", "or", "xor")]
+        if t.kind in ("h", "bf", "x"):
+            self._fail("f16/bf16 comparison")
+        if t.kind == "i" and cmp in ("lo", "ls", "hi", "hs"):
+            t = T(f"u{t.width}")
+        if t.kind == "i" and t.name[0] == "b" and cmp not in ("eq", "ne"):
+            self._fail(f"setp.{cmp} on a .b type")
+        dst = ins.operands[0]
+        nsrc = 2 + (1 if bop else 0)
+        if len(ins.operands) != 1 + nsrc:
+            self._fail("operand count")
+        if isinstance(dst, Vec):
+            self._fail("setp destination form")
+        a, b = (self.rd(o, t) if t.kind != "i" else self.rd(o, t, signed=t.signed) for o in ins.operands[1:3])
+        if "ftz" in ins.mods and t.kind == "f":
+            a, b = f"_ftz32({a})", f"_ftz32({b})"
+        lines = [f"_a = {a}", f"_b = {b}", f"_q = {self._cmp_expr(cmp, t, '_a', '_b')}"]
+        if bop:
+            c = self.rd(ins.operands[3], T("pred"))
+            pe = {"and": f"(_q and {c})", "or": f"(_q or {c})", "xor": f"(_q != {c})"}[bop[0]]
+        else:
+            pe = "_q"
+        lines += self.wr(dst, T("pred"), pe, written)
+        self._guarded(ins, lines)
+
+    # special functions
+    def _unary_float(self, ins, written, fn, allowed, need):
+        t = self._arith_setup(ins, allowed)
+        self._nops(ins, 2)
+        if t.kind not in need:
+            self._fail("operand type")
+        a = self._float_ins(t, ins)[0]
+        lines = self._round_f(t, f"{fn}({a})", ins, [])
+        self._float_post(t, ins, lines)
+        self._guarded(ins, lines + self.wr(ins.operands[0], t, "_r", written))
+
+    def _i_sqrt(self, ins, written, k, nblocks):
+        if any(m in ins.mods for m in ("rz", "rm", "rp")):
+            self._fail("directed-rounding sqrt")
+        return self._unary_float(ins, written, "_sqrt", {"rn", "approx", "ftz"}, ("f", "d"))
+
+    def _i_rsqrt(self, ins, written, k, nblocks):
+        return self._unary_float(ins, written, "_rsqrt", {"approx", "ftz"}, ("f", "d"))
+
+    def _i_rcp(self, ins, written, k, nblocks):
+        if any(m in ins.mods for m in ("rz", "rm", "rp")):
+            self._fail("directed-rounding rcp")
+        return self._unary_float(ins, written, "_rcp", {"rn", "approx", "ftz"}, ("f", "d"))
+
+    def _i_ex2(self, ins, written, k, nblocks):
+        return self._unary_float(ins, written, "_ex2", {"approx", "ftz"}, ("f",))
+
+    def _i_lg2(self, ins, written, k, nblocks):
+        return self._unary_float(ins, written, "_lg2", {"approx", "ftz"}, ("f",))
+
+    def _i_sin(self, ins, written, k, nblocks):
+        return self._unary_float(ins, written, "_sin", {"approx", "ftz"}, ("f",))
+
+    def _i_cos(self, ins, written, k, nblocks):
+        return self._unary_float(ins, written, "_cos", {"approx", "ftz"}, ("f",))
+
+    def _i_tanh(self, ins, written, k, nblocks):
+        return self._unary_float(ins, written, "_tanh", {"approx"}, ("f",))
+
+    # conversions
+    def _i_cvt(self, ins, written, k, nblocks):
+        mods = [m for m in ins.mods if m not in TYPES]
+        types = [m for m in ins.mods if m in TYPES]
+        if len(types) != 2:
+            self._fail("cvt types")
+        dt, at = T(types[0]), T(types[1])
+        allowed = {"rn", "rz", "rm", "rp", "rna", "rni", "rzi", "rmi", "rpi", "ftz", "sat", "satfinite", "relu"}
+        bad = [m for m in mods if m not in allowed]
+        if bad:
+            self._fail(f"cvt modifier .{bad[0]}")
+        irnd = [m for m in mods if m in ("rni", "rzi", "rmi", "rpi")]
+        frnd = [m for m in mods if m in ("rn", "rz", "rm", "rp", "rna")]
+        sat, satf, relu, ftz = "sat" in mods, "satfinite" in mods, "relu" in mods, "ftz" in mods
+        ops = ins.operands
+        d = ops[0]
+        lines = []
+        # --- packed formats
+        if dt.kind == "x" or at.kind == "x":
+            return self._cvt_packed(ins, dt, at, frnd, satf, relu, written)
+        if dt.kind == "p" or at.kind == "p":
+            self._fail("cvt with .pred")
+        self._nops(ins, 2)
+        a = ops[1]
+        # --- source value
+        if at.kind == "i":
+            src = self.rd(a, at, signed=at.signed)
+        elif at.kind in ("f", "d"):
+            src = self.rd(a, at)
+            if ftz and at.kind == "f":
+                src = f"_ftz32({src})"
+        elif at.kind == "h":
+            src = f"_F16F[{self.rd(a, T('b16'))}]"
+        elif at.kind == "bf":
+            src = f"_BF16F[{self.rd(a, T('b16'))}]"
+        else:
+            self._fail("cvt source type")
+        lines.append(f"_a = {src}")
+        # --- int destinations
+        if dt.kind == "i":
+            lo, hi = (-(1 << (dt.width - 1)), (1 << (dt.width - 1)) - 1) if dt.signed else (0, dt.mask)
+            if at.kind == "i":
+                if frnd or irnd:
+                    self._fail("rounding modifier on an int-to-int cvt")
+                v = f"_clamp(_a, {lo}, {hi})" if sat else "_a"
+            else:
+                if len(irnd) != 1:
+                    self._fail("float-to-int cvt needs .rni/.rzi/.rmi/.rpi")
+                v = f"_f2i(_a, '{irnd[0]}', {lo}, {hi})"
+            lines.append(f"_r = ({v}) & {hex(dt.mask)}")
+            # extend to the register width by the destination type's signedness
+            if isinstance(d, Reg) and d.kind == "i" and d.width > dt.width and dt.signed:
+                lines.append(f"_r = {self._sx('_r', dt.width)} & {hex((1 << d.width) - 1)}")
+                lines += self.wr(d, T(f"b{d.width}"), "_r", written)
+            else:
+                lines += self.wr(d, dt, "_r", written)
+            self._guarded(ins, lines)
+            return
+        # --- float destinations: exact value _a (int or float)
+        if irnd and frnd:
+            self._fail("two rounding modifiers")
+        mode = (frnd or ["rn"])[0]
+        if irnd:
+            if at.kind == "i":
+                self._fail("integer rounding on an int-to-float cvt")
+            lines.append(f"_a = _fround_int(_a, '{irnd[0]}')")
+        exact_into = {"f": ("f32", F32FMT), "d": ("f64", F64FMT), "h": ("f16", F16FMT), "bf": ("bf16", BF16FMT)}
+        dname, dfmt = exact_into[dt.kind]
+        widening = (at.kind in ("h", "bf") and dt.kind in ("f", "d")) or (at.kind == "f" and dt.kind == "d") or \
+            (at.kind == dt.kind and not irnd)
+        if at.kind != "i" and not widening and not frnd and not irnd:
+            self._fail("narrowing float cvt needs a rounding modifier")
+        if dt.kind in ("f", "d"):
+            fmt = "F32FMT" if dt.kind == "f" else "F64FMT"
+            if widening or irnd and at.kind == dt.kind:
+                lines.append("_r = _a")
+            elif mode == "rn" and at.kind == "i" and dt.kind == "f":
+                lines += ["_MF[0] = float(_a) if -9007199254740992 <= _a <= 9007199254740992 else "
+                          "_round_exact(_a, F32FMT)", "_r = _MF[0]"]
+            elif mode == "rn" and at.kind == "i":
+                lines.append("_r = float(_a)")
+            elif mode == "rn" and dt.kind == "f":
+                lines += ["_MF[0] = _a", "_r = _MF[0]"]
+            else:
+                lines.append(f"_r = _round_exact(_a, {fmt}, '{mode}', {satf}, {relu})")
+            if relu:
+                lines.append("_r = _r if _r != _r or _r > 0 else 0.0")
+            if ftz and dt.kind == "f":
+                lines.append("_r = _ftz32(_r)")
+            if sat:
+                lines.append("_r = _sat01(_r)")
+            lines += self.wr(d, dt, "_r", written)
+            self._guarded(ins, lines)
+            return
+        # f16 / bf16 destinations (bits)
+        if dt.kind == "h":
+            if mode == "rn" and not satf and not relu and at.kind != "i":
+                lines.append("_r = _f16_rn(_a)")
+            elif mode == "rn" and at.kind == "i" and not satf and not relu:
+                lines.append("_r = _f16_rn(float(_a)) if -9007199254740992 <= _a <= 9007199254740992 else "
+                             "_f16_rn(_round_exact(_a, F16FMT))")
+            else:
+                lines.append(f"_v = _round_exact(_a, F16FMT, '{mode}', {satf}, {relu})")
+                lines.append("_r = _f16_rn(_v)")
+        else:
+            if mode == "rn" and not satf and not relu and at.kind == "f":
+                lines.append("_r = _bf16_rn_f32(_a)")
+            else:
+                lines.append(f"_v = _round_exact(_a, BF16FMT, '{mode}', {satf}, {relu})")
+                lines.append("_r = 0x7FFF if _v != _v else (_f2u(_v) >> 16)")
+        if sat:
+            self._fail(".sat to f16/bf16")
+        lines += self.wr(d, T("b16"), "_r", written)
+        self._guarded(ins, lines)
+
+    def _cvt_packed(self, ins, dt, at, frnd, satf, relu, written):
+        d = ins.operands[0]
+        lines = []
+        if dt.name in ("f16x2", "bf16x2") and at.kind == "f":
+            self._nops(ins, 3)
+            if frnd != ["rn"]:
+                self._fail("f16x2/bf16x2 conversion rounding")
+            a, b = (self.rd(o, at) for o in ins.operands[1:])
+            fmt = "F16FMT" if dt.name == "f16x2" else "BF16FMT"
+            for nm, v in (("_hi", a), ("_lo", b)):
+                if dt.name == "f16x2":
+                    if satf or relu:
+                        lines.append(f"{nm} = _f16_rn(_round_exact({v}, {fmt}, 'rn', {satf}, {relu}))")
+                    else:
+                        lines.append(f"{nm} = _f16_rn({v})")
+                else:
+                    if satf or relu:
+                        lines.append(f"_v = _round_exact({v}, {fmt}, 'rn', {satf}, {relu})")
+                        lines.append(f"{nm} = 0x7FFF if _v != _v else (_f2u(_v) >> 16)")
+                    else:
+                        lines.append(f"{nm} = _bf16_rn_f32({v})")
+            lines += self.wr(d, T("b32"), "(_hi << 16) | _lo", written)
+        elif dt.name in ("e4m3x2", "e5m2x2") and at.kind == "f":
+            self._nops(ins, 3)
+            if frnd != ["rn"] or not satf:
+                self._fail("f32 to fp8 conversion needs .rn.satfinite")
+            fmt = "E4M3FMT" if dt.name == "e4m3x2" else "E5M2FMT"
+            a, b = (self.rd(o, at) for o in ins.operands[1:])
+            lines.append(f"_hi = _to_f8({a}, {fmt}, True, {relu})")
+            lines.append(f"_lo = _to_f8({b}, {fmt}, True, {relu})")
+            lines += self.wr(d, T("b16"), "(_hi << 8) | _lo", written)
+        elif dt.name in ("e4m3x2", "e5m2x2") and at.name == "f16x2":
+            self._nops(ins, 2)
+            if frnd != ["rn"] or not satf:
+                self._fail("f16x2 to fp8 conversion needs .rn.satfinite")
+            fmt = "E4M3FMT" if dt.name == "e4m3x2" else "E5M2FMT"
+            a = self.rd(ins.operands[1], T("b32"))
+            lines.append(f"_x = {a}")
+            lines.append(f"_hi = _to_f8(_F16F[_x >> 16], {fmt}, True, {relu})")
+            lines.append(f"_lo = _to_f8(_F16F[_x & 0xFFFF], {fmt}, True, {relu})")
+            lines += self.wr(d, T("b16"), "(_hi << 8) | _lo", written)
+        elif dt.name == "f16x2" and at.name in ("e4m3x2", "e5m2x2"):
+            self._nops(ins, 2)
+            if frnd != ["rn"]:
+                self._fail("fp8 to f16x2 conversion needs .rn")
+            tab = "_E4M3_H" if at.name == "e4m3x2" else "_E5M2_H"
+            a = self.rd(ins.operands[1], T("b16"))
+            lines.append(f"_x = {a}")
+            lines.append(f"_lo = {tab}[_x & 0xFF]")
+            lines.append(f"_hi = {tab}[_x >> 8]")
+            if relu:
+                lines.append("_lo = 0 if _lo & 0x8000 and (_lo & 0x7FFF) <= 0x7C00 else _lo")
+                lines.append("_hi = 0 if _hi & 0x8000 and (_hi & 0x7FFF) <= 0x7C00 else _hi")
+            lines += self.wr(d, T("b32"), "(_hi << 16) | _lo", written)
+        else:
+            self._fail(f"conversion .{dt.name}.{at.name}")
+        self._guarded(ins, lines)
+
+    # memory
+    def _space(self, ins):
+        spaces = [m for m in ins.mods if m in ("global", "shared", "param", "local", "const", "generic")]
+        if len(spaces) > 1:
+            self._fail("two state spaces")
+        if spaces and spaces[0] == "const":
+            self._fail(f".{spaces[0]} state space")
+        return spaces[0] if spaces else "generic"
+
+    def _addr(self, o, space, size, store, total=None):
+        """(statements, index expression, view prefix) for an access of `size` bytes
+        at memory operand `o`; `total` bytes for vector accesses."""
+        if not isinstance(o, Addr):
+            self._fail("memory operand")
+        lid = self._lid
+        total = total or size
+        if isinstance(o.base, Reg):
+            if o.base.kind != "i":
+                self._fail("address register class")
+            base = o.base.var
+            const = None
+        elif isinstance(o.base, Sym):
+            base = None
+            const = self._sym_addr(o.base.name) + o.off
+        else:
+            base = None
+            const = o.off
+        lines = []
+        if space == "shared":
+            expr = str(const) if base is None else (f"{base} + {o.off}" if o.off else base)
+            lines.append(f"_x = {expr}")
+            checks = [f"not SV{size}[_x]"]
+            if total != size:
+                checks.append(f"_x & {total - 1}")
+                checks += [f"not SV{size}[_x + {j}]" for j in range(size, total, size)]
+            lines.append(f"if {' or '.join(checks)}: _fault({lid}, 'shared', _x, {total})")
+            if store and self.uses_mbarrier:
+                for j in range(0, total, 8):
+                    lines.append(f"if ((_x + {j}) & -8) in MBW: _mb_clobber({lid}, _x + {j})")
+            if not store and self.race_checkable:
+                ep = self.regs["%%epkey"]
+                self._used.add(ep)
+                lines.append(f"if RC: _rc_ld({lid}, _x, {total}, {ep.var})")
+            return lines, f"_x >> {_SHIFT[size]}", "S"
+        if space == "global":
+            if base is None:
+                lines.append(f"_x = {const - GLOBAL_BASE}")
+            else:
+                lines.append(f"_x = {base} + {o.off - GLOBAL_BASE}")
+            checks = ["_x < 0", f"not GV{size}[_x]"]
+            if total != size:
+                checks.append(f"_x & {total - 1}")
+                checks += [f"not GV{size}[_x + {j}]" for j in range(size, total, size)]
+            lines.append(f"if {' or '.join(checks)}: _fault({lid}, 'global', _x + {GLOBAL_BASE}, {total})")
+            return lines, f"_x >> {_SHIFT[size]}", "G"
+        if space in ("generic", "local"):
+            expr = str(const) if base is None else (f"{base} + {o.off}" if o.off else base)
+            lines.append(f"_x = {expr}")
+            if space == "local":
+                self._used.add(self.regs["%%local"])
+                return lines, None, "L"
+            return lines, None, None
+        self._fail(f"{space} address")
+
+    def _ld_view(self, t, dreg):
+        """(memoryview format, value type written) for loading type t into register dreg."""
+        if isinstance(dreg, Reg) and dreg.kind == "f" and t.bytes == 4:
+            return "f", T("f32")
+        if isinstance(dreg, Reg) and dreg.kind == "d" and t.bytes == 8:
+            return "d", T("f64")
+        if t.kind in ("f", "d") and not (isinstance(dreg, Reg) and dreg.kind == "i"):
+            return ("f" if t.kind == "f" else "d"), t
+        signed = t.kind == "i" and t.signed
+        return _FMT[(t.bytes, signed)], T(f"{'s' if signed else 'u'}{t.width}")
+
+    def _i_ld(self, ins, written, k, nblocks):
+        allowed = {"global", "shared", "param", "local", "const", "nc", "ca", "cg", "cs", "lu", "cv", "volatile",
+                   "relaxed", "acquire", "weak", "cta", "gpu", "sys", "v2", "v4", "L1::evict_last",
+                   "L1::no_allocate", "L2::128B", "L2::64B", "L2::256B"}
+        self._mods(ins, allowed)
+        (t,) = self._types(ins)
+        self._nops(ins, 2)
+        d, a = ins.operands
+        space = self._space(ins)
+        vec = [m for m in ins.mods if m in ("v2", "v4")]
+        if space == "param":
+            return self._ld_param(ins, t, d, a, written)
+        dests = d.items if isinstance(d, Vec) else [d]
+        if (len(dests) > 1) != bool(vec) or (vec and len(dests) != int(vec[0][1])):
+            self._fail("vector load form")
+        lines, idx, view = self._addr(a, space, t.bytes, False, t.bytes * len(dests))
+        for j, dr in enumerate(dests):
+            fmt, vt = self._ld_view(t, dr)
+            if view == "L":
+                val = f"_ld_local({self._lid}, {self.regs['%%local'].var}, '{fmt}', _x + {j * t.bytes})"
+            elif view is None:
+                val = f"_ld_generic({self._lid}, '{fmt}', _x + {j * t.bytes})"
+            else:
+                ix = idx if j == 0 else f"(_x >> {_SHIFT[t.bytes]}) + {j}"
+                val = f"{view}{fmt}[{ix}]"
+            if vt.kind == "i" and isinstance(dr, Reg) and dr.kind == "i" and dr.width > vt.width:
+                val = f"{val} & {hex((1 << dr.width) - 1)}" if vt.signed else val
+                vt = T(f"b{dr.width}")
+            lines += self.wr(dr, vt, val, written)
+        self._guarded(ins, lines)
+
+    def _st_call_param(self, ins, t, a, s, written):
+        if not isinstance(a, Addr) or not isinstance(a.base, Sym) or a.off or \
+                a.base.name not in self.entry.call_params:
+            self._fail("st.param to something other than a call parameter")
+        p = self.entry.call_params[a.base.name]
+        if T(p.decl).bytes != t.bytes:
+            self._fail("st.param width differs from the parameter's")
+        bt = T(f"b{t.width}") if t.kind == "i" else t
+        self._guarded(ins, self.wr(p, bt if p.kind == "i" else T(p.decl), self.rd(s, bt if p.kind == "i"
+                                                                                   else T(p.decl)), written))
+
+    def _ld_param(self, ins, t, d, a, written):
+        if not isinstance(a, Addr) or not isinstance(a.base, Sym):
+            self._fail("param address")
+        if a.base.name in self.entry.call_params:
+            p = self.entry.call_params[a.base.name]
+            self._used.add(p)
+            self._guarded(ins, self.wr(d, T(f"b{t.width}"), self.rd(p, T(f"b{t.width}")), written))
+            return
+        params = {p[0]: p for p in self.entry.params}
+        if a.base.name not in params:
+            self._fail(f"unknown param {a.base.name}")
+        pname, ptype, poff = params[a.base.name]
+        var = f"PRM{len(self.param_loads)}"
+        fmt, vt = self._ld_view(t, d)
+        self.param_loads.append((var, fmt, poff + a.off, t.bytes))
+        val = var
+        if vt.kind == "i" and isinstance(d, Reg) and d.kind == "i" and d.width > vt.width and vt.signed:
+            val = f"{var} & {hex((1 << d.width) - 1)}"
+            vt = T(f"b{d.width}")
+        self._guarded(ins, self.wr(d, vt, val, written))
+
+    def _i_st(self, ins, written, k, nblocks):
+        allowed = {"global", "shared", "local", "param", "wb", "cg", "cs", "wt", "volatile", "relaxed", "release",
+                   "weak", "cta", "gpu", "sys", "v2", "v4", "L1::evict_last", "L1::no_allocate"}
+        self._mods(ins, allowed)
+        (t,) = self._types(ins)
+        self._nops(ins, 2)
+        a, s = ins.operands
+        space = self._space(ins)
+        if space == "param":
+            return self._st_call_param(ins, t, a, s, written)
+        srcs = s.items if isinstance(s, Vec) else [s]
+        vec = [m for m in ins.mods if m in ("v2", "v4")]
+        if (len(srcs) > 1) != bool(vec) or (vec and len(srcs) != int(vec[0][1])):
+            self._fail("vector store form")
+        lines, idx, view = self._addr(a, space, t.bytes, True, t.bytes * len(srcs))
+        for j, sr in enumerate(srcs):
+            if isinstance(sr, Reg) and sr.kind == "f" and t.bytes == 4:
+                fmt, val = "f", sr.var
+            elif isinstance(sr, Reg) and sr.kind == "d" and t.bytes == 8:
+                fmt, val = "d", sr.var
+            elif t.kind in ("f", "d") and not isinstance(sr, Reg):
+                fmt, val = ("f" if t.kind == "f" else "d"), self.rd(sr, t)
+            else:
+                fmt, val = _FMT[(t.bytes, False)], self.rd(sr, T(f"b{t.width}"), signed=False)
+            if view == "L":
+                lines.append(f"_st_local({self._lid}, {self.regs['%%local'].var}, '{fmt}', _x + {j * t.bytes}, {val})")
+            elif view is None:
+                lines.append(f"_st_generic({self._lid}, '{fmt}', _x + {j * t.bytes}, {val})")
+            else:
+                ix = idx if j == 0 else f"(_x >> {_SHIFT[t.bytes]}) + {j}"
+                if view == "S" and self.race_checkable:
+                    ep = self.regs["%%epkey"]
+                    self._used.add(ep)
+                    lines.append(f"if RC: _rc_st({self._lid}, _x + {j * t.bytes}, {t.bytes}, {ep.var}, "
+                                 f"{view}{fmt}[{ix}] == {val})")
+                lines.append(f"{view}{fmt}[{ix}] = {val}")
+        self._guarded(ins, lines)
+
+    def _i_atom(self, ins, written, k, nblocks):
+        return self._atomic(ins, written, True)
+
+    def _i_red(self, ins, written, k, nblocks):
+        return self._atomic(ins, written, False)
+
+    _ATOM_OPS = ("add", "and", "or", "xor", "max", "min", "exch", "cas", "inc", "dec")
+
+    def _atomic(self, ins, written, has_dest):
+        sem = {"relaxed", "acquire", "release", "acq_rel", "sys", "gpu", "cta", "cluster", "global", "shared",
+               "noftz"}
+        ops = [m for m in ins.mods if m in self._ATOM_OPS]
+        bad = [m for m in ins.mods if m not in sem and m not in self._ATOM_OPS and m not in TYPES]
+        if bad or len(ops) != 1:
+            self._fail("atomic form")
+        (t,) = self._types(ins)
+        if t.kind not in ("i", "f", "d"):
+            self._fail("atomic type")
+        space = self._space(ins)
+        if space not in ("global", "shared"):
+            self._fail("atomic on generic memory")
+        opn = ops[0]
+        nargs = (3 if opn == "cas" else 2) + (1 if has_dest else 0)
+        self._nops(ins, nargs)
+        ops_ = ins.operands
+        d = ops_[0] if has_dest else None
+        mem = ops_[1] if has_dest else ops_[0]
+        vals = ops_[2:] if has_dest else ops_[1:]
+        lines, _idx, _view = self._addr(mem, space, t.bytes, True)
+        vt = t if t.kind in ("f", "d") else T(f"{'s' if t.signed else 'u'}{t.width}")
+        args = ", ".join(self.rd(v, vt) for v in vals)
+        call = f"_atom({self._lid}, '{space}', '{opn}', '{t.name}', _x, {args})"
+        if has_dest:
+            lines += self.wr(d, vt if vt.kind != "i" else T(f"b{t.width}"), call, written)
+        else:
+            lines.append(call)
+        self._guarded(ins, lines)
+
+    def _i_mbarrier(self, ins, written, k, nblocks):
+        mods = [m for m in ins.mods if m not in ("shared", "b64", "release", "acquire", "cta", "cluster",
+                                                   "shared::cta")]
+        what = mods[0] if mods else None
+        if what == "init" and len(mods) == 1:
+            self._nops(ins, 2)
+            lines, _i, _v = self._addr(ins.operands[0], "shared", 8, False)
+            lines.append(f"_mb_init({self._lid}, _x, {self.rd(ins.operands[1], T('u32'))})")
+            self._guarded(ins, lines)
+            return
+        if what == "arrive" and len(mods) == 1:
+            self._nops(ins, 2, 3)
+            lines, _i, _v = self._addr(ins.operands[1], "shared", 8, False)
+            cnt = self.rd(ins.operands[2], T("u32")) if len(ins.operands) == 3 else "1"
+            call = f"_mb_arrive({self._lid}, _x, {cnt})"
+            if isinstance(ins.operands[0], Reg):
+                lines += self.wr(ins.operands[0], T("b64"), call, written)
+            else:
+                lines.append(call)
+            self._guarded(ins, lines)
+            return
+        if what in ("test_wait", "try_wait") and mods[1:] in ([], ["parity"]):
+            self._nops(ins, 3, 4)
+            dst, mem, par = ins.operands[:3]
+            if not isinstance(dst, Reg) or dst.kind != "p" or not isinstance(mem, Addr):
+                self._fail("mbarrier wait form")
+            w, term = self._wait(ins, MBWAIT, k, nblocks)
+            w.args["dst"] = dst.slot
+            if isinstance(mem.base, Reg):
+                w.args["addr"] = ("reg", mem.base.slot, mem.off)
+            elif isinstance(mem.base, Sym):
+                w.args["addr"] = ("imm", self._sym_addr(mem.base.name) + mem.off, 0)
+            else:
+                w.args["addr"] = ("imm", mem.off, 0)
+            w.args["parity"] = mods[1:] == ["parity"]
+            w.args["phase"] = self._wait_val(par)
+            written.add(dst)
+            return term
+        self._fail(None)
+
+    def _i_call(self, ins, written, k, nblocks):
+        self._mods(ins, {"uni"})
+        ops = ins.operands
+        ret = None
+        if ops and isinstance(ops[0], ParamList):
+            ret, ops = ops[0], ops[1:]
+        if not ops or not isinstance(ops[0], Sym) or (len(ops) == 2 and not isinstance(ops[1], ParamList)) or \
+                len(ops) > 2:
+            self._fail("call form")
+        fn = ops[0].name
+        args = ops[1].names if len(ops) == 2 else []
+        if fn not in self.module.extern_funcs:
+            self._fail(f"call of {fn}, which is no declared .extern .func")
+        params = []
+        for a in args + (ret.names if ret else []):
+            if a not in self.entry.call_params:
+                self._fail(f"call argument {a} is no call-scope .param")
+            params.append(self.entry.call_params[a])
+            self._used.add(self.entry.call_params[a])
+        argv = ", ".join(p.var for p in params[:len(args)])
+        if fn == "vprintf" and len(args) == 2:
+            call = f"_vprintf({self._lid}, {argv})"
+        elif fn == "__assertfail" and len(args) == 5 and not ret:
+            call = f"_assertfail({self._lid}, {argv})"
+        else:
+            self._fail(f"call of {fn}")
+        if ret:
+            if len(ret.names) != 1:
+                self._fail("call with several return values")
+            lines = self.wr(params[-1], T(f"b{params[-1].width}"), call, written)
+        else:
+            lines = [call]
+        self._guarded(ins, lines)
+
+    def _i_mma(self, ins, written, k, nblocks):
+        mods = ins.mods
+        if mods[:1] != ["sync"] or "aligned" not in mods:
+            self._fail("mma without .sync.aligned")
+        rest = [m for m in mods if m not in ("sync", "aligned")]
+        if len(rest) != 7 or rest[0] != "m16n8k16" or rest[1:3] != ["row", "col"] or rest[3] != "f32" or \
+                rest[6] != "f32" or rest[4] != rest[5] or rest[4] not in ("f16", "bf16"):
+            self._fail("mma shape/types (only m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32)")
+        self._nops(ins, 4)
+        d, a, b, c = ins.operands
+        sizes = (4, 4, 2, 4)
+        for o, n in zip((d, a, b, c), sizes):
+            if not isinstance(o, Vec) or len(o.items) != n or not all(isinstance(x, Reg) for x in o.items):
+                self._fail("mma operand vectors")
+        for x in a.items + b.items:
+            if x.kind != "i" or x.width != 32:
+                self._fail("mma A/B fragments must be .b32 registers")
+        for x in c.items + d.items:
+            if x.kind not in ("f", "i") or x.width != 32:
+                self._fail("mma C/D fragments must be 32-bit registers")
+        if ins.guard:
+            self._fail("predicated mma")
+        w, term = self._wait(ins, MMA, k, nblocks)
+        w.args.update(d=[x for x in d.items], a=[x.slot for x in a.items], b=[x.slot for x in b.items],
+                      c=[x for x in c.items], atype=rest[4])
+        return term

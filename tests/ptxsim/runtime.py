@@ -1,0 +1,811 @@
+"""Running a decoded kernel: memory, CTAs, threads as generators, barriers, mbarriers, mma, vprintf."""
+from __future__ import annotations
+
+import math
+import re
+import struct
+from collections import deque
+from fractions import Fraction
+
+import ml_dtypes
+import numpy as np
+
+from .base import (
+    DataRace, Deadlock, GLOBAL_BASE, GLOBAL_GAP, LOCAL_BASE, LOCAL_GENERIC_BASE, LOCAL_STRIDE,
+    MAX_BLOCK_STEPS, MemoryFault, PTXRuntimeError, PTXSimError, SHARED_BASE, SHARED_FILL)
+from .numerics import (
+    BF16FMT, E4M3FMT, E5M2FMT, F16FMT, F32FMT, F64FMT, INF, NAN, TF32FMT, _BF16F, _E4M3F, _E4M3_H, _E5M2F,
+    _E5M2_H, _F16F, _MD, _MF, _MI, _MQ, _bf16_rn_f32, _clamp, _cos, _d2u, _dirround, _ex2, _f16_rn, _f2i,
+    _f2u, _f32, _fdiv, _fma32_fix, _fma64, _fma_dir, _fmax, _fmax_nan, _fmin, _fmin_nan, _fround_int, _ftz32,
+    _lg2, _rcp, _rsqrt, _sat01, _sdiv, _sin, _sqrt, _srem, _tanh, _to_f8, _u2d, _u2f, _udiv, _urem,
+    round_exact)
+from .ptx import SPECIAL_PER_CTA, T
+from .codegen import BAR, BAR_ARRIVE, BAR_RED, KernelCodegen, MBWAIT, MMA, _FMT, _SHIFT
+
+
+class Kernel(KernelCodegen):
+    """One decoded `.entry`: basic blocks compiled to Python (KernelCodegen), run by launch()."""
+
+    def _namespace(self):
+        ns = {"_MF": _MF, "_MI": _MI, "_MD": _MD, "_MQ": _MQ, "_f2u": _f2u, "_u2f": _u2f, "_d2u": _d2u,
+              "_u2d": _u2d, "INF": INF, "NAN": NAN, "_F16F": _F16F, "_BF16F": _BF16F, "_E4M3F": _E4M3F,
+              "_E5M2F": _E5M2F, "_E4M3_H": _E4M3_H, "_E5M2_H": _E5M2_H, "_f16_rn": _f16_rn,
+              "_bf16_rn_f32": _bf16_rn_f32, "_fma32_fix": _fma32_fix, "_fma64": _fma64, "_fdiv": _fdiv,
+              "_fmin": _fmin, "_fmax": _fmax, "_fmin_nan": _fmin_nan, "_fmax_nan": _fmax_nan, "_sqrt": _sqrt,
+              "_rsqrt": _rsqrt, "_rcp": _rcp, "_ex2": _ex2, "_lg2": _lg2, "_sin": _sin, "_cos": _cos,
+              "_tanh": _tanh, "_ftz32": _ftz32, "_sat01": _sat01, "_f2i": _f2i, "_fround_int": _fround_int,
+              "_sdiv": _sdiv, "_srem": _srem, "_udiv": _udiv, "_urem": _urem, "_clamp": _clamp,
+              "_round_exact": round_exact, "_frexp": math.frexp, "_to_f8": _to_f8, "F32FMT": F32FMT,
+              "F64FMT": F64FMT, "F16FMT": F16FMT, "BF16FMT": BF16FMT, "E4M3FMT": E4M3FMT, "E5M2FMT": E5M2FMT,
+              "TF32FMT": TF32FMT, "Fraction": Fraction, "_fault": self._fault, "_atom": self._atom,
+              "_mb_init": self._mb_init, "_mb_arrive": self._mb_arrive, "_mb_clobber": self._mb_clobber,
+              "_ld_generic": self._ld_generic, "_st_generic": self._st_generic, "MBW": set(),
+              "_dirround": _dirround, "_fma_dir": _fma_dir, "_ld_local": self._ld_local,
+              "_st_local": self._st_local, "_cvta_local": _cvta_local, "_cvta_to_local": _cvta_to_local,
+              "_vprintf": self._vprintf, "_assertfail": self._assertfail, "RC": False,
+              "_rc_ld": self._rc_ld, "_rc_st": self._rc_st}
+        for k in SPECIAL_PER_CTA.values():
+            ns[k] = 0
+        return ns
+
+    # ---- runtime helpers (called from generated code) -----------------------------------------------
+    def _where(self, lid):
+        ins = self.instrs[lid]
+        return f"PTX line {ins.lineno}: {ins.text.strip()}"
+
+    def _fault(self, lid, space, addr, size):
+        cta = self.cta
+        raise MemoryFault(f"invalid {space} access of {size} bytes at {addr:#x} "
+                          f"({self._describe_addr(space, addr)}) in CTA {cta.ctaid}, {self._where(lid)}")
+
+    def _describe_addr(self, space, addr):
+        if space == "local":
+            return "outside the thread's local memory"
+        if space == "shared":
+            off = addr - SHARED_BASE
+            if off < 0 or off >= self.launch_shared:
+                return f"outside the CTA's {self.launch_shared} shared bytes (offset {off})"
+            return f"misaligned, shared offset {off}"
+        for name, start, size in self.launch_allocs:
+            if start - GLOBAL_GAP <= addr < start + size + GLOBAL_GAP:
+                rel = addr - start
+                if 0 <= rel < size:
+                    return f"misaligned, byte {rel} of {name}"
+                if rel >= size:
+                    return f"byte {rel} of {name} ({size} bytes): past its end"
+                return f"{-rel} bytes before {name} ({size} bytes)"
+        return "no allocation"
+
+    def _ld_generic(self, lid, fmt, addr):
+        space, views, off = self._resolve_generic(lid, addr, struct.calcsize(fmt))
+        return views[fmt][off // struct.calcsize(fmt)]
+
+    def _st_generic(self, lid, fmt, addr, val):
+        size = struct.calcsize(fmt)
+        space, views, off = self._resolve_generic(lid, addr, size)
+        if space == "shared" and self.uses_mbarrier and (addr & -8) in self.ns["MBW"]:
+            self._mb_clobber(lid, addr)
+        views[fmt][off // size] = val
+
+    def _resolve_generic(self, lid, addr, size):
+        if LOCAL_GENERIC_BASE <= addr < LOCAL_GENERIC_BASE + LOCAL_STRIDE * self.cta.nthreads:
+            t, off = divmod(addr - LOCAL_GENERIC_BASE, LOCAL_STRIDE)
+            loc = self.cta.locals[t]
+            if loc is None or off + size > loc.size or off % size:
+                self._fault(lid, "local", addr, size)
+            return "local", loc.views, off
+        if SHARED_BASE <= addr < SHARED_BASE + self.launch_shared + 64:
+            if not self.ns[f"SV{size}"][addr]:
+                self._fault(lid, "shared", addr, size)
+            return "shared", self.sviews, addr
+        off = addr - GLOBAL_BASE
+        if off < 0 or off >= len(self.ns["GV1"]) or not self.ns[f"GV{size}"][off]:
+            self._fault(lid, "global", addr, size)
+        return "global", self.gviews, off
+
+    def _rc_ld(self, lid, x, size, ep):
+        o = x - SHARED_BASE
+        base = ep & ~4095
+        W, RD, WL, RL = self.rc
+        for i in range(o, o + size):
+            w = W[i]
+            if w >= base and w != ep:
+                self._race(i, ep, "reads", lid, w, "wrote", WL[i])
+            r = RD[i]
+            if r < base:
+                RD[i] = ep
+                RL[i] = lid
+            elif r != ep:
+                RD[i] = base | 4095
+
+    def _rc_st(self, lid, x, size, ep, same):
+        o = x - SHARED_BASE
+        base = ep & ~4095
+        W, RD, WL, RL = self.rc
+        for i in range(o, o + size):
+            w = W[i]
+            if w >= base and w != ep and not same:
+                self._race(i, ep, "writes", lid, w, "wrote", WL[i])
+            r = RD[i]
+            if r >= base and r != ep:
+                self._race(i, ep, "writes", lid, r, "read", RL[i])
+            W[i] = ep
+            WL[i] = lid
+
+    def _race(self, off, ep, what, lid, other, what2, lid2):
+        t2 = other & 4095
+        who = "another thread" if t2 == 4095 else f"thread {t2}"
+        raise DataRace(f"data race at shared offset {off}: thread {ep & 4095} {what} it ({self._where(lid)}) "
+                       f"after {who} {what2} it ({self._where(lid2)}) with no barrier between them, "
+                       f"in CTA {self.cta.ctaid}")
+
+    def _ld_local(self, lid, loc, fmt, addr):
+        size = struct.calcsize(fmt)
+        off = self._local_off(lid, loc, addr, size)
+        return loc.views[fmt][off // size]
+
+    def _st_local(self, lid, loc, fmt, addr, val):
+        size = struct.calcsize(fmt)
+        off = self._local_off(lid, loc, addr, size)
+        loc.views[fmt][off // size] = val
+
+    def _local_off(self, lid, loc, addr, size):
+        off = addr - LOCAL_BASE
+        if loc is None or off < 0 or off + size > loc.size or off % size:
+            raise MemoryFault(f"invalid local access of {size} bytes at {addr:#x} (the thread has "
+                              f"{loc.size if loc else 0} local bytes), {self._where(lid)}")
+        return off
+
+    def _read_generic(self, lid, addr, n):
+        """n bytes at generic address addr."""
+        out = bytearray()
+        for i in range(n):
+            space, views, off = self._resolve_generic(lid, addr + i, 1)
+            out.append(views["B"][off])
+        return bytes(out)
+
+    def _read_cstring(self, lid, addr, limit=1 << 16):
+        out = bytearray()
+        while len(out) < limit:
+            space, views, off = self._resolve_generic(lid, addr + len(out), 1)
+            ch = views["B"][off]
+            if ch == 0:
+                return out.decode("utf-8", "replace")
+            out.append(ch)
+        raise PTXRuntimeError(f"string at {addr:#x} has no NUL in {limit} bytes, {self._where(lid)}")
+
+    def _vprintf(self, lid, fmt_addr, args_addr):
+        fmt = self._read_cstring(lid, fmt_addr)
+        out, pos, off = [], 0, 0
+
+        def arg(size):
+            nonlocal off
+            off = (off + size - 1) // size * size
+            raw = int.from_bytes(self._read_generic(lid, args_addr + off, size), "little")
+            off += size
+            return raw
+
+        for m in _PRINTF_SPEC.finditer(fmt):
+            out.append(fmt[pos:m.start()])
+            pos = m.end()
+            conv, flags, width, prec, length = m.group("conv"), m.group("flags") or "", m.group("width"), \
+                m.group("prec"), m.group("len") or ""
+            if conv == "%":
+                out.append("%")
+                continue
+            if width == "*":
+                width = str(_signed(arg(4), 32))
+            if prec == "*":
+                prec = str(_signed(arg(4), 32))
+            spec = "%" + flags + (width or "") + ("." + prec if prec is not None else "")
+            if conv in "diuxXoc":
+                size = 8 if length in ("l", "ll", "j", "z", "t", "q") else 4
+                v = arg(size)
+                bits = {"hh": 8, "h": 16}.get(length, 8 * size)
+                v &= (1 << bits) - 1
+                if conv in "di":
+                    v = _signed(v, bits)
+                if conv == "c":
+                    out.append((spec + "s") % chr(v & 0xFF))
+                else:
+                    out.append((spec + ("d" if conv in "iu" else conv)) % v)
+            elif conv in "fFeEgG":
+                out.append((spec + conv) % _u2d(arg(8)))
+            elif conv in "aA":
+                t = _u2d(arg(8)).hex()
+                out.append(t.upper() if conv == "A" else t)
+            elif conv == "s":
+                out.append((spec + "s") % self._read_cstring(lid, arg(8)))
+            elif conv == "p":
+                out.append(hex(arg(8)))
+        out.append(fmt[pos:])
+        text = "".join(out)
+        self.printed.append(text)
+        if self.stdout is not None:
+            self.stdout.write(text)
+        return len(text)
+
+    def _assertfail(self, lid, msg, file_, line, func, size):
+        raise PTXRuntimeError(f"__assertfail: {self._read_cstring(lid, msg)!r} ({self._read_cstring(lid, file_)}:"
+                              f"{line}, {self._read_cstring(lid, func)}) in CTA {self.cta.ctaid}, "
+                              f"{self._where(lid)}")
+
+    def _atom(self, lid, space, opn, tname, x, b, c=None):
+        t = T(tname)
+        size = t.bytes
+        if space == "shared":
+            views = self.sviews
+        else:
+            views = self.gviews
+        if t.kind == "f":
+            fmt = "f"
+        elif t.kind == "d":
+            fmt = "d"
+        else:
+            fmt = _FMT[(size, t.signed)]
+        mv = views[fmt]
+        i = x >> _SHIFT[size]
+        old = mv[i]
+        if t.kind in ("f", "d"):
+            if opn == "add":
+                new = _f32(old + b) if t.kind == "f" else old + b
+            elif opn == "exch":
+                new = b
+            elif opn in ("min", "max"):
+                new = (_fmin if opn == "min" else _fmax)(old, b)
+            elif opn == "cas":
+                new = c if old == b else old
+            else:
+                self._bad_atom(lid)
+            mv[i] = new
+            return old
+        m = t.mask
+        if t.signed:
+            b = ((b & m) ^ (1 << (t.width - 1))) - (1 << (t.width - 1))
+        if opn == "add":
+            new = old + b
+        elif opn == "and":
+            new = old & b
+        elif opn == "or":
+            new = old | b
+        elif opn == "xor":
+            new = old ^ b
+        elif opn == "min":
+            new = min(old, b)
+        elif opn == "max":
+            new = max(old, b)
+        elif opn == "exch":
+            new = b
+        elif opn == "cas":
+            if t.signed:
+                c = ((c & m) ^ (1 << (t.width - 1))) - (1 << (t.width - 1))
+            new = c if old == b else old
+        elif opn == "inc":
+            new = 0 if (old & m) >= (b & m) else old + 1
+        elif opn == "dec":
+            new = b if (old & m) == 0 or (old & m) > (b & m) else old - 1
+        else:
+            self._bad_atom(lid)
+        new &= m
+        if t.signed:
+            new = (new ^ (1 << (t.width - 1))) - (1 << (t.width - 1))
+        mv[i] = new
+        return old & m
+
+    def _bad_atom(self, lid):
+        raise PTXRuntimeError(f"unsupported atomic operation, {self._where(lid)}")
+
+    def _mb_init(self, lid, addr, count):
+        cta = self.cta
+        if count < 1:
+            raise PTXRuntimeError(f"mbarrier.init with count {count}, {self._where(lid)}")
+        old = cta.mbars.get(addr)
+        if old is not None and old.waiters:
+            raise PTXRuntimeError(f"mbarrier.init of a barrier threads wait on, {self._where(lid)}")
+        cta.mbars[addr] = MBarrier(addr, count)
+        self.ns["MBW"].add(addr)
+
+    def _mb_arrive(self, lid, addr, count):
+        cta = self.cta
+        mb = cta.mbars.get(addr)
+        if mb is None:
+            raise PTXRuntimeError(f"mbarrier.arrive on {addr:#x} (shared offset {addr - SHARED_BASE}), "
+                                  f"which no mbarrier.init initialized, {self._where(lid)}")
+        token = mb.phase
+        if count > mb.pending:
+            raise PTXRuntimeError(f"mbarrier.arrive of {count} on a barrier expecting {mb.pending} more "
+                                  f"arrivals, {self._where(lid)}")
+        mb.pending -= count
+        if mb.pending == 0:
+            mb.phase += 1
+            mb.pending = mb.count
+            if mb.waiters:
+                cta.runnable.extend(mb.waiters)
+                mb.waiters = []
+        return token & 0xFFFFFFFFFFFFFFFF
+
+    def _mb_clobber(self, lid, addr):
+        raise PTXRuntimeError(f"store to shared offset {addr - SHARED_BASE}, which holds a live mbarrier "
+                              f"(initialized by mbarrier.init, never invalidated), in CTA {self.cta.ctaid}, "
+                              f"{self._where(lid)}")
+
+    # ---- running --------------------------------------------------------------------------------
+    def launch(self, grid, args, block=None, shared_bytes=None, max_steps=MAX_BLOCK_STEPS, stdout=None,
+               thread_order="alternate", check_races=False):
+        if thread_order not in ("forward", "reverse", "alternate"):
+            raise PTXSimError(f"thread_order {thread_order!r}: forward, reverse or alternate")
+        grid = _dims(grid)
+        block = _dims(block if block is not None else (self.entry.reqntid or None), "block")
+        if self.entry.reqntid is not None and tuple(block) != tuple(self.entry.reqntid):
+            raise PTXSimError(f"block {block} differs from .reqntid {self.entry.reqntid}")
+        nthreads = block[0] * block[1] * block[2]
+        if nthreads > 1024:
+            raise PTXSimError(f"{nthreads} threads per CTA (at most 1024)")
+        args = list(args)
+        if len(args) != len(self.entry.params):
+            raise PTXSimError(f"kernel {self.name} takes {len(self.entry.params)} parameters, got {len(args)}")
+        # global memory: the module's variables, then the arrays of the arguments
+        allocs = []               # (name, offset, size)
+        placements = {}           # id(array) -> (offset, host array, contiguous copy)
+        pos = self.globals_end
+        for name, (off, size, init) in self.global_syms.items():
+            allocs.append((name, off, size))
+        arrays = []
+        for (pname, pt, _), a in zip(self.entry.params, args):
+            arr = a[0] if isinstance(a, tuple) and len(a) == 2 and isinstance(a[0], np.ndarray) else a
+            if isinstance(arr, np.ndarray) and id(arr) not in placements:
+                host = np.ascontiguousarray(arr)
+                pos = (pos + 255) // 256 * 256
+                placements[id(arr)] = (pos, arr, host)
+                allocs.append((pname, pos, host.nbytes))
+                arrays.append(arr)
+                pos += host.nbytes + GLOBAL_GAP
+        total = (pos + GLOBAL_GAP + 4095) // 4096 * 4096
+        gmem = bytearray(total)
+        for name, (off, size, init) in self.global_syms.items():
+            if init is not None:
+                gmem[off:off + len(init)] = init
+        for off, arr, host in placements.values():
+            gmem[off:off + host.nbytes] = host.tobytes()
+        self.launch_allocs = [(n, GLOBAL_BASE + o, s) for n, o, s in allocs]
+        gv = _validity(total, [(o, s) for _, o, s in allocs])
+        # parameters
+        pbuf = bytearray(max(self.entry.param_bytes, 1))
+        for (pname, pt, poff), a in zip(self.entry.params, args):
+            struct.pack_into(_param_fmt(pt), pbuf, poff, _param_value(pname, pt, a, placements))
+        ns = self.ns
+        for var, fmt, off, size in self.param_loads:
+            ns[var] = struct.unpack_from("<" + fmt, pbuf, off)[0]
+        # shared memory
+        dyn = shared_bytes
+        if dyn is None:
+            dyn = self.module.dynamic_shared.get(self.name, 0) if self.extern_shared is not None else 0
+        shared_total = self.static_shared
+        if self.extern_shared is not None:
+            shared_total = self.shared_syms[self.extern_shared.name][0] + dyn
+        self.launch_shared = shared_total
+        smem = bytearray(SHARED_BASE + shared_total + 64)
+        sv = _validity(len(smem), [(SHARED_BASE, shared_total)])
+        self.gviews = _views(gmem)
+        self.sviews = _views(smem)
+        for fmt, mv in self.gviews.items():
+            ns["G" + fmt] = mv
+        for fmt, mv in self.sviews.items():
+            ns["S" + fmt] = mv
+        for size, v in gv.items():
+            ns[f"GV{size}"] = v
+        for size, v in sv.items():
+            ns[f"SV{size}"] = v
+        ns["NTID_X"], ns["NTID_Y"], ns["NTID_Z"] = block
+        ns["NCTAID_X"], ns["NCTAID_Y"], ns["NCTAID_Z"] = grid
+        ns["NWARPID"] = (nthreads + 31) // 32
+        fill = bytes([SHARED_FILL]) * shared_total
+        self.printed, self.stdout = [], stdout
+        ns["RC"] = bool(check_races and self.race_checkable)
+        stats = {"ctas": 0, "blocks": 0}
+        for z in range(grid[2]):
+            for y in range(grid[1]):
+                for x in range(grid[0]):
+                    smem[SHARED_BASE:SHARED_BASE + shared_total] = fill
+                    if ns["RC"]:
+                        self.rc = ([-1] * shared_total, [-1] * shared_total, [0] * shared_total,
+                                   [0] * shared_total)
+                    ns["MBW"] = set()
+                    ns["CTAID_X"], ns["CTAID_Y"], ns["CTAID_Z"] = x, y, z
+                    reverse = thread_order == "reverse" or (thread_order == "alternate" and stats["ctas"] % 2)
+                    self._run_cta((x, y, z), block, max_steps, reverse)
+                    stats["ctas"] += 1
+        # copy back
+        for off, arr, host in placements.values():
+            out = np.frombuffer(bytes(gmem[off:off + host.nbytes]), dtype=host.dtype).reshape(host.shape)
+            if arr.flags.writeable:
+                arr[...] = out
+        globals_ = {name: np.frombuffer(bytes(gmem[off:off + size]), np.uint8).copy()
+                    for name, (off, size, init) in self.global_syms.items()}
+        stats["race_checked"] = ns["RC"]
+        return SimResult(globals_, stats, "".join(self.printed))
+
+    def _run_cta(self, ctaid, block, max_steps, reverse=False):
+        n = block[0] * block[1] * block[2]
+        cta = CTA(ctaid, n)
+        self.cta = cta
+        slots = self.nslots
+        tx_s, ty_s, tz_s = (self.regs[s].slot for s in ("%tid.x", "%tid.y", "%tid.z"))
+        lane_s, warp_s = self.regs["%laneid"].slot, self.regs["%warpid"].slot
+        local_s = self.regs["%%local"].slot
+        ep_s = self.regs["%%epkey"].slot
+        gens = []
+        for t in range(n):
+            R = [None] * slots
+            R[tx_s] = t % block[0]
+            R[ty_s] = (t // block[0]) % block[1]
+            R[tz_s] = t // (block[0] * block[1])
+            R[lane_s] = t % 32
+            R[warp_s] = t // 32
+            R[ep_s] = t
+            if self.local_size:
+                R[local_s] = cta.locals[t] = LocalMem(t, self.local_size)
+            gens.append(self._thread(R, t, cta, max_steps))
+        runnable = cta.runnable
+        runnable.extend(range(n - 1, -1, -1) if reverse else range(n))
+        done = 0
+        while runnable:
+            t = runnable.popleft()
+            try:
+                w = next(gens[t])
+            except StopIteration:
+                done += 1
+                cta.exited += 1
+                continue
+            w.waiters.append(t)
+        if done < n:
+            raise Deadlock(self._deadlock_report(cta, n - done))
+
+    def _mma_compute(self, w, lanes):
+        """D = A B + C of mma.sync.m16n8k16.row.col.f32.{f16,bf16}: products exact, summed in
+        f64, rounded once to f32 (PTX ISA 'Matrix Fragments for mma.m16n8k16 with floating
+        point type')."""
+        if len(lanes) != 32:
+            raise PTXRuntimeError(f"mma.sync in a warp of {len(lanes)} threads ({w.instr.where()})")
+        a_s, b_s, c_r, d_r = w.args["a"], w.args["b"], w.args["c"], w.args["d"]
+        try:
+            abits = np.array([[lanes[l][s] for s in a_s] for l in range(32)], dtype=np.uint32)
+            bbits = np.array([[lanes[l][s] for s in b_s] for l in range(32)], dtype=np.uint32)
+            cvals = np.array([[lanes[l][r.slot] if r.kind == "f" else _u2f(lanes[l][r.slot]) for r in c_r]
+                              for l in range(32)], dtype=np.float64)
+        except TypeError:
+            raise PTXRuntimeError(f"mma.sync reads an uninitialized register ({w.instr.where()})") from None
+        ft = np.float16 if w.args["atype"] == "f16" else ml_dtypes.bfloat16
+        ah = np.stack([abits & 0xFFFF, abits >> 16], axis=2).reshape(32, 8).astype(np.uint16)
+        bh = np.stack([bbits & 0xFFFF, bbits >> 16], axis=2).reshape(32, 4).astype(np.uint16)
+        A = np.zeros((16, 16))
+        B = np.zeros((16, 8))
+        C = np.zeros((16, 8))
+        A[_MMA_A_ROW, _MMA_A_COL] = ah.view(ft).astype(np.float64)
+        B[_MMA_B_ROW, _MMA_B_COL] = bh.view(ft).astype(np.float64)
+        C[_MMA_C_ROW, _MMA_C_COL] = cvals
+        with np.errstate(all="ignore"):
+            D = (A @ B + C).astype(np.float32)
+        dv = D[_MMA_C_ROW, _MMA_C_COL].astype(np.float64).tolist()
+        for l in range(32):
+            R = lanes[l]
+            for i, r in enumerate(d_r):
+                R[r.slot] = dv[l][i] if r.kind == "f" else _f2u(dv[l][i])
+
+    def _deadlock_report(self, cta, blocked):
+        lines = [f"deadlock in CTA {cta.ctaid}: {blocked} of {cta.nthreads} threads blocked, "
+                 f"{cta.exited} exited, none can run"]
+        for (bid), bar in sorted(cta.bars.items()):
+            if bar.waiters:
+                w = cta.waiting_at.get(bar.waiters[0])
+                lines.append(f"  bar.sync {bid}: {len(bar.waiters)} threads waiting (tids "
+                             f"{_ranges(bar.waiters)}), {bar.arrived} of {bar.expected} arrived"
+                             + (f"; first at PTX line {w.instr.lineno}" if w else ""))
+        for addr, mb in sorted(cta.mbars.items()):
+            if mb.waiters:
+                w = cta.waiting_at.get(mb.waiters[0])
+                lines.append(f"  mbarrier at shared offset {addr - SHARED_BASE}: {len(mb.waiters)} threads "
+                             f"waiting (tids {_ranges(mb.waiters)}); phase {mb.phase}, "
+                             f"{mb.count - mb.pending} of {mb.count} arrivals"
+                             + (f"; first at PTX line {w.instr.lineno}" if w else ""))
+        return "\n".join(lines)
+
+    def _thread(self, R, t, cta, max_steps):
+        fns, waits = self.block_fns, self.waits
+        ep_slot = self.regs["%%epkey"].slot
+        b = 0
+        steps = max_steps
+        try:
+            while True:
+                b = fns[b](R)
+                steps -= 1
+                if b < 0:
+                    if b == -1:
+                        return
+                    w = waits[-2 - b]
+                    b = w.next
+                    if w.guard is not None and bool(R[w.guard[0].slot]) != w.guard[1]:
+                        continue
+                    if w.kind == MBWAIT:
+                        kind, base, off = w.args["addr"]
+                        addr = (R[base] if kind == "reg" else base) + off
+                        mb = cta.mbars.get(addr)
+                        if mb is None:
+                            raise PTXRuntimeError(f"mbarrier wait on {addr:#x} (shared offset "
+                                                  f"{addr - SHARED_BASE}), which no mbarrier.init initialized")
+                        pk, pv = w.args["phase"]
+                        ph = R[pv] if pk == "reg" else pv
+                        if w.args["parity"]:
+                            ph &= 1
+                            while (mb.phase & 1) == ph:        # the phase with parity ph has not completed
+                                cta.waiting_at[t] = w
+                                yield mb
+                        else:
+                            while mb.phase == ph:              # the token's phase has not completed
+                                cta.waiting_at[t] = w
+                                yield mb
+                        R[w.args["dst"]] = True
+                    elif w.kind == MMA:
+                        key = (t >> 5, w.instr.lid)
+                        coll = cta.colls.get(key)
+                        if coll is None:
+                            coll = cta.colls[key] = Collective(min(32, cta.nthreads - (t & ~31)))
+                        coll.lanes[t & 31] = R
+                        if len(coll.lanes) == coll.expected:
+                            del cta.colls[key]
+                            self._mma_compute(w, coll.lanes)
+                            coll.done = True
+                            if coll.waiters:
+                                cta.runnable.extend(coll.waiters)
+                                coll.waiters = []
+                        else:
+                            cta.waiting_at[t] = w
+                            while not coll.done:
+                                yield coll
+                    else:
+                        ik, iv = w.args["id"]
+                        bid = R[iv] if ik == "reg" else iv
+                        if w.args["count"] is None:
+                            count = cta.nthreads
+                        else:
+                            ck, cv = w.args["count"]
+                            count = R[cv] if ck == "reg" else cv
+                        bar = cta.bars.get(bid)
+                        if bar is None:
+                            bar = cta.bars[bid] = Barrier(bid)
+                        if bar.arrived == 0:
+                            bar.expected = count
+                            bar.kind = w.kind if w.kind != BAR_ARRIVE else bar.kind
+                            bar.acc = None
+                        elif bar.expected != count:
+                            raise PTXRuntimeError(f"bar {bid}: thread count {count}, other threads of this "
+                                                  f"barrier phase use {bar.expected} ({w.instr.where()})")
+                        if w.kind == BAR_RED:
+                            v = bool(R[w.args["src"]])
+                            if bar.acc is None:
+                                bar.acc = v
+                            elif w.args["op"] == "and":
+                                bar.acc = bar.acc and v
+                            else:
+                                bar.acc = bar.acc or v
+                        gen = bar.gen
+                        bar.arrived += 1
+                        if bar.arrived >= bar.expected:
+                            bar.results[gen] = bar.acc
+                            bar.results.pop(gen - 2, None)
+                            bar.arrived = 0
+                            bar.gen += 1
+                            cta.epoch += 1
+                            if bar.waiters:
+                                cta.runnable.extend(bar.waiters)
+                                bar.waiters = []
+                        elif w.kind != BAR_ARRIVE:
+                            cta.waiting_at[t] = w
+                            while bar.gen == gen:
+                                yield bar
+                        R[ep_slot] = (cta.epoch << 12) | t
+                        if w.kind == BAR_RED:
+                            R[w.args["dst"]] = bool(bar.results[gen])
+                if steps < 0:
+                    raise PTXRuntimeError(f"thread {t} of CTA {cta.ctaid} ran {max_steps} basic blocks "
+                                          f"(an endless loop?)")
+        except PTXSimError as e:
+            if "thread " in str(e) and "CTA" in str(e):
+                raise
+            raise type(e)(f"{e} (thread {t} of CTA {cta.ctaid})") from None
+        except Exception as e:      # an error inside generated code: name the PTX line
+            line = self._ptx_line_of(e.__traceback__)
+            raise PTXRuntimeError(f"{type(e).__name__}: {e} at {line} (thread {t} of CTA {cta.ctaid}); "
+                                  f"an uninitialized register reads as None") from e
+
+    def _ptx_line_of(self, tb):
+        found = None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self.filename:
+                found = tb.tb_lineno
+            tb = tb.tb_next
+        if found is None:
+            return "?"
+        pl = self.line_map.get(found)
+        if pl is None:
+            return f"generated line {found}"
+        text = next((i.text for i in self.instrs if i.lineno == pl), "")
+        return f"PTX line {pl}: {text.strip()}"
+
+
+_PRINTF_SPEC = re.compile(r"%(?P<flags>[-+ #0]*)(?P<width>\*|\d+)?(?:\.(?P<prec>\*|\d*))?"
+                          r"(?P<len>hh|h|ll|l|j|z|t|L|q)?(?P<conv>[diuxXofFeEgGaAcsp%])")
+
+
+def _signed(v, bits):
+    return v - (1 << bits) if v >> (bits - 1) & 1 else v
+
+
+class LocalMem:
+    """One thread's .local memory."""
+
+    def __init__(self, tid, size):
+        self.tid, self.size = tid, size
+        self.buf = bytearray((size + 7) // 8 * 8)
+        self.views = _views(self.buf)
+
+
+def _cvta_local(loc, a):
+    return (LOCAL_GENERIC_BASE + loc.tid * LOCAL_STRIDE + (a - LOCAL_BASE)) & 0xFFFFFFFFFFFFFFFF
+
+
+def _cvta_to_local(loc, a):
+    return (a - LOCAL_GENERIC_BASE - loc.tid * LOCAL_STRIDE + LOCAL_BASE) & 0xFFFFFFFFFFFFFFFF
+
+
+class Collective:
+    """A warp-collective instruction (mma.sync) waiting for its lanes."""
+
+    def __init__(self, expected):
+        self.expected, self.lanes, self.done = expected, {}, False
+        self.waiters = []
+
+
+def _mma_index():
+    lane = np.arange(32)[:, None]
+    g, tig = lane >> 2, lane % 4
+    i8, i4 = np.arange(8)[None, :], np.arange(4)[None, :]
+    a_row = g + 8 * (((i8 >> 1) & 1))                      # a0,a1,a4,a5: g; a2,a3,a6,a7: g + 8
+    a_col = tig * 2 + (i8 & 1) + 8 * (i8 >= 4)
+    b_row = tig * 2 + (i4 & 1) + 8 * (i4 >= 2)
+    b_col = np.broadcast_to(g, (32, 4))
+    c_row = g + 8 * (i4 >= 2)
+    c_col = tig * 2 + (i4 & 1)
+    return a_row, a_col, b_row, b_col, c_row, c_col
+
+
+_MMA_A_ROW, _MMA_A_COL, _MMA_B_ROW, _MMA_B_COL, _MMA_C_ROW, _MMA_C_COL = _mma_index()
+
+
+class MBarrier:
+    def __init__(self, addr, count):
+        self.addr, self.count, self.pending, self.phase = addr, count, count, 0
+        self.waiters = []
+
+
+class Barrier:
+    def __init__(self, bid):
+        self.bid, self.expected, self.arrived, self.gen = bid, 0, 0, 0
+        self.kind, self.acc, self.results = BAR, None, {}
+        self.waiters = []
+
+
+class CTA:
+    def __init__(self, ctaid, nthreads):
+        self.ctaid, self.nthreads = ctaid, nthreads
+        self.runnable = deque()
+        self.bars, self.mbars = {}, {}
+        self.exited = 0
+        self.waiting_at = {}
+        self.colls = {}
+        self.locals = [None] * nthreads
+        self.epoch = 0
+
+
+class SimResult:
+    """`globals`: the final bytes (uint8 arrays) of every module `.global`, by PTX name;
+    `printed`: what the kernel's vprintf calls printed."""
+
+    def __init__(self, globals_, stats, printed=""):
+        self.globals, self.stats, self.printed = globals_, stats, printed
+
+    def global_as(self, name, dtype):
+        return self.globals[name].view(dtype)
+
+
+def _ranges(ids):
+    ids = sorted(ids)
+    out, start, prev = [], ids[0], ids[0]
+    for i in ids[1:] + [None]:
+        if i is not None and i == prev + 1:
+            prev = i
+            continue
+        out.append(f"{start}" if start == prev else f"{start}-{prev}")
+        if i is not None:
+            start = prev = i
+    return ", ".join(out)
+
+
+def _dims(d, what="grid"):
+    if d is None:
+        raise PTXSimError(f"no {what} size (the kernel states no .reqntid)")
+    if isinstance(d, (int, np.integer)):
+        d = (int(d),)
+    d = tuple(int(x) for x in d)
+    if not 1 <= len(d) <= 3 or any(x < 1 for x in d):
+        raise PTXSimError(f"invalid {what} {d}")
+    return d + (1,) * (3 - len(d))
+
+
+def _views(buf):
+    mv = memoryview(buf)
+    n = len(buf)
+    out = {}
+    for fmt in ("B", "b", "H", "h", "I", "i", "Q", "q", "f", "d"):
+        size = struct.calcsize(fmt)
+        out[fmt] = mv[:n // size * size].cast(fmt)
+    return out
+
+
+def _validity(total, ranges):
+    """{size: bytearray}: 1 at every offset where a naturally aligned access of
+    `size` bytes lies inside one of `ranges` ((offset, bytes) pairs)."""
+    out = {}
+    for size in (1, 2, 4, 8):
+        v = np.zeros(total, np.uint8)
+        for off, n in ranges:
+            first = (off + size - 1) // size * size
+            last = off + n - size
+            if last >= first:
+                v[first:last + 1:size] = 1
+        out[size] = bytearray(v.tobytes())
+    return out
+
+
+def _param_fmt(t):
+    return "<" + {1: "B", 2: "H", 4: "I", 8: "Q"}[t.bytes]
+
+
+def _param_value(pname, t, a, placements):
+    """The raw bits of argument `a` for parameter type t."""
+    if isinstance(a, tuple) and len(a) == 2 and isinstance(a[0], np.ndarray):
+        arr, off = a
+        if t.bytes != 8:
+            raise PTXSimError(f"parameter {pname} (.{t.name}) is no pointer")
+        return GLOBAL_BASE + placements[id(arr)][0] + int(off) * arr.dtype.itemsize
+    if isinstance(a, np.ndarray) and a.ndim > 0:
+        if t.bytes != 8:
+            raise PTXSimError(f"parameter {pname} (.{t.name}) is no pointer")
+        return GLOBAL_BASE + placements[id(a)][0]
+    if isinstance(a, np.ndarray):
+        a = a[()]
+    if isinstance(a, np.generic) and not isinstance(a, (np.bool_,)):
+        if a.dtype.itemsize != t.bytes:
+            if a.dtype.kind in "iu":
+                return int(a) & t.mask
+            if a.dtype.kind == "f" and t.kind in ("f", "d"):
+                a = float(a)
+            else:
+                raise PTXSimError(f"parameter {pname} (.{t.name}) given a {a.dtype} scalar")
+        else:
+            return int(np.array(a).view(f"u{t.bytes}")[()])
+    if isinstance(a, (bool, np.bool_)):
+        return int(bool(a))
+    if isinstance(a, int):
+        return a & t.mask
+    if isinstance(a, float):
+        if t.kind == "f":
+            return _f2u(a)
+        if t.kind == "d":
+            return _d2u(a)
+        raise PTXSimError(f"parameter {pname} is .{t.name}: pass a NumPy scalar of its exact type "
+                          f"(e.g. np.float16 or ml_dtypes.bfloat16) for a 16-bit or narrower float")
+    raise PTXSimError(f"parameter {pname} (.{t.name}): cannot pass {a!r}")
+
+
+# ============================================================================ API

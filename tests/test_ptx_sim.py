@@ -1,0 +1,428 @@
+"""tilec's PTX, run in a PTX simulator (tests/ptxsim/), must agree with the
+reference interpreter on the same inputs: CI's check of the emitted PTX without
+a GPU.
+
+- test_ptxsim_decodes: every example compiles for sm_80 and sm_90a and every
+  instruction of its PTX is one the simulator supports (a gap fails with
+  "unsupported PTX instruction: ...").
+- test_sim_matches_interpreter: every example case of tests/gpu/cases.py (the
+  GPU test's inputs, grids and comparisons) on both arches; racy kernels are
+  checked for the invariants any block order keeps. A wrong result fails.
+- test_sim_print_matches_interpreter: vprintf output equals the interpreter's.
+- test_sim_*: the simulator's own semantics on small hand-written PTX (MMA
+  fragment layout, barriers, mbarrier parity, deadlock, fault and race reports,
+  rounding).
+
+The examples run without ptxsim's opt-in race check (check_races=True): tilec's
+tree reductions have benign formal races (the duplicate threads whose store is
+predicated off load slots the active threads overwrite, and drop the values),
+which it would report.
+
+A kernel whose compile raises fails, except where cases.py records a documented
+"not supported on <arch>" diagnostic (as in tests/gpu/test_examples_gpu.py).
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+try:                                   # pytest's default (prepend) import mode puts tests/ on sys.path
+    from gpu import cases
+except ImportError:                    # pragma: no cover - importlib mode from the repository root
+    from tests.gpu import cases
+try:
+    import ptxsim
+except ImportError:                    # pragma: no cover
+    from tests import ptxsim
+
+ARCHES = ["sm_80", "sm_90a"]
+NUM_WARPS = 4
+
+# Cases whose simulation is too slow for CI: name -> reason (skipped, with the reason). None now:
+# the slowest (matmul_f16_tiled, flash_attention_f16) take a few seconds per arch at the GPU
+# test's sizes, so no case is shrunk either.
+TOO_SLOW: dict = {}
+
+_compiled = {}      # (case name, arch) -> PTX text or the exception compile_text raised
+_interp = {}        # case name -> (arrays, globals, printed text)
+
+
+def compile_case(case, arch):
+    key = (case.name, arch)
+    if key not in _compiled:
+        try:
+            from tilec.codegen.ptx import compile_text
+            _compiled[key] = compile_text(case.text(), arch=arch, num_warps=NUM_WARPS)
+        except Exception as e:   # noqa: BLE001 - reported by the tests, per (kernel, arch)
+            _compiled[key] = e
+    return _compiled[key]
+
+
+def ptx_or_fail(case, arch):
+    """The PTX of `case` for `arch`; None when the compile was refused with the
+    diagnostic cases.py documents for this arch; a failure for any other error."""
+    res = compile_case(case, arch)
+    if isinstance(res, Exception):
+        if any(text in str(res) for text in case.unsupported.get(arch, ())):
+            return None
+        pytest.fail(f"tilec could not compile {case.path} for {arch}: {type(res).__name__}: {res}",
+                    pytrace=False)
+    return res
+
+
+def interpreter_result(case):
+    if case.name not in _interp:
+        _interp[case.name] = cases.run_interpreter(case, case.build(case.rng()))
+    return _interp[case.name]
+
+
+def entry_symbol(case):
+    from tilec.interp import find_kernel, parse_module
+    entry, _ = find_kernel(parse_module(case.text(), case.full_path))
+    return entry.sym_name.value
+
+
+def ptx_global(result, name):
+    """The PTX .global of cuda_tile global @name: the same name, else the one whose
+    name contains it (the emitter prefixes `g_`)."""
+    if name in result.globals:
+        return name
+    near = [n for n in result.globals if n.endswith(name)]
+    assert len(near) == 1, f"no PTX .global for cuda_tile global @{name} (PTX globals: {list(result.globals)})"
+    return near[0]
+
+
+def run_in_sim(case, ptx):
+    """Run `case` in the simulator: (arrays by label, globals by cuda_tile name, printed, launch)."""
+    from tilec.runtime import convert_scalars
+    launch = case.build(case.rng())
+    args, memo = cases.copy_args(launch.args)
+    text = case.text()
+    res = ptxsim.run_ptx(ptx, entry_symbol(case), launch.grid, convert_scalars(text, args))
+    globals_ = {name: res.global_as(ptx_global(res, name), dt) for name, dt in launch.globals_.items()}
+    return cases.outputs_of(launch, memo), globals_, res.printed, launch
+
+
+def _sim_or_skip(name, arch):
+    case = cases.BY_NAME[name]
+    if name in TOO_SLOW:
+        pytest.skip(f"simulation too slow for CI: {TOO_SLOW[name]}")
+    return case, ptx_or_fail(case, arch)
+
+
+# ---- the examples ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("name", [c.name for c in cases.CASES])
+def test_ptxsim_decodes(name, arch):
+    case = cases.BY_NAME[name]
+    ptx = ptx_or_fail(case, arch)
+    if ptx is None:
+        return
+    prog = ptxsim.load(ptx)
+    for entry in prog.module.entries:
+        prog.kernel(entry)            # raises UnsupportedPTX naming the instruction and its line
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("name", [c.name for c in cases.CASES])
+def test_sim_matches_interpreter(name, arch):
+    case, ptx = _sim_or_skip(name, arch)
+    if ptx is None:
+        return
+    want, want_globals, _ = interpreter_result(case)
+    got, got_globals, _, launch = run_in_sim(case, ptx)
+    try:
+        cases.compare(case, launch, got, want)
+        problem = None
+    except cases.Mismatch as e:
+        problem = str(e).replace(" gpu ", " sim ")
+    if problem:
+        pytest.fail(f"{arch}: the simulated PTX differs from the interpreter: {problem}", pytrace=False)
+    if launch.check is not None:
+        launch.check(want, want_globals)     # the interpreter's outcome is one valid order
+        launch.check(got, got_globals)
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("name", [c.name for c in cases.CASES if c.prints])
+def test_sim_print_matches_interpreter(name, arch):
+    case, ptx = _sim_or_skip(name, arch)
+    if ptx is None:
+        return
+    _, _, printed = interpreter_result(case)
+    _, _, sim_printed, _ = run_in_sim(case, ptx)
+    assert sim_printed == printed, f"the simulated PTX printed {sim_printed!r}, the interpreter {printed!r}"
+
+
+# ---- the simulator itself ----------------------------------------------------------------------
+
+HEAD = ".version 8.0\n.target sm_80\n.address_size 64\n"
+
+
+def _kernel(body, params=".param .u64 p0", threads=32, regs=None, extra=""):
+    regs = regs or (".reg .pred %p<8>;\n.reg .b16 %h<8>;\n.reg .b32 %r<40>;\n.reg .b64 %rd<20>;\n"
+                    ".reg .f32 %f<16>;\n.reg .f64 %fd<4>;")
+    return (HEAD + extra + f".visible .entry k({params})\n.reqntid {threads}, 1, 1\n{{\n{regs}\n{body}\n}}\n")
+
+
+MMA_PTX = _kernel("""
+  ld.param.u64 %rd1, [pa]; ld.param.u64 %rd2, [pb]; ld.param.u64 %rd3, [pc]; ld.param.u64 %rd10, [pd];
+  mov.u32 %r0, %laneid;
+  shr.u32 %r1, %r0, 2;             // groupID
+  and.b32 %r2, %r0, 3;             // threadID_in_group
+  shl.b32 %r3, %r2, 1;
+  mad.lo.u32 %r4, %r1, 16, %r3;    // A (16x16, row-major): a0,a1 = A[g][2t..2t+1]
+  mul.wide.u32 %rd4, %r4, 2;
+  add.s64 %rd5, %rd1, %rd4;
+  ld.global.b32 %r10, [%rd5];      // rows g, g+8; cols 2t, 2t+8
+  ld.global.b32 %r11, [%rd5+256];
+  ld.global.b32 %r12, [%rd5+16];
+  ld.global.b32 %r13, [%rd5+272];
+  mad.lo.u32 %r5, %r3, 8, %r1;     // B (16x8, row-major): b0 = B[2t][g], b1 = B[2t+1][g], b2/b3 rows + 8
+  mul.wide.u32 %rd6, %r5, 2;
+  add.s64 %rd7, %rd2, %rd6;
+  ld.global.b16 %h0, [%rd7];
+  ld.global.b16 %h1, [%rd7+16];
+  ld.global.b16 %h2, [%rd7+128];
+  ld.global.b16 %h3, [%rd7+144];
+  mov.b32 %r14, {%h0, %h1};
+  mov.b32 %r15, {%h2, %h3};
+  mad.lo.u32 %r6, %r1, 8, %r3;     // C/D (16x8 f32): c0,c1 = C[g][2t..2t+1], c2,c3 row g+8
+  mul.wide.u32 %rd8, %r6, 4;
+  add.s64 %rd9, %rd3, %rd8;
+  ld.global.f32 %f0, [%rd9];
+  ld.global.f32 %f1, [%rd9+4];
+  ld.global.f32 %f2, [%rd9+256];
+  ld.global.f32 %f3, [%rd9+260];
+  mma.sync.aligned.m16n8k16.row.col.f32.TYPE.TYPE.f32 {%f4, %f5, %f6, %f7},
+      {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%f0, %f1, %f2, %f3};
+  add.s64 %rd11, %rd10, %rd8;
+  st.global.f32 [%rd11], %f4;
+  st.global.f32 [%rd11+4], %f5;
+  st.global.f32 [%rd11+256], %f6;
+  st.global.f32 [%rd11+260], %f7;
+  ret;""", params=".param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd")
+
+
+@pytest.mark.parametrize("etype", ["f16", "bf16"])
+def test_sim_mma_fragment_layout(etype):
+    """mma.m16n8k16 with fragments loaded as the PTX ISA's layout figures say."""
+    dt = np.float16 if etype == "f16" else ml_dtypes.bfloat16
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((16, 16)).astype(dt), rng.standard_normal((16, 8)).astype(dt)
+    c = rng.standard_normal((16, 8)).astype(np.float32)
+    d = np.zeros((16, 8), np.float32)
+    ptxsim.run_ptx(MMA_PTX.replace("TYPE", etype), "k", 1, [a, b, c, d])
+    np.testing.assert_array_equal(d, (a.astype(np.float64) @ b.astype(np.float64) + c).astype(np.float32))
+
+
+def test_sim_threads_run_until_they_block():
+    """Thread 0 runs to its barrier before thread 1 starts: a shared-memory read
+    without a barrier sees the poison of unwritten shared memory; with one, the data."""
+    body = """
+  ld.param.u64 %rd1, [p0];
+  mov.u32 %r0, %tid.x;
+  mov.u32 %r1, buf;
+  mad.lo.u32 %r2, %r0, 4, %r1;
+  st.shared.b32 [%r2], %r0;
+  BARRIER
+  xor.b32 %r3, %r0, 1;
+  mad.lo.u32 %r4, %r3, 4, %r1;
+  ld.shared.b32 %r5, [%r4];
+  mul.wide.u32 %rd2, %r0, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.b32 [%rd3], %r5;
+  ret;"""
+    extra = ".shared .align 4 .b8 buf[128];\n"
+    out = np.zeros(32, np.uint32)
+    ptxsim.run_ptx(_kernel(body.replace("BARRIER", "bar.sync 0;"), extra=extra), "k", 1, [out])
+    assert out.tolist() == [i ^ 1 for i in range(32)]
+    ptxsim.run_ptx(_kernel(body.replace("BARRIER", ""), extra=extra), "k", 1, [out])
+    assert out[0] == 0xFFFFFFFF, "thread 0 read its neighbour's slot before it was written"
+    assert out[31] == 30
+    ptxsim.run_ptx(_kernel(body.replace("BARRIER", ""), extra=extra), "k", 1, [out], thread_order="reverse")
+    assert out[31] == 0xFFFFFFFF and out[0] == 1
+    # the race check names the unsynchronized pair, whichever value the schedule happened to give
+    with pytest.raises(ptxsim.DataRace, match=r"thread 1 writes it \(PTX line 19: st.shared.b32.*after thread 0 "
+                                              r"read it \(PTX line 23: ld.shared.b32"):
+        ptxsim.run_ptx(_kernel(body.replace("BARRIER", ""), extra=extra), "k", 1, [out], check_races=True)
+    res = ptxsim.run_ptx(_kernel(body.replace("BARRIER", "bar.sync 0;"), extra=extra), "k", 1, [out],
+                         check_races=True)
+    assert res.stats["race_checked"]
+
+
+def test_sim_named_barrier_and_deadlock():
+    body = """
+  mov.u32 %r0, %tid.x;
+  setp.lt.u32 %p0, %r0, 64;
+  @!%p0 bra $L_done;
+  bar.sync 1, COUNT;
+$L_done:
+  ret;"""
+    ptxsim.run_ptx(_kernel(body.replace("COUNT", "64"), threads=128), "k", 1, [np.zeros(1)])
+    with pytest.raises(ptxsim.Deadlock, match=r"bar.sync 1: 64 threads waiting.*64 of 96 arrived"):
+        ptxsim.run_ptx(_kernel(body.replace("COUNT", "96"), threads=128), "k", 1, [np.zeros(1)])
+
+
+def test_sim_mbarrier_parity():
+    """A fresh mbarrier's parity-1 wait succeeds at once; parity 0 waits for `count`
+    arrivals. Warp 0 produces (waits on `empty` parity 1, writes, arrives on `full`),
+    warp 1 consumes (waits on `full` parity 0)."""
+    body = """
+  ld.param.u64 %rd1, [p0];
+  mov.u32 %r0, %tid.x;
+  mov.u32 %r1, bars;
+  setp.eq.u32 %p0, %r0, 0;
+  @%p0 mbarrier.init.shared.b64 [bars+0], 32;
+  @%p0 mbarrier.init.shared.b64 [bars+8], 32;
+  bar.sync 0;
+  setp.ge.u32 %p1, %r0, 32;
+  @%p1 bra $L_consumer;
+$L_wait_empty:
+  mbarrier.try_wait.parity.shared.b64 %p2, [%r1+8], 1;
+  @!%p2 bra $L_wait_empty;
+  mov.u32 %r2, data;
+  mad.lo.u32 %r3, %r0, 4, %r2;
+  add.u32 %r4, %r0, 100;
+  st.shared.b32 [%r3], %r4;
+  mbarrier.arrive.shared.b64 %rd2, [%r1];
+  bra.uni $L_end;
+$L_consumer:
+  mbarrier.try_wait.parity.shared.b64 %p3, [%r1], 0;
+  @!%p3 bra $L_consumer;
+  sub.u32 %r5, %r0, 32;
+  mov.u32 %r2, data;
+  mad.lo.u32 %r3, %r5, 4, %r2;
+  ld.shared.b32 %r6, [%r3];
+  mul.wide.u32 %rd3, %r5, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  st.global.b32 [%rd4], %r6;
+$L_end:
+  ret;"""
+    extra = ".shared .align 8 .b8 bars[16];\n.shared .align 4 .b8 data[128];\n"
+    out = np.zeros(32, np.int32)
+    ptxsim.run_ptx(_kernel(body, threads=64, extra=extra), "k", 1, [out])
+    assert out.tolist() == list(range(100, 132))
+    # waiting on parity 0 of `empty` (never arrived on) blocks forever: a deadlock, reported
+    with pytest.raises(ptxsim.Deadlock, match="mbarrier at shared offset 8"):
+        ptxsim.run_ptx(_kernel(body.replace("[%r1+8], 1", "[%r1+8], 0"), threads=64, extra=extra), "k", 1,
+                       [out])
+
+
+def test_sim_faults_and_unsupported():
+    body = """
+  ld.param.u64 %rd1, [p0];
+  ld.global.f32 %f0, [%rd1+OFF];
+  st.global.f32 [%rd1], %f0;
+  ret;"""
+    a = np.arange(4, dtype=np.float32)
+    ptxsim.run_ptx(_kernel(body.replace("OFF", "12"), threads=1), "k", 1, [a])
+    assert a[0] == 3
+    with pytest.raises(ptxsim.MemoryFault, match=r"byte 16 of p0 \(16 bytes\): past its end.*PTX line 15"):
+        ptxsim.run_ptx(_kernel(body.replace("OFF", "16"), threads=1), "k", 1, [a])
+    with pytest.raises(ptxsim.MemoryFault, match="misaligned"):
+        ptxsim.run_ptx(_kernel(body.replace("OFF", "2"), threads=1), "k", 1, [a])
+    with pytest.raises(ptxsim.UnsupportedPTX, match=r"unsupported PTX instruction: popc.b32 %r1, %r0"):
+        ptxsim.load(_kernel("popc.b32 %r1, %r0;\nret;")).kernel("k")
+
+
+def test_sim_numerics():
+    """Conversions round as their modifiers say; fma rounds once; unordered compares."""
+    body = """
+  ld.param.u64 %rd1, [p0];
+  ld.param.u64 %rd2, [p1];
+  mov.u32 %r0, %tid.x;
+  mul.wide.u32 %rd3, %r0, 16;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.f32 %f0, [%rd4];
+  ld.global.f32 %f1, [%rd4+4];
+  ld.global.f32 %f2, [%rd4+8];
+  fma.rn.f32 %f3, %f0, %f1, %f2;
+  cvt.rn.f16.f32 %h0, %f0;
+  cvt.rn.bf16.f32 %h1, %f0;
+  cvt.rzi.s32.f32 %r1, %f0;
+  cvt.rmi.s32.f32 %r2, %f0;
+  cvt.rn.satfinite.e4m3x2.f32 %h2, %f0, %f1;
+  setp.ltu.f32 %p0, %f0, %f1;
+  selp.u32 %r3, 1, 0, %p0;
+  mul.wide.u32 %rd5, %r0, 24;
+  add.s64 %rd6, %rd2, %rd5;
+  st.global.f32 [%rd6], %f3;
+  st.global.b16 [%rd6+4], %h0;
+  st.global.b16 [%rd6+6], %h1;
+  st.global.b32 [%rd6+8], %r1;
+  st.global.b32 [%rd6+12], %r2;
+  st.global.b16 [%rd6+16], %h2;
+  st.global.b32 [%rd6+20], %r3;
+  ret;"""
+    rng = np.random.default_rng(3)
+    n = 64
+    x = np.zeros((n, 4), np.float32)
+    x[:, :3] = (rng.standard_normal((n, 3)) * 300).astype(np.float32)
+    x[0, :3] = [1 + 2.0 ** -23, 1 - 2.0 ** -23, -1.0]    # fma: exact 2^-46 (two roundings give 0)
+    x[1, :3] = [np.nan, 1.0, 0.0]
+    x[2, :3] = [2.5, -2.5, 0.0]
+    x[3, :3] = [1000.0, -1000.0, 0.0]                    # e4m3 satfinite: +-448
+    x[4, 0] = np.float32(1 + 2.0 ** -8)                  # a bf16 tie: to even (1.0)
+    # a*b + c = 1 + 2^-23 + 2^-24 - 2^-60: just below an f32 midpoint, but on it once rounded to f64
+    x[5, :3] = [2.0 ** -12 * (1 + 2.0 ** -18), 2.0 ** -12 * (1 - 2.0 ** -18), 1 + 2.0 ** -23]
+    out = np.zeros(n * 24, np.uint8)
+    ptxsim.run_ptx(_kernel(body, params=".param .u64 p0, .param .u64 p1", threads=n), "k", 1, [x, out])
+    rec = out.reshape(n, 24)
+    fma = rec[:, 0:4].copy().view(np.float32)[:, 0]
+    want = (x[:, 0].astype(np.float64) * x[:, 1] + x[:, 2]).astype(np.float32)   # exact product in f64
+    ok = np.isnan(want)
+    ok[5] = True
+    np.testing.assert_array_equal(fma[~ok], want[~ok])
+    assert fma[0] == np.float32(-2.0 ** -46)
+    assert fma[5] == np.float32(1 + 2.0 ** -23) and want[5] == np.float32(1 + 2.0 ** -22)
+    assert rec[:, 4:6].copy().view(np.float16)[:, 0][2:].tolist() == x[2:, 0].astype(np.float16).tolist()
+    bf = rec[:, 6:8].copy().view(ml_dtypes.bfloat16)[:, 0]
+    assert bf[2:].astype(np.float32).tolist() == x[2:, 0].astype(ml_dtypes.bfloat16).astype(np.float32).tolist()
+    assert float(bf[4]) == 1.0 and rec[1, 6:8].copy().view(np.uint16)[0] == 0x7FFF
+    s = rec[:, 8:16].copy().view(np.int32)
+    assert s[1].tolist() == [0, 0]                                   # NaN -> 0
+    assert s[2].tolist() == [2, 2] and s[6:, 0].tolist() == np.trunc(x[6:, 0]).astype(np.int32).tolist()
+    assert s[6:, 1].tolist() == np.floor(x[6:, 0]).astype(np.int32).tolist()
+    f8 = rec[:, 16:18].copy()
+    assert f8[3].view(ml_dtypes.float8_e4m3fn).astype(np.float32).tolist() == [-448.0, 448.0]   # lo = b, hi = a
+    clipped = np.clip(x[6:, :2], -448, 448)
+    assert f8[6:, 1].view(ml_dtypes.float8_e4m3fn).astype(np.float32).tolist() == \
+        clipped[:, 0].astype(ml_dtypes.float8_e4m3fn).astype(np.float32).tolist()
+    ltu = rec[:, 20:24].copy().view(np.int32)[:, 0]
+    assert ltu[1] == 1 and ltu[6:].tolist() == (x[6:, 0] < x[6:, 1]).astype(int).tolist()
+
+
+def test_sim_memory_forms():
+    """Vector ld/st, kernel-scope .shared, generic addresses, atomics, module .global."""
+    body = """
+  .shared .align 16 .b8 tile[512];
+  ld.param.u64 %rd1, [p0];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r0, %tid.x;
+  mul.wide.u32 %rd3, %r0, 16;
+  add.s64 %rd4, %rd2, %rd3;
+  ld.global.nc.v4.f32 {%f0, %f1, %f2, %f3}, [%rd4];
+  mov.u32 %r1, tile;
+  mad.lo.u32 %r2, %r0, 16, %r1;
+  st.shared.v4.f32 [%r2], {%f3, %f2, %f1, %f0};
+  bar.sync 0;
+  xor.b32 %r3, %r0, 31;
+  mad.lo.u32 %r4, %r3, 16, %r1;
+  cvta.shared.u64 %rd5, %r4;
+  ld.f32 %f4, [%rd5+4];
+  st.global.v2.f32 [%rd4], {%f4, %f4};
+  mov.u64 %rd6, counter;
+  atom.global.add.u32 %r5, [%rd6], 1;
+  atom.global.max.s32 %r6, [%rd6+4], %r0;
+  atom.global.cas.b32 %r7, [%rd6+8], %r0, 100;
+  atom.global.add.f32 %f5, [%rd6+12], %f0;
+  ret;"""
+    x = np.arange(32 * 4, dtype=np.float32).reshape(32, 4)
+    res = ptxsim.run_ptx(_kernel(body, extra=".global .align 4 .b8 counter[16];\n"), "k", 1, [x])
+    assert x[:, 0].tolist() == [float(4 * (i ^ 31) + 2) for i in range(32)] and (x[:, 0] == x[:, 1]).all()
+    c = res.globals["counter"]
+    assert c[:12].view(np.int32).tolist() == [32, 31, 100]    # cas: thread 0 swaps 0 -> 100
+    assert c[12:].view(np.float32)[0] == sum(4.0 * i for i in range(32))
