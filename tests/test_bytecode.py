@@ -99,6 +99,36 @@ def test_examples_round_trip_through_bytecode(version):
         assert write(back, version) == data
 
 
+def _wide_module() -> str:
+    """A kernel with over 128 distinct types, over 300 live values and
+    operands reaching both ends of the value table: indices past one varint
+    byte take the readers' slow paths."""
+    shapes = [f"{1 << a}x{1 << b}" for a in range(6) for b in range(6)]
+    types = [f"tile<{s}x{t}>" for s in shapes for t in ("i16", "i32", "f32", "f16")]
+    lines = ["cuda_tile.module @wide {", "  entry @k() {"]
+    for i, ty in enumerate(types):
+        elt = ty.rsplit("x", 1)[1][:-1]
+        lit = f"{i}.0" if elt.startswith("f") else str(i % 1000)
+        lines.append(f"    %c{i} = constant <{elt}: {lit}> : {ty}")
+    last = len(types) - 1
+    for i in (0, 1, 130, last):
+        op = "addf" if types[i].endswith("f32>") or types[i].endswith("f16>") else "addi"
+        rnd = " rounding<nearest_even>" if op == "addf" else ""
+        lines.append(f"    %s{i} = {op} %c{i}, %c{last - i if types[last - i] == types[i] else i}{rnd} : {types[i]}")
+    lines += ["    return", "  }", "}"]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("version", [(13, 1), (13, 5)], ids=lambda v: "%d.%d" % v)
+def test_wide_functions_round_trip(version):
+    ops = parse(_wide_module())
+    assert len({str(op.results[0].type) for op in ops[0].walk() if op.results}) > 128
+    data = write(ops, version)
+    back = read(data)
+    assert body(print_ops(back)) == body(print_ops(ops))
+    assert write(back, version) == data
+
+
 @pytest.mark.parametrize("version", [(13, 1), (13, 3), (13, 5)], ids=lambda v: "%d.%d" % v)
 def test_debug_info_round_trips(version):
     ops = parse(DEBUG_MODULE)

@@ -130,6 +130,9 @@ class AttrReader:
     def __init__(self, strings, types, constants):
         self.strings, self.types, self.constants = strings, types, constants
         self.dense_cache: dict = {}
+        self.enum_tables: dict = {}
+        self.tagged_cache: dict = {}  # encoded bytes -> attribute (see tagged_memo)
+        self.tagged_lengths: list = []  # the lengths of its keys
 
     def string(self, r: Reader) -> str:
         at = r.pos
@@ -218,6 +221,30 @@ class AttrReader:
             return BoundedAttr(lb, ub)
         raise BytecodeError(at, f"unknown attribute tag {tag}")
 
+    def tagged_memo(self, r: Reader, result_type=None):
+        """self.tagged(r), reusing the attribute decoded before from the same
+        bytes (ops repeat their assume predicates, functions their hints): a
+        tagged attribute is self-delimiting, immutable and decoded against
+        this file's fixed tables, so the same bytes decode to the same
+        attribute. At most one remembered encoding can start at r.pos."""
+        data, pos, end = r.data, r.pos, r.end
+        memo = self.tagged_cache
+        if type(data) is not bytes:  # slices as keys need bytes
+            return self.tagged(r)
+        for n in self.tagged_lengths:
+            if pos + n <= end:
+                a = memo.get(data[pos:pos + n])
+                if a is not None:
+                    r.pos = pos + n
+                    return a
+        a = self.tagged(r)
+        n = r.pos - pos
+        if n <= 64 and len(memo) < 4096:
+            memo[data[pos:pos + n]] = a
+            if n not in self.tagged_lengths:
+                self.tagged_lengths.append(n)
+        return a
+
     def dictionary(self, r: Reader, depth: int = 0):
         entries, seen = [], set()
         for _ in range(r.count("dictionary entry", 2)):
@@ -239,29 +266,52 @@ class AttrReader:
                 raise BytecodeError(at, f"optimization hints entry '{k}' is not a dictionary")
         return OptimizationHintsAttr(d.entries)
 
+    def enum_table(self, enc: str, default):
+        """For an enum encoding, the attribute each value decodes to (None
+        for `default`); None for other encodings. Enum attributes are
+        immutable: one instance per case is built and shared."""
+        key = (enc, default)
+        table = self.enum_tables.get(key)
+        if table is None:
+            cls = DIALECT_ENUMS.get(enc)
+            if cls is not None:
+                cases = [cls(v) for v in cls.values]
+            elif enc in I32_ENUMS:
+                cases = [A.IntegerAttr(i, I32) for i in range(len(I32_ENUMS[enc].values))]
+            else:
+                return None
+            table = self.enum_tables[key] = [None if c == default else c for c in cases]
+        return table
+
     def decoder(self, enc: str, default):
         """A function (reader, result type) -> attribute, or None when the
         value is `default` (or an all-false flag array): what a decoded op
-        leaves out. Enum attributes are immutable, so one instance per case
-        is built here and shared."""
-        cls = DIALECT_ENUMS.get(enc)
-        cases = None
-        if cls is not None:
-            cases = [cls(v) for v in cls.values]
-        elif enc in I32_ENUMS:
-            cases = [A.IntegerAttr(i, I32) for i in range(len(I32_ENUMS[enc].values))]
-        if cases is not None:
+        leaves out."""
+        table = self.enum_table(enc, default)
+        if table is not None:
+            cls = DIALECT_ENUMS.get(enc)
             name = cls.mnemonic if cls is not None else I32_ENUMS[enc].attr_name
-            table = [None if c == default else c for c in cases]
             n = len(table)
+            n1 = min(n, 0x80)  # values below this are one-byte varints
 
             def enum(r, rt):
-                at = r.pos
+                at = pos = r.pos
+                if pos < r.end:
+                    v = r.data[pos]
+                    if v < n1:
+                        r.pos = pos + 1
+                        return table[v]
                 v = r.varint()
                 if v >= n:
                     raise BytecodeError(at, f"invalid {name} enum value {v}")
                 return table[v]
             return enum
+        if default is None:
+            # these never decode to None: no comparison with a default needed
+            if enc == "tagged":
+                return self.tagged_memo
+            if enc == "dense":
+                return self.dense
         op_attr = self.op_attr
         if enc == "boolarray":
             def flags(r, rt):

@@ -14,7 +14,7 @@ from ..ir.registry import OPS
 from ..ir.types import IntegerType
 from . import format as F
 from . import optable as T
-from .attrs import EncodeError
+from .attrs import DIALECT_ENUMS, I32_ENUMS, EncodeError
 from .stream import BytecodeError, Reader, Writer
 
 UNIT, ATTR, OPERAND = "unit", "attr", "operand"
@@ -63,6 +63,7 @@ class OpDecoder:
     def __init__(self, version, types, attrs):
         self.version, self.types, self.attrs = version, types, attrs
         self.plans: dict = {}
+        self.readers: dict = {}  # opcode -> its read function (see _make_reader)
         self.depth = 0
 
     def plan(self, opcode: int, at: int) -> Plan:
@@ -89,9 +90,28 @@ class OpDecoder:
         p.decoders = [(name, self.attrs.decoder(enc, default), mask) for name, enc, mask, default in p.attrs]
         return p.decoders
 
+    def reader(self, opcode: int, at: int):
+        """The read function of `opcode`, built on first use (see _make_reader)."""
+        fn = self.readers.get(opcode)
+        if fn is None:
+            p = self.plan(opcode, at)
+            fn = self.readers[opcode] = self._make_reader(p)
+        return fn
+
     def read_body(self, r: Reader, block: Block, values: list, cursor):
-        while r.pos < r.end:
-            block.append(self.read_op(r, values, cursor))
+        data, end = r.data, r.end
+        readers = self.readers
+        ops = []
+        append = ops.append
+        while r.pos < end:
+            at = pos = r.pos
+            if data[pos] < 0x80:
+                opcode = data[pos]
+                r.pos = pos + 1
+            else:
+                opcode = r.varint()
+            append((readers.get(opcode) or self.reader(opcode, at))(r, values, cursor, at))
+        block.append_all(ops)
         if block.first_op is None:
             r.error("invalid block structure: a function body must end with a terminator, but it is empty")
 
@@ -105,116 +125,237 @@ class OpDecoder:
         n_ops = r.count("operation")
         if n_ops == 0:
             r.error("invalid block structure: a block must end with a terminator, but it is empty")
+        data, end = r.data, r.end
+        readers = self.readers
+        ops = []
+        append = ops.append
         for _ in range(n_ops):
-            block.append(self.read_op(r, values, cursor))
+            at = pos = r.pos
+            if pos < end and data[pos] < 0x80:
+                opcode = data[pos]
+                r.pos = pos + 1
+            else:
+                opcode = r.varint()
+            append((readers.get(opcode) or self.reader(opcode, at))(r, values, cursor, at))
+        block.append_all(ops)
         del values[mark:]
         return block
 
-    def read_op(self, r: Reader, values: list, cursor):
-        # The hot path: one-byte varints (opcodes, type and value indices
-        # below 128) are read inline; anything else goes through r.varint.
-        data, end = r.data, r.end
-        at = pos = r.pos
-        if pos < end and data[pos] < 0x80:
-            opcode = data[pos]
-            r.pos = pos = pos + 1
-        else:
-            opcode = r.varint()
-        p = self.plans.get(opcode) or self.plan(opcode, at)
-        loc = cursor.next(at) if cursor.pos >= 0 else UNKNOWN
-        varint = r.varint
-        # results
-        n = r.count("result") if p.var_results else p.n_results
-        if n:
-            tcache = self.types.cache
-            ntypes = len(tcache)
-            rtypes = []
-            for _ in range(n):
-                pos = r.pos
-                if pos < end and data[pos] < 0x80:
-                    i = data[pos]
-                    r.pos = pos + 1
-                else:
-                    i = varint()
-                t = tcache[i] if i < ntypes else None
-                rtypes.append(t if t is not None else self.types.get(i, pos))
-            rt0 = rtypes[0]
-        else:
-            rtypes, rt0 = [], None
-        # flags and attributes
-        flags = varint() if p.has_flags else 0
-        attrs = {}
-        if p.flag_units:
-            for mask, name in p.flag_units:
-                if flags & mask:
-                    attrs[name] = A.UnitAttr()
-        if p.attrs:
-            for name, decode, mask in p.decoders or self._decoders(p):
-                if mask and not flags & mask:
-                    continue
-                val = decode(r, rt0)
-                if val is not None:
-                    attrs[name] = val
-        # operands
-        ops_p = p.operands
-        try:
-            if ops_p == "plain":
-                operands = []
-                for _ in range(p.n_plain):
-                    pos = r.pos
-                    if pos < end and data[pos] < 0x80:
-                        operands.append(values[data[pos]])
-                        r.pos = pos + 1
-                    else:
-                        operands.append(values[varint()])
-            elif ops_p == "counted":
-                operands = [values[varint()] for _ in range(r.count("operand"))]
+    def _make_reader(self, p: Plan):
+        """A function (reader, values, cursor, at) -> op that decodes the rest
+        of one `p` op (its opcode, at `at`, already read), appends its results
+        to `values` and returns it. Its code is generated once per (opcode,
+        version, op class) from the plan: each choice the plan makes is made then, fixed
+        counts are unrolled and one-byte varints (type and value indices below
+        128) are read inline; the checks, their order and their messages are
+        those of the format."""
+        key = (p.spec.opcode, self.version, p.cls)
+        factory = _READER_FACTORIES.get(key)
+        if factory is None:
+            factory = _READER_FACTORIES[key] = _compile_reader(p)
+        enum_tables = [self.attrs.enum_table(enc, default) for _, enc, _, default in p.attrs]
+        build = p.cls.builder(p.n_plain, p.n_results) if _fixed_shape(p) else p.cls.from_parts
+        return factory(self, self.types, self._decoders(p), enum_tables, build, p.spec.name)
+
+
+# ---------------------------------------------------------------------------
+# generated readers
+
+# (opcode, version, op class) -> factory(decoder, types, attr decoders, enum tables, build, name)
+# -> read function
+_READER_FACTORIES: dict = {}
+
+
+def _read_varint(out: list, ind: int, target: str, expr: str = "{}"):
+    """Code reading a varint at `pos` into `target` (as `expr` of it), inline
+    when it is one byte; `pos` is the local cursor, r.pos is left stale."""
+    pad = "    " * ind
+    out += [f"{pad}if pos < end and data[pos] < 128:",
+            f"{pad}    {target} = {expr.format('data[pos]')}",
+            f"{pad}    pos += 1",
+            f"{pad}else:",
+            f"{pad}    r.pos = pos",
+            f"{pad}    {target} = {expr.format('r.varint()')}",
+            f"{pad}    pos = r.pos"]
+
+
+def _read_type(out: list, ind: int, target: str):
+    pad = "    " * ind
+    out += [f"{pad}if pos < end and data[pos] < 128:",
+            f"{pad}    i = data[pos]",
+            f"{pad}    {target} = tcache[i] if i < ntypes else None",
+            f"{pad}    if {target} is None:",
+            f"{pad}        {target} = tget(i, pos)",
+            f"{pad}    pos += 1",
+            f"{pad}else:",
+            f"{pad}    r.pos = pos",
+            f"{pad}    {target} = tread(r)",
+            f"{pad}    pos = r.pos"]
+
+
+def _count(out: list, ind: int, target: str, what: str):
+    """Code reading an element count (Reader.count: at most one element per
+    byte left), inline when it is one byte."""
+    pad = "    " * ind
+    out += [f"{pad}if pos < end and data[pos] < 128 and data[pos] < end - pos:",
+            f"{pad}    {target} = data[pos]",
+            f"{pad}    pos += 1",
+            f"{pad}else:",
+            f"{pad}    r.pos = pos",
+            f"{pad}    {target} = r.count({what!r})",
+            f"{pad}    pos = r.pos"]
+
+
+def _fixed_shape(p: Plan) -> bool:
+    """Whether every op of plan `p` has the same operand and result counts
+    (then it is built by an unrolled Operation.builder)."""
+    return p.operands == "plain" and not p.var_results and not p.token_result_missing
+
+
+def _compile_reader(p: Plan):
+    """Generate and compile the reader factory of plan `p` (see _make_reader)."""
+    src = ["def factory(dec, types, decoders, enum_tables, build, name):",
+           "    tcache, tget, tread = types.cache, types.get, types.read",
+           "    ntypes = len(tcache)",
+           "    segments = {}  # operand group sizes -> the shared operandSegmentSizes attribute"]
+    n_dec = len(p.attrs)
+    if n_dec:
+        src.append("    " + ", ".join(f"d{k}" for k in range(n_dec)) + ", = [d for _, d, _ in decoders]")
+        src.append("    " + ", ".join(f"e{k}" for k in range(n_dec)) + ", = enum_tables")
+    src += ["",
+            "    def read(r, values, cursor, at):",
+            "        loc = cursor.next(at) if cursor.pos >= 0 else UNKNOWN",
+            "        data, end = r.data, r.end",
+            "        pos = r.pos"]
+    body = []
+    # results
+    if p.var_results:
+        _count(body, 2, "n", "result")
+        body.append("        rtypes = []")
+        body.append("        for _ in range(n):")
+        _read_type(body, 3, "t")
+        body.append("            rtypes.append(t)")
+        body.append("        rt0 = rtypes[0] if rtypes else None")
+        rtypes = "rtypes"
+    else:
+        for k in range(p.n_results):
+            _read_type(body, 2, f"t{k}")
+        body.append(f"        rt0 = {'t0' if p.n_results else 'None'}")
+        rtypes = "[" + ", ".join(f"t{k}" for k in range(p.n_results)) + "]"
+    # flags and attributes
+    if p.has_flags:
+        _read_varint(body, 2, "flags")
+    else:
+        body.append("        flags = 0  # no flags field in this version: every optional field is absent")
+    body.append("        attrs = {}")
+    for mask, uname in p.flag_units:
+        body += [f"        if flags & {mask}:", f"            attrs[{uname!r}] = UnitAttr()"]
+    for k, (aname, enc, mask, _default) in enumerate(p.attrs):
+        ind = "        "
+        if mask:
+            body.append(f"{ind}if flags & {mask}:")
+            ind += "    "
+        enum = DIALECT_ENUMS.get(enc) or I32_ENUMS.get(enc)
+        if enum is not None:  # an enum: a table lookup when its value is one byte
+            body += [f"{ind}if pos < end and data[pos] < {min(len(enum.values), 128)}:",
+                     f"{ind}    v = e{k}[data[pos]]",
+                     f"{ind}    pos += 1",
+                     f"{ind}else:"]
+            ind += "    "
+        body += [f"{ind}r.pos = pos", f"{ind}v = d{k}(r, rt0)", f"{ind}pos = r.pos"]
+        if enum is not None:
+            ind = ind[:-4]
+        body += [f"{ind}if v is not None:", f"{ind}    attrs[{aname!r}] = v"]
+    # operands
+    body.append("        try:")
+    try_at = len(body)
+    if p.operands == "plain":
+        for k in range(p.n_plain):
+            _read_varint(body, 3, f"o{k}", "values[{}]")
+        operands = "[" + ", ".join(f"o{k}" for k in range(p.n_plain)) + "]"
+    elif p.operands == "counted":
+        _count(body, 3, "c", "operand")
+        body += ["            operands = []", "            for _ in range(c):"]
+        _read_varint(body, 4, "o", "values[{}]")
+        body.append("                operands.append(o)")
+        operands = "operands"
+    else:
+        body.append("            operands = []")
+        sizes = []
+        for g, (kind, mask) in enumerate(p.operands):
+            if kind == SINGLE:
+                _read_varint(body, 3, "o", "values[{}]")
+                body.append("            operands.append(o)")
+                sizes.append("1")
+            elif kind == OPTIONAL:
+                body.append(f"            if flags & {mask}:")
+                _read_varint(body, 4, "o", "values[{}]")
+                body += ["                operands.append(o)", f"                s{g} = 1",
+                         "            else:", f"                s{g} = 0"]
+                sizes.append(f"s{g}")
             else:
-                operands, sizes = [], []
-                for kind, mask in ops_p:
-                    if kind == SINGLE:
-                        operands.append(values[varint()])
-                        sizes.append(1)
-                    elif kind == OPTIONAL:
-                        if flags & mask:
-                            operands.append(values[varint()])
-                            sizes.append(1)
-                        else:
-                            sizes.append(0)
-                    else:
-                        c = r.count("operand")
-                        operands.extend([values[varint()] for _ in range(c)])
-                        sizes.append(c)
-                if p.segmented:
-                    attrs[SEGMENTS] = A.DenseArrayAttr(_I32, tuple(sizes))
-        except IndexError:
-            raise BytecodeError(at, f"operand index out of range ({len(values)} values are defined) in "
-                                    f"'{p.spec.name}'") from None
-        # regions
-        regions = []
-        if p.regions:
-            r_at = r.pos
-            nr = varint()
-            if nr != p.regions:
-                raise BytecodeError(r_at, f"'{p.spec.name}' has {p.regions} regions, the bytecode says {nr}")
-            self.depth += 1
-            if self.depth > MAX_DEPTH:
-                raise BytecodeError(r_at, "regions nest too deeply")
-            for _ in range(nr):
-                region = Region()
-                for _ in range(r.count("block")):
-                    region.add_block(self.read_block(r, values, cursor, loc))
-                regions.append(region)
-            self.depth -= 1
-        if p.token_result_missing:
-            op = p.cls(operands, rtypes + [TokenType()], attrs, regions, loc)
-            values.extend(op.results[:n])
-            return op
-        if not p.var_results and n != p.n_results:
-            raise BytecodeError(at, f"'{p.spec.name}' expects {p.n_results} results")
-        op = p.cls(operands, rtypes, attrs, regions, loc)
-        values.extend(op.results)
-        return op
+                _count(body, 3, f"s{g}", "operand")
+                body.append(f"            for _ in range(s{g}):")
+                _read_varint(body, 4, "o", "values[{}]")
+                body.append("                operands.append(o)")
+                sizes.append(f"s{g}")
+        if p.segmented:
+            body += [f"            sizes = ({', '.join(sizes)},)",
+                     "            seg = segments.get(sizes)",
+                     "            if seg is None:",
+                     "                seg = segments[sizes] = DenseArrayAttr(I32, sizes)",
+                     "            attrs[SEGMENTS] = seg"]
+        operands = "operands"
+    if len(body) > try_at:
+        body += ["        except IndexError:",
+                 "            raise BytecodeError(at, f\"operand index out of range ({len(values)} values are \"",
+                 "                                    f\"defined) in '{name}'\") from None"]
+    else:
+        body.pop()  # no operands: no try
+    body.append("        r.pos = pos")
+    # regions
+    if p.regions:
+        body.append("        r_at = pos")
+        _read_varint(body, 2, "nr")
+        body += [f"        if nr != {p.regions}:",
+                 f"            raise BytecodeError(r_at, f\"'{{name}}' has {p.regions} regions, \"",
+                 "                                      f\"the bytecode says {nr}\")",
+                 "        r.pos = pos",
+                 "        dec.depth += 1",
+                 "        if dec.depth > MAX_DEPTH:",
+                 "            raise BytecodeError(r_at, 'regions nest too deeply')",
+                 "        regions = []",
+                 "        for _ in range(nr):",
+                 "            region = Region()",
+                 "            for _ in range(r.count('block')):",
+                 "                region.add_block(dec.read_block(r, values, cursor, loc))",
+                 "            regions.append(region)",
+                 "        dec.depth -= 1"]
+        regions = "regions"
+    else:
+        regions = "[]"
+    # the op
+    if p.token_result_missing:  # print_tko before 13.2: the token result is added, unindexed
+        body += [f"        rtypes = {rtypes}",
+                 f"        op = build({operands}, rtypes + [TokenType()], attrs, {regions}, loc)",
+                 "        values.extend(op.results[:len(rtypes)])"]
+    elif _fixed_shape(p):
+        args = [f"o{k}" for k in range(p.n_plain)] + [f"t{k}" for k in range(p.n_results)]
+        body.append(f"        op = build({', '.join(args + ['attrs', regions, 'loc'])})")
+    else:
+        body.append(f"        op = build({operands}, {rtypes}, attrs, {regions}, loc)")
+    if not p.token_result_missing:
+        if p.var_results or p.n_results > 1:
+            body.append("        values.extend(op.results)")
+        elif p.n_results == 1:
+            body.append("        values.append(op.results[0])")
+    body.append("        return op")
+    src += body + ["", "    return read", ""]
+    namespace = {"UNKNOWN": UNKNOWN, "BytecodeError": BytecodeError, "Region": Region, "TokenType": TokenType,
+                 "UnitAttr": A.UnitAttr, "DenseArrayAttr": A.DenseArrayAttr, "I32": _I32, "SEGMENTS": SEGMENTS,
+                 "MAX_DEPTH": MAX_DEPTH}
+    exec(compile("\n".join(src), f"<tilec bytecode reader: {p.spec.name}>", "exec"), namespace)
+    return namespace["factory"]
 
 
 # ---------------------------------------------------------------------------

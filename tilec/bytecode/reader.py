@@ -222,14 +222,14 @@ class ModuleReader:
             a = {"sym_name": A.StringAttr(name), "function_type": A.TypeAttr(ftype)}
             if flags & F.FN_HAS_HINTS or v >= F.V13_5:
                 h_at = r.pos
-                hints = attrs.tagged(r)
+                hints = attrs.tagged_memo(r)
                 from ..dialects.cuda_tile.attributes_core import OptimizationHintsAttr
                 if not isinstance(hints, OptimizationHintsAttr):
                     raise BytecodeError(h_at, f"function '{name}' has invalid optimization hints")
                 a["optimization_hints"] = hints
             if v >= F.V13_5:
                 g_at = r.pos
-                arg_attrs = attrs.tagged(r)
+                arg_attrs = attrs.tagged_memo(r)
                 if not isinstance(arg_attrs, A.ArrayAttr):
                     raise BytecodeError(g_at, f"function '{name}' has invalid argument attributes")
                 if arg_attrs.elements:

@@ -78,6 +78,12 @@ class Reader:
         return result & 0xFFFFFFFFFFFFFFFF
 
     def signed_varint(self) -> int:
+        pos = self.pos
+        if pos < self.end:
+            v = self.data[pos]
+            if v < 0x80:  # one byte
+                self.pos = pos + 1
+                return (v >> 1) ^ -(v & 1)
         v = self.varint()
         return (v >> 1) ^ -(v & 1)
 

@@ -11,6 +11,8 @@ from typing import Iterator
 from .location import UNKNOWN, Location
 from .types import Type
 
+_new = object.__new__
+
 
 class Use:
     __slots__ = ("value", "owner", "index")
@@ -56,7 +58,7 @@ class OpResult(Value):
     __slots__ = ("op", "index")
 
     def __init__(self, type: Type, op: "Operation", index: int):
-        super().__init__(type)
+        self.type, self._uses, self.name_hint = type, {}, None  # Value.__init__, inlined
         self.op, self.index = op, index
 
     def owner_block(self):
@@ -70,7 +72,7 @@ class BlockArgument(Value):
     __slots__ = ("block", "index", "location")
 
     def __init__(self, type: Type, block: "Block", index: int, location: Location = UNKNOWN):
-        super().__init__(type)
+        self.type, self._uses, self.name_hint = type, {}, None  # Value.__init__, inlined
         self.block, self.index, self.location = block, index, location
 
     def owner_block(self):
@@ -105,6 +107,54 @@ class Operation:
         for r in regions:
             self.add_region(r)
         self.set_operands(operands)
+
+    @classmethod
+    def from_parts(cls, operands, result_types, attributes: dict, regions: list,
+                   location: Location = UNKNOWN) -> "Operation":
+        """The op `cls(operands, result_types, attributes, regions, location)`
+        builds, made faster for readers that build many ops from checked
+        parts: `attributes` and `regions` (Regions in no op) are taken over,
+        not copied. Falls back to the constructor when `cls` has its own."""
+        if cls.__init__ is not _operation_init:
+            return cls(operands, result_types, attributes, regions, location)
+        op = _new(cls)
+        op._operands = uses = []
+        i = 0
+        for v in operands:
+            u = _new(Use)
+            u.value, u.owner, u.index = v, op, i
+            v._uses[u] = None
+            uses.append(u)
+            i += 1
+        op.results = results = []
+        i = 0
+        for t in result_types:
+            res = _new(OpResult)
+            res.type, res._uses, res.name_hint, res.op, res.index = t, {}, None, op, i
+            results.append(res)
+            i += 1
+        op.attributes = attributes
+        op.location = location
+        op.parent = op.prev_op = op.next_op = None
+        op.successors = []
+        op.regions = regions
+        for r in regions:
+            r.parent = op
+        return op
+
+    @classmethod
+    def builder(cls, n_operands: int, n_results: int):
+        """`from_parts` for ops of this class with exactly `n_operands`
+        operands and `n_results` results, its loops unrolled: a function
+        (operand..., result type..., attributes, regions, location) -> op."""
+        if cls.__init__ is not _operation_init:
+            def build(*args):
+                return cls(list(args[:n_operands]), list(args[n_operands:-3]), *args[-3:])
+            return build
+        make = _BUILDERS.get((n_operands, n_results))
+        if make is None:
+            make = _BUILDERS[n_operands, n_results] = _compile_builder(n_operands, n_results)
+        return make(cls)
 
     # -- operands ---------------------------------------------------------
     @property
@@ -195,6 +245,40 @@ class Operation:
         return f"<{self.name} at {self.location.describe()}>"
 
 
+_operation_init = Operation.__init__
+_BUILDERS: dict = {}  # (operand count, result count) -> make(cls) -> build function
+
+
+def _compile_builder(n_operands: int, n_results: int):
+    """The source of Operation.builder's functions: from_parts, unrolled."""
+    os = [f"o{i}" for i in range(n_operands)]
+    ts = [f"t{i}" for i in range(n_results)]
+    src = ["def make(cls):",
+           f"    def build({', '.join(os + ts + ['attributes', 'regions', 'location'])}):",
+           "        op = _new(cls)"]
+    for i in range(n_operands):
+        src += [f"        u{i} = _new(Use)",
+                f"        u{i}.value, u{i}.owner, u{i}.index = o{i}, op, {i}",
+                f"        o{i}._uses[u{i}] = None"]
+    src.append(f"        op._operands = [{', '.join(f'u{i}' for i in range(n_operands))}]")
+    for i in range(n_results):
+        src += [f"        r{i} = _new(OpResult)",
+                f"        r{i}.type, r{i}._uses, r{i}.name_hint, r{i}.op, r{i}.index = t{i}, {{}}, None, op, {i}"]
+    src += [f"        op.results = [{', '.join(f'r{i}' for i in range(n_results))}]",
+            "        op.attributes = attributes",
+            "        op.location = location",
+            "        op.parent = op.prev_op = op.next_op = None",
+            "        op.successors = []",
+            "        op.regions = regions",
+            "        for r in regions:",
+            "            r.parent = op",
+            "        return op",
+            "    return build"]
+    namespace = {"_new": _new, "Use": Use, "OpResult": OpResult}
+    exec(compile("\n".join(src), f"<Operation.builder({n_operands}, {n_results})>", "exec"), namespace)
+    return namespace["make"]
+
+
 class Block:
     __slots__ = ("arguments", "parent", "first_op", "last_op", "_len", "label_hint")
 
@@ -205,7 +289,11 @@ class Block:
         self._len = 0
         self.label_hint = None
         locs = arg_locations or [UNKNOWN] * len(arg_types)
-        self.arguments = [BlockArgument(t, self, i, l) for i, (t, l) in enumerate(zip(arg_types, locs))]
+        self.arguments = args = []
+        for i, (t, loc) in enumerate(zip(arg_types, locs)):  # BlockArgument(t, self, i, loc), inlined
+            a = _new(BlockArgument)
+            a.type, a._uses, a.name_hint, a.block, a.index, a.location = t, {}, None, self, i, loc
+            args.append(a)
 
     def add_argument(self, type: Type, location: Location = UNKNOWN) -> BlockArgument:
         arg = BlockArgument(type, self, len(self.arguments), location)
@@ -257,6 +345,22 @@ class Block:
             anchor.prev_op = op
         self._len += 1
         return op
+
+    def append_all(self, ops):
+        """Append `ops` (each in no block) in order; `append` for many at once."""
+        last = self.last_op
+        n = 0
+        for op in ops:
+            assert op.parent is None, "operation already in a block"
+            op.parent, op.prev_op = self, last
+            if last is None:
+                self.first_op = op
+            else:
+                last.next_op = op
+            last = op
+            n += 1
+        self.last_op = last
+        self._len += n
 
     def insert_after(self, op: Operation, anchor: Operation) -> Operation:
         return self.insert_before(op, anchor.next_op)
