@@ -20,6 +20,7 @@ from ..ir.location import FileLineColLoc, Location, UNKNOWN
 from ..ir.opdef import Op, OPTIONAL, SINGLE, VARIADIC, SEGMENTS
 from ..ir.types import IntegerType
 from . import format as F
+from . import snapshot
 from .reader import BodyError, parse_location, parse_type, unquote, LOC_ALIASES, TYPE_ALIASES
 
 GRAMMAR_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
@@ -100,13 +101,16 @@ def get_parser(lean=False):
     if parser is None:
         registry.load_all()
         text = _grammar_text(lean)
-        key = hashlib.sha1(text.encode()).hexdigest()[:16]
-        cache = os.path.join(tempfile.gettempdir(), f"tilec-lark-{key}.cache")
         builder = _Builder()
-        parser = (Lark(text, parser="lalr", lexer="contextual", start=["start", "attribute_only", "type_only"],
-                       maybe_placeholders=True, propagate_positions=False, cache=cache,
-                       transformer=builder), builder)
-        _PARSERS[lean] = parser
+        snap = snapshot.path_for(text)
+        lark = snapshot.load(snap, builder)
+        if lark is None:
+            key = hashlib.sha1(text.encode()).hexdigest()[:16]
+            cache = os.path.join(tempfile.gettempdir(), f"tilec-lark-{key}.cache")
+            lark = Lark(text, parser="lalr", lexer="contextual", start=["start", "attribute_only", "type_only"],
+                        maybe_placeholders=True, propagate_positions=False, cache=cache, transformer=builder)
+            snapshot.save(lark, snap)
+        parser = _PARSERS[lean] = (lark, builder)
     return parser
 
 

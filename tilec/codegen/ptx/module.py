@@ -6,7 +6,6 @@ pointers `.u64`, scalars at their width; `.reqntid` is the CTA size (the
 agents' warps when the kernel is warp-specialized, else --num-warps)."""
 from __future__ import annotations
 
-import numpy as np
 
 from .builder import KernelBuilder
 from .emitter import Emitter
@@ -58,8 +57,9 @@ class ModuleEmitter:
         self.counter = 0
 
     def declare_globals(self, ops):
-        from ...interp.ops_core import dense_array
         for g in _globals(ops):
+            import numpy as np
+            from ...interp.ops_core import dense_array
             t = g.attributes["value"].type
             arr = np.ascontiguousarray(dense_array(g.attributes["value"], t.element_type, t.shape))
             name = g.attributes["sym_name"].value
@@ -82,7 +82,7 @@ class ModuleEmitter:
     def const_table(self, kernel: str, arr) -> str:
         self.counter += 1
         sym = f"{kernel}_cst_{self.counter}"
-        data = np.ascontiguousarray(arr).tobytes()
+        data = arr.tobytes(order="C")
         self.module_lines.append(f".global .align 16 .b8 {sym}[{len(data)}] = {_bytes_directive(data)};")
         return sym
 

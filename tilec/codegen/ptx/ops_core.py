@@ -2,8 +2,6 @@
 extract, cat), assume, tokens, pointer offsets and globals."""
 from __future__ import annotations
 
-import numpy as np
-
 from .emitter import handles
 from .layout import linear_offsets
 from .ptxtypes import B32, B64, PRED, bits, byte_size, reg_class
@@ -24,9 +22,17 @@ def same_distribution(a, b) -> bool:
 
 @handles("cuda_tile.constant")
 def _constant(em, op):
-    from ...interp.ops_core import dense_array
     t = op.results[0].type
-    arr = dense_array(op.attributes["value"], t.element_type, t.shape)
+    attr = op.attributes["value"]
+    if attr.splat and (isinstance(attr.values[0], int) or t.element_type.name in ("f16", "f32", "f64")):
+        # the common case, without NumPy (whose import costs more than emitting a kernel)
+        out = em.splat_const(t.element_type, attr.values[0])
+        out.shape = tuple(t.shape)
+        em.bind(op.results[0], out)
+        return
+    import numpy as np
+    from ...interp.ops_core import dense_array
+    arr = dense_array(attr, t.element_type, t.shape)
     flat = arr.reshape(-1)
     if flat.size == 0 or np.all(flat == flat[0]) or (flat.dtype.kind == "f" and np.all(np.isnan(flat))):
         out = em.splat_const(t.element_type, flat[0].item() if flat.size else 0)

@@ -97,8 +97,13 @@ def float_imm(value: float, t) -> str:
     name = t.name
     if name == "f64":
         return "0d%016X" % struct.unpack("<Q", struct.pack("<d", value))[0]
-    if name in ("f32", "tf32"):
-        return "0f%08X" % struct.unpack("<I", struct.pack("<f", value))[0]
+    try:  # struct rounds to nearest even, as a conversion does; it refuses what overflows
+        if name in ("f32", "tf32"):
+            return "0f%08X" % struct.unpack("<I", struct.pack("<f", value))[0]
+        if name == "f16":
+            return "0x%04X" % struct.unpack("<H", struct.pack("<e", value))[0]
+    except OverflowError:
+        pass
     import numpy as np
     from ...interp.numerics import dtype_of
     raw = np.array([value], dtype=dtype_of(t)).view(np.uint16 if t.width == 16 else np.uint8)[0]

@@ -1,0 +1,108 @@
+"""The parser snapshot (tilec/syntax/snapshot.py): a parser loaded from it
+parses exactly as the parser it was saved from, a damaged or stale snapshot is
+rebuilt, and regexes restored from their stored programs match as compiled."""
+from __future__ import annotations
+
+import glob
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tilec.ir.diagnostics import DiagnosticEngine
+from tilec.syntax import parser as P
+from tilec.syntax import snapshot
+from tilec.syntax.printer import print_ops
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXAMPLES = sorted(glob.glob(os.path.join(ROOT, "examples", "cutile", "*.mlir")))
+
+
+def _parse_with(lark_builder, text):
+    """Parse `text` with an explicit (Lark, builder) pair."""
+    saved = dict(P._PARSERS)
+    try:
+        P._PARSERS[True] = P._PARSERS[False] = lark_builder
+        engine = DiagnosticEngine()
+        ops = P.parse_text(text, engine, "k.mlir")
+        return print_ops(ops) if ops is not None else engine.render()
+    finally:
+        P._PARSERS.clear()
+        P._PARSERS.update(saved)
+
+
+def test_loaded_parser_parses_as_the_saved_one(tmp_path):
+    built, builder = P.get_parser(lean=True)
+    path = str(tmp_path / "p.pickle")
+    snapshot.save(built, path)
+    fresh_builder = P._Builder()
+    loaded = snapshot.load(path, fresh_builder)
+    assert loaded is not None and loaded is not built
+    # every scanner was stored compiled: loading built none lazily
+    lexers = {id(x): x for x in loaded.parser.lexer.lexers.values()}.values()
+    assert all(x._scanner is not None for x in lexers)
+    for path_ in EXAMPLES:
+        text = open(path_).read()
+        assert _parse_with((loaded, fresh_builder), text) == _parse_with((built, builder), text), path_
+    # errors too: the same diagnostic, from the same expected-token sets
+    bad = "cuda_tile.module @m {\n  entry @k() {\n    %0 = addf %x : tile<f32>\n  }\n}\n"
+    assert _parse_with((loaded, fresh_builder), bad) == _parse_with((built, builder), bad)
+
+
+def test_damaged_snapshots_are_not_used(tmp_path):
+    path = tmp_path / "p.pickle"
+    assert snapshot.load(str(path), P._Builder()) is None  # none there
+    path.write_bytes(b"\x80\x05not a pickle")
+    assert snapshot.load(str(path), P._Builder()) is None
+    built, _ = P.get_parser(lean=True)
+    snapshot.save(built, str(path))
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])  # truncated
+    assert snapshot.load(str(path), P._Builder()) is None
+
+
+def test_key_follows_the_grammar_and_the_cache_dir_is_private(monkeypatch, tmp_path):
+    assert snapshot.key("a: B") != snapshot.key("a: C")
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
+    assert snapshot.path_for("a: B").startswith(str(tmp_path))
+    monkeypatch.delenv("TILEC_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert snapshot.cache_dir() == str(tmp_path / "xdg" / "tilec")
+
+
+@pytest.mark.parametrize("pattern,flags", [
+    (r"(?P<A>[a-z_][a-z0-9_]*)|(?P<B>%[0-9]+)|(?P<C>\s+)", 0),
+    (r"(?P<X>0x[0-9A-F]+)|(?P<Y>-?\d+(\.\d+)?([eE][+-]?\d+)?)", re.IGNORECASE),
+    (rb"(?P<Z>[\x00-\x7f]+)", 0),
+])
+def test_restored_regexes_match_as_compiled(pattern, flags):
+    compiled = re.compile(pattern, flags)
+    parts = snapshot._program(compiled)
+    assert parts is not None
+    again = snapshot.restore_pattern(*parts)
+    assert again.pattern == compiled.pattern and again.groupindex == compiled.groupindex
+    probes = ["abc_9 %12", "0XfF", "-3.5e+7x", "  \t", "%", "Q"]
+    for s in probes:
+        s = s.encode() if isinstance(pattern, bytes) else s
+        for pos in range(len(s)):
+            a, b = compiled.match(s, pos), again.match(s, pos)
+            assert (a and (a.group(0), a.lastgroup)) == (b and (b.group(0), b.lastgroup))
+
+
+def test_a_fresh_process_loads_the_snapshot(tmp_path):
+    """The second process finds the snapshot the first wrote, and compiles the
+    same PTX from it."""
+    env = dict(os.environ, TILEC_CACHE_DIR=str(tmp_path / "cache"))
+    kernel = os.path.join(ROOT, "examples", "cutile", "vector_add_f32.mlir")
+    outs = []
+    for i in range(2):
+        out = tmp_path / f"k{i}.ptx"
+        r = subprocess.run([sys.executable, "-m", "tilec.cli", "compile", kernel, "-o", str(out)],
+                           capture_output=True, text=True, env=env)
+        assert r.returncode == 0, r.stderr
+        outs.append(out.read_text())
+        if i == 0:
+            assert len(list((tmp_path / "cache").glob("parser-*.pickle"))) == 1
+    assert outs[0] == outs[1]
