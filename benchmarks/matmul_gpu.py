@@ -79,7 +79,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size", type=int, default=4096, help="M = N = K (default 4096)")
     ap.add_argument("--arch", default="sm_90a", choices=["sm_80", "sm_90a"])
-    ap.add_argument("--num-warps", type=int, default=4)
+    ap.add_argument("--num-warps", type=int, default=None, help="default: the compiler's choice")
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--tileiras-cubin", help="NVIDIA's cubin of the same kernel (make_tileiras_cubin.sh)")

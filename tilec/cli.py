@@ -56,7 +56,8 @@ def build_argparser():
     comp.add_argument("-o", dest="output", default=None,
                       help="output file (default: the input's name with .ptx/.cubin; '-' for stdout)")
     comp.add_argument("--arch", default="sm_90a", help="target: sm_80 or sm_90a (default sm_90a)")
-    comp.add_argument("--num-warps", dest="num_warps", type=int, default=4, help="warps per CTA (default 4)")
+    comp.add_argument("--num-warps", dest="num_warps", type=int, default=None,
+                      help="warps per CTA (default 4; 8 on sm_80 for MMA accumulators over 64 registers per thread)")
     comp.add_argument("--num-stages", dest="num_stages", type=int, default=None,
                       help="pipeline stages (default: the target's)")
     comp.add_argument("--emit", choices=("ptx", "cubin"), default="ptx",

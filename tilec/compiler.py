@@ -23,9 +23,35 @@ def lower_and_schedule(ops, engine, arch: str, num_warps: int, num_stages: int |
     return pm.result_ops
 
 
-def compile_ops(ops, engine, arch="sm_90a", num_warps=4, num_stages=None) -> str | None:
-    """PTX text for verified cuda_tile `ops`, or None after reporting to `engine`."""
+ACC_REGS_PER_THREAD = 64  # accumulator registers per thread past which a CTA gets 8 warps
+
+
+def default_num_warps(ops, arch: str) -> int:
+    """The warp count when none is asked for: 4, or 8 where a tensor-core
+    accumulator would otherwise take more than ACC_REGS_PER_THREAD registers
+    per thread (a 128x128 f32 tile on 4 warps needs 128 of the 255, and the
+    staged operands then spill). sm_90a keeps 4: its warp-specialized loops
+    add a producer warpgroup to a 4-warp consumer of their own."""
+    if arch != "sm_80":
+        return 4
+    worst = 0
+    for top in ops:
+        for op in top.walk():
+            if op.name in ("cuda_tile.mmaf", "cuda_tile.mmai"):
+                t = op.results[0].type
+                n = 1
+                for d in t.shape:
+                    n *= d
+                worst = max(worst, n * max(1, t.element_type.width // 32))
+    return 8 if worst > ACC_REGS_PER_THREAD * 4 * 32 else 4
+
+
+def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None) -> str | None:
+    """PTX text for verified cuda_tile `ops`, or None after reporting to
+    `engine`. `num_warps` None: default_num_warps."""
     from .codegen.ptx import CodegenError, emit_ptx
+    if num_warps is None:
+        num_warps = default_num_warps(ops, arch)
     lowered = lower_and_schedule(ops, engine, arch, num_warps, num_stages)
     if lowered is None:
         return None
@@ -43,7 +69,7 @@ def _strip(name, message):
     return message[len(prefix):] if message.startswith(prefix) else message
 
 
-def parse_and_compile(text, filename="<input>", arch="sm_90a", num_warps=4, num_stages=None) -> str:
+def parse_and_compile(text, filename="<input>", arch="sm_90a", num_warps=None, num_stages=None) -> str:
     from .driver import process_chunk
     from .ir.diagnostics import DiagnosticEngine
 
@@ -71,7 +97,8 @@ def compile_command(args) -> int:
     import sys
     from .codegen.ptx.target import Target
     from .driver import read_input
-    if args.num_warps < 1 or args.num_warps & (args.num_warps - 1) or args.num_warps > 32:
+    if args.num_warps is not None and (args.num_warps < 1 or args.num_warps & (args.num_warps - 1)
+                                       or args.num_warps > 32):
         print(f"tilec compile: error: --num-warps must be a power of two from 1 to 32, got {args.num_warps}",
               file=sys.stderr)
         return 1

@@ -7,7 +7,7 @@ from .module import emit_ptx
 from .values import CodegenError
 
 
-def compile_text(text, arch: str = "sm_90a", num_warps: int = 4, num_stages: int | None = None,
+def compile_text(text, arch: str = "sm_90a", num_warps: int | None = None, num_stages: int | None = None,
                  filename: str = "<input>") -> str:
     """cuda_tile text (or bytecode) to PTX; raises tilec.compiler.CompileFailed
     carrying the rendered diagnostics."""
