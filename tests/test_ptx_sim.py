@@ -426,3 +426,53 @@ def test_sim_memory_forms():
     c = res.globals["counter"]
     assert c[:12].view(np.int32).tolist() == [32, 31, 100]    # cas: thread 0 swaps 0 -> 100
     assert c[12:].view(np.float32)[0] == sum(4.0 * i for i in range(32))
+
+
+def test_ldmatrix_fragments_as_the_ptx_isa_states():
+    """ldmatrix in the simulator, on a hand-written kernel: lane l gets row l/4,
+    columns 2(l%4)..+1 of each matrix (or the transposed pair with .trans)."""
+    import numpy as np
+    ptx = """
+.version 8.5
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<20>;
+    .reg .b64 %rd<4>;
+    .shared .align 16 .b8 tile[512];
+    mov.u32 %r1, %tid.x;
+    shl.b32 %r2, %r1, 3;
+    mov.u32 %r3, tile;
+    mad.lo.u32 %r4, %r1, 16, %r3;
+    mov.u32 %r5, 0;
+$fill:
+    add.u32 %r6, %r2, %r5;
+    shl.b32 %r7, %r5, 1;
+    add.u32 %r8, %r4, %r7;
+    st.shared.b16 [%r8], %r6;
+    add.u32 %r5, %r5, 1;
+    setp.lt.u32 %p1, %r5, 8;
+    @%p1 bra $fill;
+    bar.sync 0;
+    ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r10, %r11, %r12, %r13}, [%r4];
+    ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%r14, %r15}, [%r4];
+    ld.param.u64 %rd1, [out];
+    mul.wide.u32 %rd2, %r1, 32;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.v4.b32 [%rd3], {%r10, %r11, %r12, %r13};
+    st.global.v2.b32 [%rd3+16], {%r14, %r15};
+    ret;
+}
+""".replace("    .reg .b64 %rd<4>;", "    .reg .b64 %rd<4>;\n    .reg .pred %p<2>;")
+    out = np.zeros((32, 8), np.uint32)
+    ptxsim.run_ptx(ptx, "k", (1, 1, 1), [out], block=(32, 1, 1))
+    # the shared tile holds value 8 * row + col at (row, col) of a 32x8 row-major b16 array
+    for lane in range(32):
+        g, q = lane // 4, lane % 4
+        for i in range(4):       # matrix i = rows 8i..8i+7
+            lo, hi = 8 * (8 * i + g) + 2 * q, 8 * (8 * i + g) + 2 * q + 1
+            assert out[lane, i] == lo | hi << 16
+        for i in range(2):       # transposed: rows 2q, 2q+1 of column g
+            lo, hi = 8 * (8 * i + 2 * q) + g, 8 * (8 * i + 2 * q + 1) + g
+            assert out[lane, 4 + i] == lo | hi << 16

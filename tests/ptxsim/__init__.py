@@ -50,7 +50,8 @@ Model
 * Warp-level and calls: mma.sync.m16n8k16.row.col (f32 += f16/bf16) is a
   warp-collective blocking op computed when all 32 lanes arrive (fragment
   layout as the PTX ISA's figures, products exact, summed in f64, rounded once);
-  call.uni to vprintf prints (SimResult.printed, and `stdout` if given) and to
+  ldmatrix.m8n8.x{1,2,4}[.trans].b16 likewise (row addresses checked for
+  16-byte alignment and bounds; its reads are not race-checked); call.uni to vprintf prints (SimResult.printed, and `stdout` if given) and to
   __assertfail raises; .local memory is per thread, cvta.local maps it into
   the generic space.
 * Each kernel is decoded once (per PTX text) into basic blocks, each compiled

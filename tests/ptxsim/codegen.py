@@ -11,7 +11,7 @@ from .ptx import (
 
 # ============================================================================ code generation
 
-BAR, BAR_ARRIVE, BAR_RED, MBWAIT, MMA = "bar", "bar.arrive", "bar.red", "mbwait", "mma"
+BAR, BAR_ARRIVE, BAR_RED, MBWAIT, MMA, LDMATRIX = "bar", "bar.arrive", "bar.red", "mbwait", "mma", "ldmatrix"
 
 
 class WaitOp:
@@ -118,7 +118,7 @@ class KernelCodegen:
         self.block_fns = [self.ns[f] for f in fn_names]
 
     def _is_wait(self, ins):
-        if ins.op in ("bar", "barrier", "mma"):
+        if ins.op in ("bar", "barrier", "mma", "ldmatrix"):
             return True
         return ins.op == "mbarrier" and ins.mods and ins.mods[0] in ("test_wait", "try_wait")
 
@@ -1290,6 +1290,38 @@ class KernelCodegen:
         else:
             lines = [call]
         self._guarded(ins, lines)
+
+    def _i_ldmatrix(self, ins, written, k, nblocks):
+        """ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared{,::cta}.b16: warp-collective,
+        run by the runner once every lane has given its row address."""
+        mods = [m for m in ins.mods if m not in ("shared::cta",)]
+        if mods[:3] != ["sync", "aligned", "m8n8"] or mods[-1] != "b16":
+            self._fail("ldmatrix form (only .sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16)")
+        mid = [m for m in mods[3:-1] if m != "shared"]
+        trans = "trans" in mid
+        nums = [m for m in mid if m in ("x1", "x2", "x4")]
+        if len(nums) != 1 or len(mid) != 1 + trans or ("shared" not in mods and "shared::cta" not in ins.mods):
+            self._fail("ldmatrix modifiers")
+        n = int(nums[0][1])
+        self._nops(ins, 2)
+        d, mem = ins.operands
+        if not isinstance(d, Vec) or len(d.items) != n or \
+                not all(isinstance(x, Reg) and x.kind == "i" and x.width == 32 for x in d.items):
+            self._fail("ldmatrix destination vector")
+        if not isinstance(mem, Addr):
+            self._fail("ldmatrix address")
+        if ins.guard:
+            self._fail("predicated ldmatrix")
+        w, term = self._wait(ins, LDMATRIX, k, nblocks)
+        if isinstance(mem.base, Reg):
+            w.args["addr"] = ("reg", mem.base.slot, mem.off)
+        elif isinstance(mem.base, Sym):
+            w.args["addr"] = ("imm", self._sym_addr(mem.base.name) + mem.off, 0)
+        else:
+            w.args["addr"] = ("imm", mem.off, 0)
+        w.args.update(d=[x.slot for x in d.items], n=n, trans=trans)
+        written.update(d.items)
+        return term
 
     def _i_mma(self, ins, written, k, nblocks):
         mods = ins.mods

@@ -20,7 +20,7 @@ from .numerics import (
     _lg2, _rcp, _rsqrt, _sat01, _sdiv, _sin, _sqrt, _srem, _tanh, _to_f8, _u2d, _u2f, _udiv, _urem,
     round_exact)
 from .ptx import SPECIAL_PER_CTA, T
-from .codegen import BAR, BAR_ARRIVE, BAR_RED, KernelCodegen, MBWAIT, MMA, _FMT, _SHIFT
+from .codegen import BAR, BAR_ARRIVE, BAR_RED, KernelCodegen, LDMATRIX, MBWAIT, MMA, _FMT, _SHIFT
 
 
 class Kernel(KernelCodegen):
@@ -461,6 +461,41 @@ class Kernel(KernelCodegen):
         if done < n:
             raise Deadlock(self._deadlock_report(cta, n - done))
 
+    def _ldmatrix_compute(self, w, lanes):
+        """ldmatrix.m8n8.b16: lanes 8i..8i+7 address the rows of matrix i (16 bytes
+        each, 16-byte aligned, in shared memory); lane l receives in register i the
+        pair at row l/4, columns 2(l%4) and 2(l%4)+1 of matrix i -- or, with .trans,
+        at rows 2(l%4), 2(l%4)+1 of column l/4 (PTX ISA, 'ldmatrix')."""
+        if len(lanes) != 32:
+            raise PTXRuntimeError(f"ldmatrix in a warp of {len(lanes)} threads ({w.instr.where()})")
+        n, trans = w.args["n"], w.args["trans"]
+        kind, base, off = w.args["addr"]
+        mats = []
+        h = self.sviews["H"]
+        lo, hi = SHARED_BASE, SHARED_BASE + self.launch_shared
+        for i in range(n):
+            rows = []
+            for r in range(8):
+                R = lanes[8 * i + r]
+                try:
+                    a = (R[base] if kind == "reg" else base) + off
+                except TypeError:
+                    raise PTXRuntimeError(f"ldmatrix address from an uninitialized register "
+                                          f"({w.instr.where()})") from None
+                if a % 16 or not lo <= a <= hi - 16:
+                    raise MemoryFault(f"ldmatrix row address {a:#x} (shared offset {a - SHARED_BASE}) is "
+                                      f"misaligned or outside the {self.launch_shared} shared bytes "
+                                      f"({w.instr.where()})")
+                rows.append([h[a // 2 + c] for c in range(8)])
+            mats.append(rows)
+        for l in range(32):
+            g, q = l >> 2, l & 3
+            R = lanes[l]
+            for i, slot in enumerate(w.args["d"]):
+                m = mats[i]
+                x, y = (m[2 * q][g], m[2 * q + 1][g]) if trans else (m[g][2 * q], m[g][2 * q + 1])
+                R[slot] = x | (y << 16)
+
     def _mma_compute(self, w, lanes):
         """D = A B + C of mma.sync.m16n8k16.row.col.f32.{f16,bf16}: products exact, summed in
         f64, rounded once to f32 (PTX ISA 'Matrix Fragments for mma.m16n8k16 with floating
@@ -545,7 +580,7 @@ class Kernel(KernelCodegen):
                                 cta.waiting_at[t] = w
                                 yield mb
                         R[w.args["dst"]] = True
-                    elif w.kind == MMA:
+                    elif w.kind in (MMA, LDMATRIX):
                         key = (t >> 5, w.instr.lid)
                         coll = cta.colls.get(key)
                         if coll is None:
@@ -553,7 +588,7 @@ class Kernel(KernelCodegen):
                         coll.lanes[t & 31] = R
                         if len(coll.lanes) == coll.expected:
                             del cta.colls[key]
-                            self._mma_compute(w, coll.lanes)
+                            (self._mma_compute if w.kind == MMA else self._ldmatrix_compute)(w, coll.lanes)
                             coll.done = True
                             if coll.waiters:
                                 cta.runnable.extend(coll.waiters)

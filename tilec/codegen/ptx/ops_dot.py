@@ -161,8 +161,10 @@ def _load(em, etype, where, is_float, wide, signed):
 
 
 def _mma_dot(em, op, a, b, c, layout):
-    """Tensor cores: mma.sync m16n8k16 (f16/bf16 in, f32 accumulate), operands
-    read as fragments straight from shared memory."""
+    """Tensor cores: mma.sync m16n8k16 (f16/bf16 in, f32 accumulate). Operand
+    fragments come straight from the row-major shared copies with ldmatrix:
+    .x4 gives a 16x16 A fragment, .x4.trans two 16x8 B fragments (B is stored
+    k-major-rows, so the transposing load yields the column-major pairs)."""
     kb = em.kb
     M, K = a.shape
     N = b.shape[1]
@@ -176,19 +178,23 @@ def _mma_dot(em, op, a, b, c, layout):
         kb.emit(f"mov.f32 \t{r}, {to_f32(em, c.at(s), c.etype)}")
         acc.append(r)
     row, col = em.bases(layout)           # this lane's first accumulator element
-    g_t = kb.reg(B32)                     # 2 * (lane % 4): the k offset of the lane's pairs
-    kb.emit(f"and.b32 \t{g_t}, {col}, 7")
-    # A element (row, 2t) and B element (2t, col - 2t + g) ... computed from the bases:
-    lane_g = kb.reg(B32)                  # lane / 4 = row % 16 within the warp's first tile
-    kb.emit(f"and.b32 \t{lane_g}, {row}, 7")
-    pa = kb.reg(B32)
-    kb.emit(f"mad.lo.u32 \t{pa}, {row}, {K}, {g_t}")
+    # the warp's first row and column: the lane parts of the bases are below 8
+    wrow, wcol, lane = kb.reg(B32), kb.reg(B32), kb.reg(B32)
+    kb.emit(f"and.b32 \t{wrow}, {row}, -8")
+    kb.emit(f"and.b32 \t{wcol}, {col}, -8")
+    kb.emit(f"and.b32 \t{lane}, {em.group.tid}, 31")
+    # ldmatrix row addresses: A lane l -> row (l & 15), k 8 * (l >> 4); B lane l -> k (l & 15),
+    # column 8 * (l >> 4)
+    lo, hi = kb.reg(B32), kb.reg(B32)
+    kb.emit(f"and.b32 \t{lo}, {lane}, 15")
+    kb.emit(f"shr.u32 \t{hi}, {lane}, 4")
+    kb.emit(f"shl.b32 \t{hi}, {hi}, 3")
+    pa, pb = kb.reg(B32), kb.reg(B32)
+    kb.emit(f"add.u32 \t{pa}, {wrow}, {lo}")
+    kb.emit(f"mad.lo.u32 \t{pa}, {pa}, {K}, {hi}")
     kb.emit(f"mad.lo.u32 \t{pa}, {pa}, 2, {a_addr}")
-    ncol = kb.reg(B32)                    # warp's first column + lane / 4
-    kb.emit(f"sub.u32 \t{ncol}, {col}, {g_t}")
-    kb.emit(f"add.u32 \t{ncol}, {ncol}, {lane_g}")
-    pb = kb.reg(B32)
-    kb.emit(f"mad.lo.u32 \t{pb}, {g_t}, {N}, {ncol}")
+    kb.emit(f"add.u32 \t{pb}, {wcol}, {hi}")
+    kb.emit(f"mad.lo.u32 \t{pb}, {lo}, {N}, {pb}")
     kb.emit(f"mad.lo.u32 \t{pb}, {pb}, 2, {b_addr}")
     k = kb.reg(B32)
     kb.emit(f"mov.u32 \t{k}, 0")
@@ -196,28 +202,25 @@ def _mma_dot(em, op, a, b, c, layout):
     kb.place(head)
     afr = []
     for i in range(layout.tiles_m):
-        regs = []
-        for dr, dk in ((0, 0), (8, 0), (0, 8), (8, 8)):
-            r = kb.reg(B32)
-            kb.emit(f"ld.shared.b32 \t{r}, [{pa}+{((i * 16 + dr) * K + dk) * 2}]")
-            regs.append(r)
+        regs = [kb.reg(B32) for _ in range(4)]
+        off = i * 16 * K * 2
+        kb.emit(f"ldmatrix.sync.aligned.m8n8.x4.shared.b16 \t{{{', '.join(regs)}}}, "
+                f"[{pa}{f'+{off}' if off else ''}]")
         afr.append(regs)
-    # B fragments one column tile at a time (all its MMAs issued before the
-    # next is loaded): 2 live registers instead of 2 * tiles_n
-    for j in range(layout.tiles_n):
-        regs = []
-        for dk in (0, 8):
-            lo, hi, r = kb.reg("b16"), kb.reg("b16"), kb.reg(B32)
-            base = (dk * N + j * 8) * 2
-            kb.emit(f"ld.shared.b16 \t{lo}, [{pb}+{base}]")
-            kb.emit(f"ld.shared.b16 \t{hi}, [{pb}+{base + N * 2}]")
-            kb.emit(f"mov.b32 \t{r}, {{{lo}, {hi}}}")
-            regs.append(r)
-        for i in range(layout.tiles_m):
-            d = acc[(i * layout.tiles_n + j) * 4:(i * layout.tiles_n + j) * 4 + 4]
-            dl = ", ".join(d)
-            kb.emit(f"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32 \t{{{dl}}}, "
-                    f"{{{', '.join(afr[i])}}}, {{{', '.join(regs)}}}, {{{dl}}}")
+    # B fragments two column tiles at a time (all their MMAs issued before the
+    # next pair is loaded): 4 live registers instead of 2 * tiles_n
+    for j in range(0, layout.tiles_n, 2):
+        pair = min(2, layout.tiles_n - j)
+        regs = [kb.reg(B32) for _ in range(2 * pair)]
+        off = j * 8 * 2
+        kb.emit(f"ldmatrix.sync.aligned.m8n8.x{2 * pair}.trans.shared.b16 \t{{{', '.join(regs)}}}, "
+                f"[{pb}{f'+{off}' if off else ''}]")
+        for jj in range(pair):
+            for i in range(layout.tiles_m):
+                t = i * layout.tiles_n + j + jj
+                dl = ", ".join(acc[t * 4:t * 4 + 4])
+                kb.emit(f"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32 \t{{{dl}}}, "
+                        f"{{{', '.join(afr[i])}}}, {{{', '.join(regs[2 * jj:2 * jj + 2])}}}, {{{dl}}}")
     kb.emit(f"add.u32 \t{pa}, {pa}, 32")
     kb.emit(f"add.u32 \t{pb}, {pb}, {16 * N * 2}")
     kb.emit(f"add.u32 \t{k}, {k}, 16")
