@@ -76,6 +76,13 @@ class KernelBuilder:
         self.shared.append([sym, max(size, 1), align, hint, reuse_stages])
         return sym
 
+    def alignment(self, sym: str) -> int:
+        """The byte alignment of shared buffer `sym` (1 for any other symbol)."""
+        for entry in self.shared:
+            if entry[0] == sym:
+                return entry[2]
+        return 1
+
     def grow_shared(self, sym: str, size: int):
         for entry in self.shared:
             if entry[0] == sym:

@@ -32,6 +32,7 @@ class Emitter:
         self.exit_label = kb.label("exit")
         self.loops: list = []          # enclosing loop frames (for break/continue)
         self.op = None                 # the op being emitted (for diagnostics)
+        self.align_of: dict = {}       # shared-address register -> known byte alignment
 
     # ---- dispatch ---------------------------------------------------------------------
     def emit_block(self, block):
@@ -249,7 +250,25 @@ class Emitter:
     def addr_of(self, sym: str) -> str:
         r = self.kb.reg(B32)
         self.kb.emit(f"mov.u32 \t{r}, {sym}")
+        self.align_of[r] = self.kb.alignment(sym)
         return r
+
+    def shared_run(self, layout, coeffs, etype, base: str, extra: int = 0) -> int:
+        """How many consecutive slots of `layout` one vector access moves at
+        base + esize * (sum c_d * coeffs_d + extra): runs of the blocked layout's
+        `vec` elements are contiguous when the last coefficient is 1, and start
+        aligned when the other coefficients and `extra` are multiples of the run
+        and `base` is known aligned (align_of). 1: element by element."""
+        vec = getattr(layout, "vec", 1)
+        es = byte_size(etype)
+        if vec < 2 or not coeffs or coeffs[-1] != 1 or es not in (2, 4, 8):
+            return 1
+        if reg_class(etype) == PRED or (es == 2 and reg_class(etype) != "b16"):
+            return 1
+        while vec > 1 and (vec * es > 16 or extra % vec or any(c % vec for c in coeffs[:-1])
+                           or self.align_of.get(base, 1) % (vec * es)):
+            vec //= 2
+        return vec
 
     def store_shared(self, tile: Tile, base: str, coeffs, extra: int = 0):
         """Write `tile`'s elements at base + esize * (sum coords_d * coeffs_d + extra)."""
@@ -262,6 +281,13 @@ class Emitter:
         addr = kb.reg(B32)
         kb.emit(f"mad.lo.u32 \t{addr}, {lin}, {es}, {base}")
         st = mem_type(tile.etype).replace(".s", ".b").replace(".u8", ".b8")
+        run = self.shared_run(layout, coeffs, tile.etype, base, extra) if tile.shape else 1
+        if run > 1:
+            for slot in range(0, layout.nslots, run):
+                off = (sum(o * c for o, c in zip(layout.offsets(slot), coeffs)) + extra) * es
+                regs = ", ".join(tile.at(slot + k) for k in range(run))
+                kb.emit(f"st.shared.v{run}{st} \t[{addr}+{off}], {{{regs}}}")
+            return
         for slot in range(layout.nslots):
             off = (sum(o * c for o, c in zip(layout.offsets(slot), coeffs)) + extra) * es
             reg = tile.at(slot)
@@ -291,9 +317,15 @@ class Emitter:
         addr = kb.reg(B32)
         kb.emit(f"mad.lo.u32 \t{addr}, {lin}, {es}, {base}")
         out = self.new_tile(etype, shape, layout)
-        for slot in range(layout.nslots):
+        run = self.shared_run(layout, coeffs, etype, base) if extra_reg is None else 1
+        step = run if run > 1 else 1
+        for slot in range(0, layout.nslots, step):
             off = sum(o * c for o, c in zip(layout.offsets(slot), coeffs)) * es
-            self._ld_shared(out.regs[slot], etype, f"[{addr}+{off}]")
+            if run > 1:
+                kb.emit(f"ld.shared.v{run}{mem_type(etype)} \t{{{', '.join(out.regs[slot:slot + run])}}}, "
+                        f"[{addr}+{off}]")
+            else:
+                self._ld_shared(out.regs[slot], etype, f"[{addr}+{off}]")
         return out
 
     def _ld_shared(self, reg, etype, where):

@@ -37,6 +37,7 @@ def _stage(em, tiles):
         for t, s in zip(need, sizes):
             a = em.kb.reg(B32)
             em.kb.emit(f"add.u32 \t{a}, {base}, {off}")
+            em.align_of[a] = 16          # the scratch is 16-aligned, each copy padded to 16 bytes
             em.store_shared(em.regs_of(t), a, linear_offsets(t.shape))
             addrs[id(t)] = a
             off += s

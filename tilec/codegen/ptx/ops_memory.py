@@ -271,6 +271,105 @@ def global_slots(em, base, etype, shape, layout, starts, strides, extents, in_bo
     return out
 
 
+def vector_width(em, etype, layout, strides, extents, in_bounds, first_addr):
+    """(vec, predicate or None) when each run of `layout.vec` consecutive slots
+    may move as one vector access, else None. The run is contiguous when the
+    last stride is 1; one instruction serves it when the run's first address is
+    vec-aligned (the thread's first address aligned and every other stride a
+    multiple of vec) and the run is all in or all out of bounds (the last extent
+    a multiple of vec). What is not known statically is tested at run time: the
+    predicate (None: always) chooses the vector code, the caller keeps the
+    element-wise code for the other case. Only element types held at their own
+    width in registers (16/32/64-bit) vectorize."""
+    from .layout import Blocked
+    vec = getattr(layout, "vec", 1)
+    es = byte_size(etype)
+    if not isinstance(layout, Blocked) or vec < 2 or strides[-1] != 1 or es not in (2, 4, 8):
+        return None
+    if reg_class(etype) in (PRED,) or (bits(etype) < 32 and reg_class(etype) != "b16"):
+        return None
+    if vec * es > 16:
+        vec = 16 // es
+        if vec < 2 or layout.vec % vec:
+            return None
+    kb = em.kb
+    checks = []
+    for st in strides[:-1]:
+        if isinstance(st, int):
+            if st % vec:
+                return None
+        else:
+            checks.append((st, vec - 1, B32))
+    last_ok = in_bounds is not None and in_bounds[-1]
+    if not last_ok:
+        ext = extents[-1]
+        if isinstance(ext, int):
+            if ext % vec:
+                return None
+        else:
+            checks.append((ext, vec - 1, B32))
+    checks.append((first_addr, vec * es - 1, B64))
+    ok = None
+    for reg, mask, cls in checks:
+        t = kb.reg(cls)
+        kb.emit(f"and.b{64 if cls == B64 else 32} \t{t}, {reg}, {mask}")
+        q = kb.reg(PRED)
+        kb.emit(f"setp.eq.{'u64' if cls == B64 else 'u32'} \t{q}, {t}, 0")
+        ok = _and(em, ok, q)
+    return vec, ok
+
+
+def _vector_type(etype, vec):
+    t = mem_type(etype)
+    return f".v{vec}{t}"
+
+
+def access_slots(em, regs, etype, slots, layout, plan, emit_one, emit_vector):
+    """Emit the accesses of `slots` (from global_slots): through `emit_vector(regs,
+    where, pred, vtype)` per run of plan's width when `plan` (vector_width) is
+    given -- behind a branch when its predicate is a run-time test, with the
+    element-wise `emit_one(reg, where, pred)` code on the other side -- else
+    element-wise."""
+    kb = em.kb
+
+    def elementwise():
+        for r, (a, imm, p) in zip(regs, slots):
+            emit_one(r, _where(a, imm), p)
+
+    if plan is None:
+        elementwise()
+        return
+    vec, ok = plan
+    slow = done = None
+    if ok is not None:
+        slow, done = kb.label("scalar_access"), kb.label("access_done")
+        kb.emit(f"@!{ok} bra \t{slow}")
+    vt = _vector_type(etype, vec)
+    for i in range(0, len(slots), vec):
+        a, imm, p = slots[i]     # the run's other slots are at imm + k * esize, under the same bounds
+        emit_vector(regs[i:i + vec], _where(a, imm), p, vt)
+    if ok is not None:
+        kb.emit(f"bra.uni \t{done}")
+        kb.place(slow)
+        elementwise()
+        kb.place(done)
+
+
+def load_slots(em, regs, etype, slots, layout, plan, pad):
+    """Global loads of `slots` into `regs` (padding where out of bounds)."""
+    kb = em.kb
+
+    def one(r, where, p):
+        ld_global(em, r, etype, where, p, pad)
+
+    def vector(rs, where, p, vt):
+        if p is not None:
+            for r in rs:
+                em.mov_imm(r, etype, pad if pad is not None else 0)
+        kb.emit(f"{'@' + p + ' ' if p else ''}ld.global{vt} \t{{{', '.join(rs)}}}, {where}")
+    access_slots(em, regs, etype, slots, layout, plan, one, vector)
+
+
 def _and(em, a, b):
     if a is None:
         return b
@@ -356,8 +455,8 @@ def _tiled_load(em, op):
     out = em.new_tile(t.element_type, shape, layout)
     slots = global_slots(em, ref.view.tv.base, t.element_type, shape, layout, starts, strides, extents,
                          _in_bounds(op))
-    for r, (a, imm, p) in zip(out.regs, slots):
-        ld_global(em, r, t.element_type, _where(a, imm), p, pad)
+    plan = vector_width(em, t.element_type, layout, strides, extents, _in_bounds(op), slots[0][0])
+    load_slots(em, out.regs, t.element_type, slots, layout, plan, pad)
     em.bind(op.results[0], out)
     for r in op.results[1:]:
         em.bind(r, None)
@@ -374,8 +473,16 @@ def _tiled_store(em, op):
     owner = em.owner(layout)
     slots = global_slots(em, ref.view.tv.base, value.etype, shape, layout, starts, strides, extents,
                          _in_bounds(op))
-    for s, (a, imm, p) in enumerate(slots):
-        st_global(em, value.at(s), value.etype, _where(a, imm), _and(em, p, owner))
+    slots = [(a, imm, _and(em, p, owner)) for a, imm, p in slots]
+    plan = vector_width(em, value.etype, layout, strides, extents, _in_bounds(op), slots[0][0])
+    regs = [value.at(s) for s in range(len(slots))]
+
+    def one(r, where, p):
+        st_global(em, r, value.etype, where, p)
+
+    def vector(rs, where, p, vt):
+        em.kb.emit(f"{'@' + p + ' ' if p else ''}st.global{vt.replace('.s', '.b')} \t{where}, {{{', '.join(rs)}}}")
+    access_slots(em, regs, value.etype, slots, layout, plan, one, vector)
     for r in op.results:
         em.bind(r, None)
 

@@ -10,6 +10,8 @@ runs both sides in program order, group barriers order the slot accesses.
 """
 from __future__ import annotations
 
+import math
+
 from .emitter import handles
 from .ops_control import Frame
 from .ops_memory import SharedView, needs_registers
@@ -133,6 +135,7 @@ def slot_address(em, pipe, it) -> str:
     base = em.addr_of(pipe.view.addr) if not pipe.view.addr.startswith("%") else pipe.view.addr
     r = kb.reg(B32)
     kb.emit(f"mad.lo.u32 \t{r}, {it.stage}, {pipe.slot_bytes}, {base}")
+    em.align_of[r] = math.gcd(em.align_of.get(base, 1), pipe.slot_bytes)
     return r
 
 

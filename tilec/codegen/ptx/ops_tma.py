@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .emitter import handles
 from .layout import linear_offsets
-from .ops_memory import SharedView, global_slots, ld_global
+from .ops_memory import SharedView, global_slots, load_slots, vector_width
 
 
 class TmaDesc:
@@ -35,8 +35,8 @@ def _tma_load(em, op):
     tv = desc.tv
     slots = global_slots(em, tv.base, dest.etype, shape, layout, coords, tv.strides, tv.shape)
     tile = em.new_tile(dest.etype, shape, layout)
-    for r, (a, imm, p) in zip(tile.regs, slots):
-        ld_global(em, r, dest.etype, f"[{a}+{imm}]" if imm else f"[{a}]", p, 0)
+    plan = vector_width(em, dest.etype, layout, tv.strides, tv.shape, None, slots[0][0])
+    load_slots(em, tile.regs, dest.etype, slots, layout, plan, 0)
     base = dest.addr if dest.addr.startswith("%") else em.addr_of(dest.addr)
     em.store_shared(tile, base, linear_offsets(shape))
     for r in op.results:
