@@ -480,14 +480,14 @@ $fill:
 
 @pytest.mark.parametrize("arch", ARCHES)
 def test_misaligned_views_take_the_element_wise_path(arch):
-    """Vector accesses need aligned runs: with an odd row stride and operands that
-    start one element into their buffers, the kernel must take its element-wise
-    branch, and still compute the product."""
+    """Vector accesses and cp.async need aligned runs: with an odd row stride and
+    operands that start one element into their buffers, the kernel must take its
+    element-wise branch, and still compute the product."""
     import numpy as np
     from tilec.runtime import convert_scalars
     case = cases.BY_NAME["cutile_matmul_f16"]
     ptx = ptx_or_fail(case, arch)
-    assert "ld.global.v4.b16" in ptx and "$L_scalar_access" in ptx
+    assert "cp.async.ca.shared.global" in ptx and "$L_sync_copy" in ptx   # stage loads: cp.async or the branch
     rng = np.random.default_rng(7)
     M, K, N = 128, 80, 128
     abuf = rng.standard_normal(M * (K + 1) + 1).astype(np.float16)
@@ -500,3 +500,57 @@ def test_misaligned_views_take_the_element_wise_path(arch):
     want = a.astype(np.float64) @ b.astype(np.float64)
     scale = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))
     assert np.all(np.abs(c.astype(np.float64) - want) <= 2e-3 * scale + 1e-3)
+
+
+_CP_ASYNC_PTX = """
+.version 8.5
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 src, .param .u64 out)
+{
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<8>;
+    .reg .pred %p<4>;
+    .shared .align 16 .b8 buf[32];
+    .shared .align 8 .b8 bar[8];
+    mov.u32 %r1, %tid.x;
+    setp.eq.u32 %p1, %r1, 0;
+    @%p1 mbarrier.init.shared.b64 [bar], 1;
+    bar.sync 0;
+    ld.param.u64 %rd1, [src];
+    ld.param.u64 %rd2, [out];
+    mov.u32 %r2, buf;
+    @%p1 st.shared.b32 [buf], 7;
+    @%p1 cp.async.cg.shared.global [buf], [%rd1], 16, 16;
+    @%p1 cp.async.ca.shared.global [buf+16], [%rd1], 8, 0;
+    @%p1 ld.shared.b32 %r3, [buf];
+    @%p1 st.global.b32 [%rd2], %r3;
+    @%p1 cp.async.mbarrier.arrive.noinc.shared.b64 [bar];
+$wait:
+    mbarrier.test_wait.parity.shared.b64 %p2, [bar], 0;
+    @!%p2 bra $wait;
+    @%p1 ld.shared.b32 %r4, [buf];
+    @%p1 st.global.b32 [%rd2+4], %r4;
+    @%p1 ld.shared.b32 %r5, [buf+16];
+    @%p1 st.global.b32 [%rd2+8], %r5;
+    ret;
+}
+"""
+
+
+def test_cp_async_lands_when_its_barrier_phase_completes():
+    """A read before the barrier sees the old shared value; after it, the copy
+    (and the zero fill of a copy that reads no bytes)."""
+    import numpy as np
+    src = np.array([11, 12, 13, 14], np.uint32)
+    out = np.full(3, 99, np.uint32)
+    ptxsim.run_ptx(_CP_ASYNC_PTX, "k", (1, 1, 1), [src, out], block=(32, 1, 1))
+    assert out.tolist() == [7, 11, 0]
+
+
+def test_cp_async_nobody_tracks_is_an_error():
+    ptx = _CP_ASYNC_PTX.replace("    @%p1 cp.async.mbarrier.arrive.noinc.shared.b64 [bar];\n",
+                                "    @%p1 mbarrier.arrive.shared.b64 %rd3, [bar];\n")
+    import numpy as np
+    with pytest.raises(ptxsim.PTXRuntimeError, match="cp.async copies no mbarrier arrive tracked"):
+        ptxsim.run_ptx(ptx, "k", (1, 1, 1), [np.zeros(4, np.uint32), np.zeros(3, np.uint32)], block=(32, 1, 1))

@@ -44,7 +44,8 @@ class KernelCodegen:
         self.param_loads = []          # (var name, memoryview format, offset, bytes) read at launch
         self.waits = []
         self.instrs = []               # every Instr, by id (lid)
-        self.uses_mbarrier = any(isinstance(x, Instr) and x.op == "mbarrier" for x in entry.body)
+        self.uses_mbarrier = any(isinstance(x, Instr) and (x.op == "mbarrier" or x.op == "cp")
+                                 for x in entry.body)
         self.race_checkable = not self.uses_mbarrier and all(
             x.mods in (["sync"], ["sync", "aligned"]) and len(x.operands) == 1
             for x in entry.body if isinstance(x, Instr) and x.op in ("bar", "barrier"))
@@ -1289,6 +1290,35 @@ class KernelCodegen:
             lines = self.wr(params[-1], T(f"b{params[-1].width}"), call, written)
         else:
             lines = [call]
+        self._guarded(ins, lines)
+
+    def _i_cp(self, ins, written, k, nblocks):
+        """cp.async.{ca,cg}.shared.global [dst], [src], cp-size[, src-size] and
+        cp.async.mbarrier.arrive.noinc.shared.b64 [mbar]: the copies complete when the
+        mbarrier phase the arrive counts toward completes -- the latest a GPU may
+        complete them, so a read that does not wait sees stale shared memory."""
+        mods = [m if m != "shared::cta" else "shared" for m in ins.mods]
+        ep = self.regs["%%epkey"]
+        self._used.add(ep)
+        if mods == ["async", "mbarrier", "arrive", "noinc", "shared", "b64"]:
+            self._nops(ins, 1)
+            lines, _i, _v = self._addr(ins.operands[0], "shared", 8, False)
+            lines.append(f"_cp_arrive({self._lid}, _x, {ep.var})")
+            self._guarded(ins, lines)
+            return
+        if len(mods) != 4 or mods[0] != "async" or mods[1] not in ("ca", "cg") or mods[2:] != ["shared", "global"]:
+            self._fail("cp form (only cp.async.{ca,cg}.shared.global and cp.async.mbarrier.arrive.noinc)")
+        self._nops(ins, 3, 4)
+        dst, src, size = ins.operands[:3]
+        if not isinstance(size, Imm) or size.ival not in (4, 8, 16) or (mods[1] == "cg" and size.ival != 16):
+            self._fail("cp.async size")
+        n = size.ival
+        lines, _i, _v = self._addr(dst, "shared", 4, True, total=n)
+        lines.append("_d = _x")
+        if not isinstance(src, Addr) or not isinstance(src.base, Reg) or src.base.kind != "i":
+            self._fail("cp.async source address")
+        got = self.rd(ins.operands[3], T("u32")) if len(ins.operands) == 4 else str(n)
+        lines.append(f"_cp_async({self._lid}, _d, {src.base.var} + {src.off}, {n}, {got}, {ep.var})")
         self._guarded(ins, lines)
 
     def _i_ldmatrix(self, ins, written, k, nblocks):

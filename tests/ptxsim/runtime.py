@@ -39,6 +39,7 @@ class Kernel(KernelCodegen):
               "F64FMT": F64FMT, "F16FMT": F16FMT, "BF16FMT": BF16FMT, "E4M3FMT": E4M3FMT, "E5M2FMT": E5M2FMT,
               "TF32FMT": TF32FMT, "Fraction": Fraction, "_fault": self._fault, "_atom": self._atom,
               "_mb_init": self._mb_init, "_mb_arrive": self._mb_arrive, "_mb_clobber": self._mb_clobber,
+              "_cp_async": self._cp_async, "_cp_arrive": self._cp_arrive,
               "_ld_generic": self._ld_generic, "_st_generic": self._st_generic, "MBW": set(),
               "_dirround": _dirround, "_fma_dir": _fma_dir, "_ld_local": self._ld_local,
               "_st_local": self._st_local, "_cvta_local": _cvta_local, "_cvta_to_local": _cvta_to_local,
@@ -317,12 +318,40 @@ class Kernel(KernelCodegen):
                                   f"arrivals, {self._where(lid)}")
         mb.pending -= count
         if mb.pending == 0:
+            smem = self.sviews["B"]
+            for dst, data in mb.copies:      # the tracked cp.async copies land before the phase completes
+                smem[dst:dst + len(data)] = data
+            mb.copies = []
             mb.phase += 1
             mb.pending = mb.count
             if mb.waiters:
                 cta.runnable.extend(mb.waiters)
                 mb.waiters = []
         return token & 0xFFFFFFFFFFFFFFFF
+
+    def _cp_async(self, lid, dst, src, size, got, tid):
+        """Queue one cp.async of `size` bytes, `got` of them read (now) from global
+        `src`, the rest zero; written to shared `dst` when an mbarrier tracking it
+        completes its phase."""
+        if got > size:
+            raise PTXRuntimeError(f"cp.async reads {got} bytes into a {size}-byte copy, {self._where(lid)}")
+        data = bytearray(size)
+        if got:
+            off = src - GLOBAL_BASE
+            gv = self.ns["GV1"]
+            if off < 0 or src % size or not all(gv[off + j] for j in range(got)):
+                self._fault(lid, "global", src, got)
+            data[:got] = self.gviews["B"][off:off + got]
+        self.cta.cp_pending.setdefault(tid, []).append((dst, bytes(data)))
+
+    def _cp_arrive(self, lid, addr, tid):
+        """cp.async.mbarrier.arrive.noinc: one arrival, carrying the thread's copies."""
+        mb = self.cta.mbars.get(addr)
+        if mb is None:
+            raise PTXRuntimeError(f"cp.async.mbarrier.arrive on {addr:#x}, which no mbarrier.init initialized, "
+                                  f"{self._where(lid)}")
+        mb.copies.extend(self.cta.cp_pending.pop(tid, ()))
+        self._mb_arrive(lid, addr, 1)
 
     def _mb_clobber(self, lid, addr):
         raise PTXRuntimeError(f"store to shared offset {addr - SHARED_BASE}, which holds a live mbarrier "
@@ -460,6 +489,8 @@ class Kernel(KernelCodegen):
             w.waiters.append(t)
         if done < n:
             raise Deadlock(self._deadlock_report(cta, n - done))
+        if any(cta.cp_pending.values()):
+            raise PTXRuntimeError(f"CTA {cta.ctaid} ended with cp.async copies no mbarrier arrive tracked")
 
     def _ldmatrix_compute(self, w, lanes):
         """ldmatrix.m8n8.b16: lanes 8i..8i+7 address the rows of matrix i (16 bytes
@@ -721,6 +752,7 @@ class MBarrier:
     def __init__(self, addr, count):
         self.addr, self.count, self.pending, self.phase = addr, count, count, 0
         self.waiters = []
+        self.copies = []     # (shared address, bytes) of cp.async copies tracked by this phase
 
 
 class Barrier:
@@ -740,6 +772,7 @@ class CTA:
         self.colls = {}
         self.locals = [None] * nthreads
         self.epoch = 0
+        self.cp_pending = {}     # thread -> its cp.async copies no mbarrier arrive has taken yet
 
 
 class SimResult:

@@ -33,6 +33,8 @@ class Emitter:
         self.loops: list = []          # enclosing loop frames (for break/continue)
         self.op = None                 # the op being emitted (for diagnostics)
         self.align_of: dict = {}       # shared-address register -> known byte alignment
+        self.async_targets: dict = {}  # load op -> the pipeline slot it may fill with cp.async
+        self.async_issued = None       # set by such a load: predicate of its cp.async path (True: always)
 
     # ---- dispatch ---------------------------------------------------------------------
     def emit_block(self, block):

@@ -370,6 +370,48 @@ def load_slots(em, regs, etype, slots, layout, plan, pad):
     access_slots(em, regs, etype, slots, layout, plan, one, vector)
 
 
+def async_copy(em, slots, etype, layout, plan, pad, dst, shape):
+    """Copy the tile of `slots` into the row-major shared tile at `dst` with
+    cp.async (runs of plan's width; out-of-bounds runs read nothing and are
+    zero-filled), the element-wise register path behind the plan's run-time
+    test. Returns the predicate under which copies were issued (True: always),
+    or None when cp.async cannot do it (nothing emitted): no vector plan, a
+    nonzero padding value, or a destination not aligned to the run."""
+    if plan is None or pad != 0 or (isinstance(pad, float) and math.copysign(1.0, pad) < 0):
+        return None
+    vec, ok = plan
+    es = byte_size(etype)
+    coeffs = linear_offsets(shape)
+    if vec * es not in (4, 8, 16) or em.shared_run(layout, coeffs, etype, dst) < vec:
+        return None
+    kb = em.kb
+    lin = em.linear_base(layout, coeffs)
+    d = kb.reg(B32)
+    kb.emit(f"mad.lo.u32 \t{d}, {lin}, {es}, {dst}")
+    slow = done = None
+    if ok is not None:
+        slow, done = kb.label("sync_copy"), kb.label("copy_done")
+        kb.emit(f"@!{ok} bra \t{slow}")
+    cache = "cg" if vec * es == 16 else "ca"     # .cg (L2 only) takes 16-byte copies alone
+    for i in range(0, len(slots), vec):
+        a, imm, p = slots[i]
+        off = sum(o * c for o, c in zip(layout.offsets(i), coeffs)) * es
+        size = str(vec * es)
+        if p is not None:
+            size = kb.reg(B32)
+            kb.emit(f"selp.u32 \t{size}, {vec * es}, 0, {p}")
+        kb.emit(f"cp.async.{cache}.shared.global \t[{d}+{off}], {_where(a, imm)}, {vec * es}, {size}")
+    if ok is None:
+        return True
+    kb.emit(f"bra.uni \t{done}")
+    kb.place(slow)
+    tile = em.new_tile(etype, shape, layout)
+    load_slots(em, tile.regs, etype, slots, layout, None, pad)
+    em.store_shared(tile, dst, coeffs)
+    kb.place(done)
+    return ok
+
+
 def _and(em, a, b):
     if a is None:
         return b
@@ -452,10 +494,19 @@ def _tiled_load(em, op):
     layout = em.layout_for(shape)
     pad_attr = op.attributes.get("padding_value")
     pad = _pad_value(getattr(pad_attr, "value", None), t.element_type)
-    out = em.new_tile(t.element_type, shape, layout)
     slots = global_slots(em, ref.view.tv.base, t.element_type, shape, layout, starts, strides, extents,
                          _in_bounds(op))
     plan = vector_width(em, t.element_type, layout, strides, extents, _in_bounds(op), slots[0][0])
+    slot = em.async_targets.get(op)     # a pipeline slot this load fills (see ops_pipeline)
+    if slot is not None:
+        issued = async_copy(em, slots, t.element_type, layout, plan, pad, slot, shape)
+        if issued is not None:
+            em.async_issued = issued
+            em.bind(op.results[0], em.home_tile(t.element_type, shape, slot))
+            for r in op.results[1:]:
+                em.bind(r, None)
+            return
+    out = em.new_tile(t.element_type, shape, layout)
     load_slots(em, out.regs, t.element_type, slots, layout, plan, pad)
     em.bind(op.results[0], out)
     for r in op.results[1:]:

@@ -28,7 +28,8 @@ class Pipe:
 
     @property
     def agents(self) -> bool:
-        return self.full is not None
+        """Producer and consumer in different agents (`empty` barriers too)."""
+        return self.empty is not None
 
 
 class Iter:
@@ -102,6 +103,17 @@ def _create_pipeline(em, op):
             kb.emit("fence.mbarrier_init.release.cluster")
         em.sync()
         pipe = Pipe(view, stages, slot_bytes, full, empty)
+    elif all(_async_load_of(u.regions[0].blocks[0]) is not None
+             for u in op.results[0].users if u.name.endswith("produce_one")):
+        # one group, slots filled by cp.async: a `full` mbarrier per slot tracks the copies
+        full = kb.shared_buffer(8 * stages, 8, "full")
+        lead = em.leader()
+        for i in range(stages):
+            kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{full}+{8 * i}], {em.group.threads}")
+        if em.target.hopper:
+            kb.emit("fence.mbarrier_init.release.cluster")
+        em.sync()
+        pipe = Pipe(view, stages, slot_bytes, full)
     else:
         pipe = Pipe(view, stages, slot_bytes)
     em.bind(op.results[0], pipe)
@@ -175,15 +187,61 @@ def _produce_one(em, op):
     shape = pipe.view.shape[1:]
     for a in block.arguments:
         em.bind(a, em.home_tile(pipe.view.etype, shape, slot))
+    load = _async_load_of(block) if pipe.full is not None else None
+    if load is not None:
+        em.async_targets[load] = slot
+    em.async_issued = None
 
     def on_yield(values):
         for v in values:
             if isinstance(v, Tile) and v.home != slot:
                 from .layout import linear_offsets
                 em.store_shared(em.regs_of(v), slot, linear_offsets(shape))
-        if pipe.agents:
-            arrive(em, _barrier(em, pipe.full, it))
+        if pipe.full is not None:
+            _arrive_full(em, _barrier(em, pipe.full, it), em.async_issued)
     _region(em, op, block, on_yield)
+    em.async_targets.pop(load, None)
+    em.async_issued = None
+
+
+def _async_load_of(block):
+    """The load that fills a produce_one slot, when the region is only that:
+    a tiled_load whose result is yielded (and used nowhere else), or a tiled
+    TMA load into the slot's view. Such a load may use cp.async."""
+    term = block.last_op
+    if term is None or len(term.operands) != 1:
+        return None
+    v = term.operands[0]
+    d = getattr(v, "op", None)
+    if d is not None and d.name == "nv_tileas.tiled_load" and d.parent is block and len(v.users) == 1:
+        return d
+    tma = [o for o in block.ops if o.name == "nv_tileas.async.tiled_tma_load"]
+    if len(tma) != 1 or not block.arguments:
+        return None
+    dest = getattr(tma[0].dest, "op", None)
+    if dest is None or dest.name != "nv_tileas.view" or dest.operands[0] is not block.arguments[0]:
+        return None
+    # the slot itself is yielded, or a load of the view the copy filled
+    if v is block.arguments[0] or (d is not None and d.name == "nv_tileas.load" and d.operands[0] is tma[0].dest):
+        return tma[0]
+    return None
+
+
+def _arrive_full(em, addr, issued):
+    """The producer thread's arrival on a slot's `full` barrier: through
+    cp.async.mbarrier.arrive (counted when its copies land) where it issued
+    cp.async copies (`issued`: True, or the predicate of that path), a plain
+    arrive (after its shared stores) otherwise."""
+    kb = em.kb
+    if issued is True:
+        kb.emit(f"cp.async.mbarrier.arrive.noinc.shared.b64 \t[{addr}]")
+        return
+    if issued is not None:
+        kb.emit(f"@{issued} cp.async.mbarrier.arrive.noinc.shared.b64 \t[{addr}]")
+        st = kb.reg(B64)
+        kb.emit(f"@!{issued} mbarrier.arrive.shared.b64 \t{st}, [{addr}]")
+        return
+    arrive(em, addr)
 
 
 @handles("nv_tileas.async.pipeline.consume_one")
@@ -229,7 +287,7 @@ def _enclosing(em, kinds):
 @handles("nv_tileas.async.pipeline.consumer_wait")
 def _consumer_wait(em, op):
     pipe, it = em.get(op.operands[0]), em.get(op.operands[1])
-    if pipe.agents:
+    if pipe.full is not None:
         wait_parity(em, _barrier(em, pipe.full, it), it.phase)
     else:
         em.sync()

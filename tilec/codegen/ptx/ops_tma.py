@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .emitter import handles
 from .layout import linear_offsets
-from .ops_memory import SharedView, global_slots, load_slots, vector_width
+from .ops_memory import SharedView, async_copy, global_slots, load_slots, vector_width
 
 
 class TmaDesc:
@@ -34,10 +34,17 @@ def _tma_load(em, op):
     coords = [em.tile(v).reg for v in op.coords]
     tv = desc.tv
     slots = global_slots(em, tv.base, dest.etype, shape, layout, coords, tv.strides, tv.shape)
-    tile = em.new_tile(dest.etype, shape, layout)
     plan = vector_width(em, dest.etype, layout, tv.strides, tv.shape, None, slots[0][0])
-    load_slots(em, tile.regs, dest.etype, slots, layout, plan, 0)
     base = dest.addr if dest.addr.startswith("%") else em.addr_of(dest.addr)
+    if em.async_targets.get(op) is not None:      # filling a pipeline slot: cp.async, tracked by its barrier
+        issued = async_copy(em, slots, dest.etype, layout, plan, 0, base, shape)
+        if issued is not None:
+            em.async_issued = issued
+            for r in op.results:
+                em.bind(r, None)
+            return
+    tile = em.new_tile(dest.etype, shape, layout)
+    load_slots(em, tile.regs, dest.etype, slots, layout, plan, 0)
     em.store_shared(tile, base, linear_offsets(shape))
     for r in op.results:
         em.bind(r, None)
