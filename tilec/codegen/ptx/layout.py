@@ -102,6 +102,7 @@ class MmaAcc:
     wn: int
     rank = 2
     replicas = 1
+    vec = 2        # slots 2i, 2i+1 are adjacent columns (vector runs, as in Blocked)
 
     @property
     def used_threads(self) -> int:

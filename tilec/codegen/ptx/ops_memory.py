@@ -273,6 +273,7 @@ def global_slots(em, base, etype, shape, layout, starts, strides, extents, in_bo
 
 def vector_width(em, etype, layout, strides, extents, in_bounds, first_addr):
     """(vec, predicate or None) when each run of `layout.vec` consecutive slots
+    (adjacent elements of the last dimension, in Blocked and MmaAcc layouts)
     may move as one vector access, else None. The run is contiguous when the
     last stride is 1; one instruction serves it when the run's first address is
     vec-aligned (the thread's first address aligned and every other stride a
@@ -281,10 +282,9 @@ def vector_width(em, etype, layout, strides, extents, in_bounds, first_addr):
     predicate (None: always) chooses the vector code, the caller keeps the
     element-wise code for the other case. Only element types held at their own
     width in registers (16/32/64-bit) vectorize."""
-    from .layout import Blocked
     vec = getattr(layout, "vec", 1)
     es = byte_size(etype)
-    if not isinstance(layout, Blocked) or vec < 2 or strides[-1] != 1 or es not in (2, 4, 8):
+    if vec < 2 or strides[-1] != 1 or es not in (2, 4, 8):
         return None
     if reg_class(etype) in (PRED,) or (bits(etype) < 32 and reg_class(etype) != "b16"):
         return None
