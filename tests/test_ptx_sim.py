@@ -554,3 +554,49 @@ def test_cp_async_nobody_tracks_is_an_error():
     import numpy as np
     with pytest.raises(ptxsim.PTXRuntimeError, match="cp.async copies no mbarrier arrive tracked"):
         ptxsim.run_ptx(ptx, "k", (1, 1, 1), [np.zeros(4, np.uint32), np.zeros(3, np.uint32)], block=(32, 1, 1))
+
+
+_BMM = """cuda_tile.module @m {
+  entry @bmm(%a: tile<ptr<f16>>, %b: tile<ptr<f16>>, %c: tile<ptr<f32>>) {
+    %ta = make_tensor_view %a, shape = [B, M, K], strides = [MK, K, 1] : tensor_view<BxMxKxf16, strides=[MK,K,1]>
+    %tb = make_tensor_view %b, shape = [B, K, N], strides = [KN, N, 1] : tensor_view<BxKxNxf16, strides=[KN,N,1]>
+    %tc = make_tensor_view %c, shape = [B, M, N], strides = [MN, N, 1] : tensor_view<BxMxNxf32, strides=[MN,N,1]>
+    %pa = make_partition_view %ta : partition_view<tile=(BxMxK), tensor_view<BxMxKxf16, strides=[MK,K,1]>>
+    %pb = make_partition_view %tb : partition_view<tile=(BxKxN), tensor_view<BxKxNxf16, strides=[KN,N,1]>>
+    %pc = make_partition_view %tc : partition_view<tile=(BxMxN), tensor_view<BxMxNxf32, strides=[MN,N,1]>>
+    %z = constant <i32: 0> : tile<i32>
+    %x, %t0 = load_view_tko weak %pa[%z, %z, %z] : partition_view<tile=(BxMxK), tensor_view<BxMxKxf16, strides=[MK,K,1]>>, tile<i32> -> tile<BxMxKxf16>, token
+    %y, %t1 = load_view_tko weak %pb[%z, %z, %z] : partition_view<tile=(BxKxN), tensor_view<BxKxNxf16, strides=[KN,N,1]>>, tile<i32> -> tile<BxKxNxf16>, token
+    %acc = constant <f32: 1.5> : tile<BxMxNxf32>
+    %r = mmaf %x, %y, %acc : tile<BxMxKxf16>, tile<BxKxNxf16>, tile<BxMxNxf32>
+    %t2 = store_view_tko weak %r, %pc[%z, %z, %z] : tile<BxMxNxf32>, partition_view<tile=(BxMxN), tensor_view<BxMxNxf32, strides=[MN,N,1]>>, tile<i32> -> token
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("bmkn", [(2, 16, 32, 16), (2, 32, 32, 32)], ids=["cuda-cores", "mma"])
+def test_batched_dot_matches_the_interpreter(arch, bmkn):
+    """Rank-3 mmaf: one (M, K) x (K, N) product per batch, on CUDA cores or
+    (when the 2-D shape tiles the warps) tensor cores."""
+    import numpy as np
+    from tilec.codegen.ptx import compile_text
+    from tilec.interp import launch as interp_launch, parse_module
+    nb, m, k, n = bmkn
+    text = _BMM
+    for key, val in (("MK", m * k), ("KN", k * n), ("MN", m * n), ("B", nb), ("M", m), ("K", k), ("N", n)):
+        text = text.replace(key, str(val))
+    ptx = compile_text(text, arch)
+    assert ("mma.sync" in ptx) == (m == 32)
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((nb, m, k)).astype(np.float16)
+    b = rng.standard_normal((nb, k, n)).astype(np.float16)
+    want = np.zeros((nb, m, n), np.float32)
+    interp_launch(parse_module(text, "bmm.mlir"), None, (1, 1, 1), [a.copy(), b.copy(), want])
+    got = np.zeros((nb, m, n), np.float32)
+    ptxsim.run_ptx(ptx, "bmm", (1, 1, 1), [a, b, got])
+    exact = np.einsum("bmk,bkn->bmn", a.astype(np.float64), b.astype(np.float64)) + 1.5
+    scale = np.einsum("bmk,bkn->bmn", np.abs(a.astype(np.float64)), np.abs(b.astype(np.float64))) + 1.5
+    assert np.all(np.abs(got - exact) <= 1e-5 * scale) and np.all(np.abs(want - exact) <= 1e-5 * scale)

@@ -48,35 +48,102 @@ def _stage(em, tiles):
 MMA_TYPES = {"f16": "f16", "bf16": "bf16"}
 
 
-def mma_layout(em, op):
-    """The MmaAcc layout a tensor-core dot gives its result, or None (CUDA cores)."""
+def mma_layout(em, op, a_shape=None, c_shape=None):
+    """The MmaAcc layout a tensor-core dot gives its (M, N) result, or None
+    (CUDA cores). Shapes default to the op's (rank 2)."""
     a_t = op.operands[0].type.element_type
     b_t = op.operands[1].type.element_type
     rt = op.results[0].type
+    a_shape = tuple(a_shape or op.operands[0].type.shape)
+    c_shape = tuple(c_shape or rt.shape)
     if float_name(a_t) not in MMA_TYPES or float_name(a_t) != float_name(b_t):
         return None
-    if float_name(rt.element_type) not in ("f32", "f16") or len(rt.shape) != 2:
+    if float_name(rt.element_type) not in ("f32", "f16") or len(c_shape) != 2 or len(a_shape) != 2:
         return None
-    if op.operands[0].type.shape[1] % 16:
+    if a_shape[1] % 16:
         return None
     from .layout import mma_acc
-    return mma_acc(tuple(rt.shape), em.group.threads)
+    return mma_acc(c_shape, em.group.threads)
 
 
 @handles("nv_tileas.dot")
 def _dot(em, op):
-    kb = em.kb
     a, b = em.get(op.operands[0]), em.get(op.operands[1])
     c = em.tile(op.operands[2])
-    mma = mma_layout(em, op)
+    rt = op.results[0].type.element_type
+    if len(a.shape) == 3:
+        em.bind(op.results[0], _batched_dot(em, op, a, b, c, rt))
+    elif len(a.shape) == 2:
+        em.bind(op.results[0], _dot_2d(em, op, a, b, c, rt))
+    else:
+        em.fail("is only supported on rank-2 and rank-3 (batched) operands by the PTX emitter")
+
+
+def _batched_dot(em, op, a, b, c, rt):
+    """B independent (M, K) x (K, N) products: the operands are staged row-major
+    in a buffer of their own (the per-batch dots convert accumulators through
+    the group scratch), each batch's accumulator is read from shared memory in
+    the 2-D layout, and each result written back to the same place."""
+    kb = em.kb
+    nb, M, K = a.shape
+    N = b.shape[2]
+    homes = []
+    need = [t for t in (a, b) if t.home is None]
+    if need:
+        sizes = [(_prod(t.shape) * byte_size(t.etype) + 15) // 16 * 16 for t in need]
+        base = em.addr_of(kb.shared_buffer(sum(sizes), 16, "bdot"))
+        em.sync()
+        off, where = 0, {}
+        for t, size in zip(need, sizes):
+            r = kb.reg(B32)
+            kb.emit(f"add.u32 \t{r}, {base}, {off}")
+            em.align_of[r] = 16
+            em.store_shared(em.regs_of(t), r, linear_offsets(t.shape))
+            where[id(t)] = r
+            off += size
+    homes = [t.home if t.home is not None else where[id(t)] for t in (a, b)]
+    es_c = byte_size(rt)
+    cbuf = em.addr_of(kb.shared_buffer(nb * M * N * max(es_c, byte_size(c.etype)), 16, "bacc"))
+    em.sync()
+    em.store_shared(em.regs_of(c), cbuf, linear_offsets(c.shape))
+    em.sync()
+    two = em.layout_for((M, N))
+    for i in range(nb):
+        ai, bi, ci = kb.reg(B32), kb.reg(B32), kb.reg(B32)
+        kb.emit(f"add.u32 \t{ai}, {homes[0]}, {i * M * K * byte_size(a.etype)}")
+        kb.emit(f"add.u32 \t{bi}, {homes[1]}, {i * K * N * byte_size(b.etype)}")
+        kb.emit(f"add.u32 \t{ci}, {cbuf}, {i * M * N * byte_size(c.etype)}")
+        for r, src, step in ((ai, homes[0], M * K * byte_size(a.etype)), (bi, homes[1], K * N * byte_size(b.etype))):
+            em.align_of[r] = _gcd(em.align_of.get(src, 1), step) if i else em.align_of.get(src, 1)
+        acc = em.load_shared(c.etype, (M, N), two, ci, linear_offsets((M, N)))
+        out = _dot_2d(em, op, em.home_tile(a.etype, (M, K), ai), em.home_tile(b.etype, (K, N), bi), acc, rt)
+        em.sync()                    # every thread has read this batch's accumulator
+        oi = kb.reg(B32)
+        kb.emit(f"add.u32 \t{oi}, {cbuf}, {i * M * N * es_c}")
+        em.store_shared(out, oi, linear_offsets((M, N)))
+    em.sync()
+    return em.load_shared(rt, (nb, M, N), em.layout_for((nb, M, N)), cbuf, linear_offsets((nb, M, N)))
+
+
+def _prod(xs):
+    n = 1
+    for x in xs:
+        n *= x
+    return n
+
+
+def _gcd(a, b):
+    from math import gcd
+    return gcd(a, b)
+
+
+def _dot_2d(em, op, a, b, c, rt):
+    kb = em.kb
+    mma = mma_layout(em, op, a.shape, (a.shape[0], b.shape[1]))
     if mma is not None:
-        _mma_dot(em, op, a, b, c, mma)
-        return
-    if len(a.shape) != 2:
-        em.fail("is only supported on rank-2 operands by the PTX emitter")
+        return _mma_dot(em, op, a, b, c, mma, rt)
     M, K = a.shape
     N = b.shape[1]
-    rt = op.results[0].type.element_type
     is_float = bool(float_name(rt))
     wide = float_name(rt) == "f64"
     acc_cls = F64 if wide else F32 if is_float else reg_class(rt)
@@ -131,7 +198,7 @@ def _dot(em, op):
             from_f32(em, r, s, rt)
         else:
             em.mov(r, s, rt)
-    em.bind(op.results[0], out)
+    return out
 
 
 def _signed(op, name):
@@ -161,7 +228,7 @@ def _load(em, etype, where, is_float, wide, signed):
     return r
 
 
-def _mma_dot(em, op, a, b, c, layout):
+def _mma_dot(em, op, a, b, c, layout, rt):
     """Tensor cores: mma.sync m16n8k16 (f16/bf16 in, f32 accumulate). Operand
     fragments come straight from the row-major shared copies with ldmatrix:
     .x4 gives a 16x16 A fragment, .x4.trans two 16x8 B fragments (B is stored
@@ -169,7 +236,6 @@ def _mma_dot(em, op, a, b, c, layout):
     kb = em.kb
     M, K = a.shape
     N = b.shape[1]
-    rt = op.results[0].type.element_type
     kind = MMA_TYPES[float_name(a.etype)]
     c = em.in_layout(c, layout)       # before staging: converting uses the same scratch
     a_addr, b_addr = _stage(em, [a, b])
@@ -232,4 +298,4 @@ def _mma_dot(em, op, a, b, c, layout):
     from .numeric import from_f32
     for r, s in zip(out.regs, acc):
         from_f32(em, r, s, rt)
-    em.bind(op.results[0], out)
+    return out
