@@ -371,6 +371,14 @@ class KernelCodegen:
             return ("reg", o.slot)
         self._fail("operand form")
 
+    def _wait_addr(self, mem):
+        """Runner-side accessor for a memory operand: ('reg', slot, offset) or ('imm', address, 0)."""
+        if isinstance(mem.base, Reg):
+            return ("reg", mem.base.slot, mem.off)
+        if isinstance(mem.base, Sym):
+            return ("imm", self._sym_addr(mem.base.name) + mem.off, 0)
+        return ("imm", mem.off, 0)
+
     def _i_bar(self, ins, written, k, nblocks):
         mods = [m for m in ins.mods if m not in ("aligned", "cta")]
         if len(mods) == 3 and mods[0] == "red" and mods[1] in ("and", "or") and mods[2] == "pred":
@@ -1246,12 +1254,7 @@ class KernelCodegen:
                 self._fail("mbarrier wait form")
             w, term = self._wait(ins, MBWAIT, k, nblocks)
             w.args["dst"] = dst.slot
-            if isinstance(mem.base, Reg):
-                w.args["addr"] = ("reg", mem.base.slot, mem.off)
-            elif isinstance(mem.base, Sym):
-                w.args["addr"] = ("imm", self._sym_addr(mem.base.name) + mem.off, 0)
-            else:
-                w.args["addr"] = ("imm", mem.off, 0)
+            w.args["addr"] = self._wait_addr(mem)
             w.args["parity"] = mods[1:] == ["parity"]
             w.args["phase"] = self._wait_val(par)
             written.add(dst)
@@ -1343,12 +1346,7 @@ class KernelCodegen:
         if ins.guard:
             self._fail("predicated ldmatrix")
         w, term = self._wait(ins, LDMATRIX, k, nblocks)
-        if isinstance(mem.base, Reg):
-            w.args["addr"] = ("reg", mem.base.slot, mem.off)
-        elif isinstance(mem.base, Sym):
-            w.args["addr"] = ("imm", self._sym_addr(mem.base.name) + mem.off, 0)
-        else:
-            w.args["addr"] = ("imm", mem.off, 0)
+        w.args["addr"] = self._wait_addr(mem)
         w.args.update(d=[x.slot for x in d.items], n=n, trans=trans)
         written.update(d.items)
         return term

@@ -99,19 +99,7 @@ class OpDecoder:
         return fn
 
     def read_body(self, r: Reader, block: Block, values: list, cursor):
-        data, end = r.data, r.end
-        readers = self.readers
-        ops = []
-        append = ops.append
-        while r.pos < end:
-            at = pos = r.pos
-            if data[pos] < 0x80:
-                opcode = data[pos]
-                r.pos = pos + 1
-            else:
-                opcode = r.varint()
-            append((readers.get(opcode) or self.reader(opcode, at))(r, values, cursor, at))
-        block.append_all(ops)
+        self._read_ops(r, block, values, cursor, None)
         if block.first_op is None:
             r.error("invalid block structure: a function body must end with a terminator, but it is empty")
 
@@ -125,21 +113,29 @@ class OpDecoder:
         n_ops = r.count("operation")
         if n_ops == 0:
             r.error("invalid block structure: a block must end with a terminator, but it is empty")
+        self._read_ops(r, block, values, cursor, n_ops)
+        del values[mark:]
+        return block
+
+    def _read_ops(self, r: Reader, block: Block, values: list, cursor, n_ops):
+        """Decode `n_ops` ops (None: up to the end of the reader) into `block`."""
         data, end = r.data, r.end
         readers = self.readers
         ops = []
         append = ops.append
-        for _ in range(n_ops):
+        left = -1 if n_ops is None else n_ops
+        while left and r.pos < end:
+            left -= 1
             at = pos = r.pos
-            if pos < end and data[pos] < 0x80:
+            if data[pos] < 0x80:
                 opcode = data[pos]
                 r.pos = pos + 1
             else:
                 opcode = r.varint()
             append((readers.get(opcode) or self.reader(opcode, at))(r, values, cursor, at))
+        if left > 0:
+            r.varint()           # past the end: the reader reports the truncation
         block.append_all(ops)
-        del values[mark:]
-        return block
 
     def _make_reader(self, p: Plan):
         """A function (reader, values, cursor, at) -> op that decodes the rest
