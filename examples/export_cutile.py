@@ -266,6 +266,92 @@ def matmul_fp8(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Const
     ct.store(c, index=(bm, bn), tile=acc)
 
 
+# ---------------------------------------------------------------------------
+# 17-26. broader coverage: layer norm, transpose, batched and tf32 MMA, integer bit
+# ops, atomics, cat/reshape, a 2-D grid with bf16 math, gather/scatter, argmin
+
+@ct.kernel
+def layernorm_f32(x, w, out, ROWS: ct.Constant[int], COLS: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i, 0), shape=(ROWS, COLS))
+    mean = ct.sum(t, axis=1, keepdims=True) / COLS
+    d = t - mean
+    var = ct.sum(d * d, axis=1, keepdims=True) / COLS
+    g = ct.load(w, index=(0,), shape=(COLS,))
+    ct.store(out, index=(i, 0), tile=d * ct.rsqrt(var + 1e-5) * ct.reshape(g, (1, COLS)))
+
+@ct.kernel
+def transpose_tile(x, out, T: ct.Constant[int]):
+    i = ct.bid(0); j = ct.bid(1)
+    t = ct.load(x, index=(i, j), shape=(T, T))
+    ct.store(out, index=(j, i), tile=ct.transpose(t))
+
+@ct.kernel
+def bmm_f16(a, b, c, B: ct.Constant[int], TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    bm = ct.bid(0)
+    acc = ct.zeros((B, TM, TN), dtype=ct.float32)
+    for k in range(ct.num_tiles(a, axis=2, shape=(B, TM, TK))):
+        ta = ct.load(a, index=(0, bm, k), shape=(B, TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        tb = ct.load(b, index=(0, k, 0), shape=(B, TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(ta, tb, acc)
+    ct.store(c, index=(0, bm, 0), tile=acc)
+
+@ct.kernel
+def matmul_tf32(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    bm = ct.bid(0); bn = ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(TM, TK))):
+        ta = ct.load(a, index=(bm, k), shape=(TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        tb = ct.load(b, index=(k, bn), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(ta, tb, acc)
+    ct.store(c, index=(bm, bn), tile=acc)
+
+@ct.kernel
+def bits_i32(x, y, out, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    a = ct.load(x, index=(i,), shape=(TILE,))
+    b = ct.load(y, index=(i,), shape=(TILE,))
+    r = ct.where(a > b, (a ^ b) << 2, (a & b) | (b >> 1))
+    ct.store(out, index=(i,), tile=r % 1000 + ct.abs(a - b))
+
+@ct.kernel
+def atomics_f32(x, acc, mx, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i,), shape=(TILE,))
+    ct.atomic_add(acc, ct.arange(TILE, dtype=ct.int32), t)
+    ct.atomic_max(mx, ct.zeros((TILE,), dtype=ct.int32), ct.astype(t * 100.0, ct.int32))
+
+@ct.kernel
+def cat_reshape(x, out, T: ct.Constant[int]):
+    i = ct.bid(0)
+    a = ct.load(x, index=(i, 0), shape=(T, T))
+    b = ct.cat((a, a * 2.0), axis=1)
+    r = ct.reshape(b, (T * 2, T))
+    ct.store(out, index=(i, 0), tile=ct.exp2(r) + ct.expand_dims(ct.max(r, axis=0), 0))
+
+@ct.kernel
+def grid2d_bf16(x, out, T: ct.Constant[int]):
+    i = ct.bid(0); j = ct.bid(1)
+    t = ct.astype(ct.load(x, index=(i, j), shape=(T, T)), ct.float32)
+    n = ct.num_blocks(0)
+    r = ct.tanh(t) * n + ct.sin(t) - ct.floor(t)
+    ct.store(out, index=(i, j), tile=ct.astype(r, ct.bfloat16))
+
+@ct.kernel
+def scatter_masked(x, idx, out, n, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    off = i * TILE + ct.arange(TILE, dtype=ct.int32)
+    v = ct.gather(x, off)
+    k = ct.gather(idx, off)
+    ct.scatter(out, k, v * 3.0)
+
+@ct.kernel
+def argmin_f32(x, out, ROWS: ct.Constant[int], COLS: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i, 0), shape=(ROWS, COLS))
+    ct.store(out, index=(i,), tile=ct.argmin(t, axis=1))
+
+
 def kernels():
     f16, bf16, f32, i32 = ct.float16, ct.bfloat16, ct.float32, ct.int32
     return {
@@ -285,6 +371,16 @@ def kernels():
         "clamp_where_f16": (clamp_where_f16, [array(f16, 2)] * 2 + [scalar(f32), scalar(f32), 16, 32]),
         "flash_attention_f16": (flash_attention_f16, [array(f16, 3)] * 4 + [scalar(f32), 32, 32, 64]),
         "matmul_fp8": (matmul_fp8, [array(ct.float8_e4m3fn, 2)] * 2 + [array(f32, 2), 64, 64, 32]),
+        "layernorm_rows_f32": (layernorm_f32, [array(f32, 2), array(f32, 1), array(f32, 2), 4, 128]),
+        "transpose_tile_f32": (transpose_tile, [array(f32, 2)] * 2 + [32]),
+        "bmm_f16": (bmm_f16, [array(f16, 3)] * 2 + [array(f32, 3), 2, 32, 32, 32]),
+        "matmul_tf32": (matmul_tf32, [array(f32, 2)] * 3 + [64, 64, 32]),
+        "bits_i32": (bits_i32, [array(i32, 1)] * 3 + [256]),
+        "atomics_f32": (atomics_f32, [array(f32, 1), array(f32, 1), array(i32, 1), 128]),
+        "cat_reshape_f32": (cat_reshape, [array(f32, 2)] * 2 + [16]),
+        "grid2d_bf16": (grid2d_bf16, [array(bf16, 2)] * 2 + [32]),
+        "scatter_perm_f32": (scatter_masked, [array(f32, 1), array(i32, 1), array(f32, 1), scalar(i32), 128]),
+        "argmin_rows_f32": (argmin_f32, [array(f32, 2), array(i32, 1), 8, 64]),
     }
 
 

@@ -350,3 +350,23 @@ def test_float_constants_keep_their_value(elt_name, raw):
     assert tuple(_round(v, elt_name) for v in got.values) == want, text
     for gen in (False, True):
         assert print_ops(_parse(print_ops([m], generic=gen))) == text
+
+
+# NVIDIA's printer (tileirdisasm of tilec's bytecode) on values whose spelling
+# depends on APFloat's digit generation: low digits are cut before rounding.
+NVIDIA_FLOAT_SPELLINGS = [
+    ("f32", "1e-5", "9.99999974E-6"), ("f32", "0.7", "0.699999988"), ("f32", "0.9", "0.899999976"),
+    ("f32", "7.7", "7.6999998"), ("f32", "0.01", "0.00999999977"), ("f32", "1e-6", "9.99999997E-7"),
+    ("f32", "9.87654321", "9.87654304"), ("f32", "1.3", "1.300000e+00"), ("f32", "0.02", "2.000000e-02"),
+    ("f32", "3.14159", "3.141590e+00"), ("f32", "1.44269504", "1.44269502"), ("f32", "123456.7", "123456.703"),
+    ("f16", "0.1", "9.997550e-02"), ("f16", "-3.14159", "-3.140630e+00"), ("f16", "1.0009765625", "1.000980e+00"),
+    ("f16", "0.9", "8.999020e-01"), ("f64", "2.718281828459045", "2.7182818284590451"),
+]
+
+
+@pytest.mark.parametrize("elt,literal,spelling", NVIDIA_FLOAT_SPELLINGS)
+def test_float_spelling_matches_nvidia(elt, literal, spelling):
+    from tilec.ir.floats import float_text, round_to
+    from tilec.ir.types import FloatType
+    t = FloatType(elt)
+    assert float_text(round_to(literal, t), t) == spelling

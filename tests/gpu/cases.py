@@ -314,6 +314,77 @@ def _matmul_fp8(rng):
     return Launch((2, 2), arr(a) + arr(b) + arr(c), [("c", c, Scaled(96 * 2.0**-24, _mm_scale(a, b), 0.0))])
 
 
+def _layernorm_rows(rng):
+    x = rng.standard_normal((16, 128)).astype(np.float32)
+    w = rng.uniform(0.5, 1.5, 128).astype(np.float32)
+    out = np.zeros_like(x)
+    return Launch((4,), arr(x) + arr(w) + arr(out), [("out", out, Close(1e-5, 1e-6))])
+
+
+def _transpose_tile(rng):
+    x = rng.standard_normal((64, 96)).astype(np.float32)
+    out = np.zeros((96, 64), np.float32)
+    return Launch((2, 3), arr(x) + arr(out), [("out", out, Equal(bits=True))])
+
+
+def _bmm(rng):
+    a = rng.standard_normal((2, 64, 80)).astype(np.float16)   # K = 80: a padded last K tile
+    b = rng.standard_normal((2, 80, 32)).astype(np.float16)
+    c = np.zeros((2, 64, 32), np.float32)
+    scale = lambda: np.einsum("bmk,bkn->bmn", np.abs(a.astype(np.float64)), np.abs(b.astype(np.float64)))  # noqa: E731
+    return Launch((2,), arr(a) + arr(b) + arr(c), [("c", c, Scaled(2e-3, scale))])
+
+
+def _matmul_tf32(rng):
+    a = rng.standard_normal((128, 96)).astype(np.float32)
+    b = rng.standard_normal((96, 128)).astype(np.float32)
+    c = np.zeros((128, 128), np.float32)
+    # f32 operands may run as tf32 (10-bit mantissa) on one side and not the other
+    return Launch((2, 2), arr(a) + arr(b) + arr(c), [("c", c, Scaled(2e-3, _mm_scale(a, b)))])
+
+
+def _bits(rng):
+    x = rng.integers(-10**6, 10**6, 1000).astype(np.int32)
+    y = rng.integers(-10**6, 10**6, 1000).astype(np.int32)
+    out = np.zeros(1000, np.int32)
+    return Launch((4,), arr(x) + arr(y) + arr(out), [("out", out, Equal())])
+
+
+def _atomics(rng):
+    x = rng.standard_normal(512).astype(np.float32)
+    acc = np.zeros(128, np.float32)
+    mx = np.full(4, -2**31, np.int32)
+    # four blocks add into each acc element in any order
+    return Launch((4,), arr(x) + arr(acc) + arr(mx), [("acc", acc, Close(1e-5, 1e-5)), ("mx", mx, Equal())])
+
+
+def _cat_reshape(rng):
+    x = rng.uniform(-4, 4, (48, 16)).astype(np.float32)
+    out = np.zeros((96, 16), np.float32)
+    return Launch((3,), arr(x) + arr(out), [("out", out, Close(1e-6, 1e-6))])
+
+
+def _grid2d(rng):
+    x = rng.standard_normal((64, 64)).astype(BF16)
+    out = np.zeros((64, 64), BF16)
+    # tanh/sin are approximate on the GPU: one bf16 rounding step apart at most
+    return Launch((2, 2), arr(x) + arr(out), [("out", out, Close(4e-3, 1e-2))])
+
+
+def _scatter_perm(rng):
+    x = rng.standard_normal(512).astype(np.float32)
+    idx = rng.permutation(512).astype(np.int32)
+    out = np.zeros(512, np.float32)
+    return Launch((4,), arr(x) + arr(idx) + arr(out) + [512], [("out", out, Equal(bits=True))])
+
+
+def _argmin_rows(rng):
+    x = rng.standard_normal((32, 64)).astype(np.float32)
+    x[5, 7] = x[5, 40] = -50.0   # a tie: the lower index wins
+    idx = np.zeros(32, np.int32)
+    return Launch((4,), arr(x) + arr(idx), [("idx", idx, Equal())])
+
+
 CASES = [
     Case("vector_add", "vector_add.mlir", _vector_add),
     Case("gcd_loop_i32", "gcd_loop_i32.mlir", _gcd),
@@ -340,6 +411,16 @@ CASES = [
     Case("cutile_row_stats_i32", "cutile/row_stats_i32.mlir", _row_stats),
     Case("cutile_saxpy_bf16", "cutile/saxpy_bf16.mlir", _saxpy),
     Case("cutile_vector_add_f32", "cutile/vector_add_f32.mlir", _cutile_vector_add),
+    Case("cutile_layernorm_rows_f32", "cutile/layernorm_rows_f32.mlir", _layernorm_rows),
+    Case("cutile_transpose_tile_f32", "cutile/transpose_tile_f32.mlir", _transpose_tile),
+    Case("cutile_bmm_f16", "cutile/bmm_f16.mlir", _bmm),
+    Case("cutile_matmul_tf32", "cutile/matmul_tf32.mlir", _matmul_tf32),
+    Case("cutile_bits_i32", "cutile/bits_i32.mlir", _bits),
+    Case("cutile_atomics_f32", "cutile/atomics_f32.mlir", _atomics),
+    Case("cutile_cat_reshape_f32", "cutile/cat_reshape_f32.mlir", _cat_reshape),
+    Case("cutile_grid2d_bf16", "cutile/grid2d_bf16.mlir", _grid2d),
+    Case("cutile_scatter_perm_f32", "cutile/scatter_perm_f32.mlir", _scatter_perm),
+    Case("cutile_argmin_rows_f32", "cutile/argmin_rows_f32.mlir", _argmin_rows),
 ]
 BY_NAME = {c.name: c for c in CASES}
 

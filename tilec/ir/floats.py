@@ -11,7 +11,6 @@ into the type, the type's bit pattern, and MLIR's spelling of a value
 from __future__ import annotations
 
 import math
-from decimal import Decimal
 from fractions import Fraction
 
 # name -> (exponent bits, mantissa bits, bias, non-finite behaviour)
@@ -130,9 +129,26 @@ def to_bits(value: float, elt) -> int:
 
 def _digits(value: float, precision: int):
     """Decimal digits (most significant first) and the power of ten of the last
-    one, rounded half-up to `precision` significant digits, trailing zeros dropped."""
-    sign, digits, exp = Decimal(abs(value)).as_tuple()
-    digits = list(digits)
+    one, as APFloat::toString makes them for `precision` significant digits:
+    the exact value is an integer I times 10^e; when I has more bits than the
+    precision needs, whole low decimal digits are first cut off (truncating),
+    and only then is what is left rounded half-up to `precision` digits. So
+    f32 0.7 gives 699999 (cut from 24 digits to 6, nothing left to round) but
+    f32 1.3 gives 130000 (cut to 1299999, rounded); NVIDIA's printers show it."""
+    num, den = abs(value).as_integer_ratio()
+    if den == 1:
+        big, exp = num, 0
+    else:
+        k = den.bit_length() - 1          # den is 2^k
+        big, exp = num * 5 ** k, -k
+    required = (precision * 196 + 58) // 59   # 196/59 slightly over log2(10)
+    bits = big.bit_length()
+    if bits > required:
+        cut = (bits - required) * 59 // 196
+        if cut:
+            big //= 10 ** cut
+            exp += cut
+    digits = [int(c) for c in str(big)]
     while len(digits) > 1 and digits[-1] == 0:
         digits.pop()
         exp += 1

@@ -358,6 +358,8 @@ def _agent_switch(em, op):
             if not last:
                 return
             from .layout import linear_offsets
+            if any(sym is not None for sym in join_bufs):
+                em.sync()    # the join buffers overlay the stages: every thread of the agent is done reading them
             for v, sym in zip(values, join_bufs):
                 if sym is not None and isinstance(v, Tile):
                     em.store_shared(em.regs_of(v), em.addr_of(sym), linear_offsets(v.shape) if v.shape else ())
