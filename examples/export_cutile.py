@@ -352,6 +352,70 @@ def argmin_f32(x, out, ROWS: ct.Constant[int], COLS: ct.Constant[int]):
     ct.store(out, index=(i,), tile=ct.argmin(t, axis=1))
 
 
+# ---------------------------------------------------------------------------
+# 27-33. more coverage: -inf padding, f64 math, unsigned division, axis-0 reductions,
+# a 3-D permute, a 128x128x64 GEMM with a GELU epilogue (dynamic shared memory), a while loop
+
+@ct.kernel
+def masked_softmax_f16(x, out, n, ROWS: ct.Constant[int], COLS: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.astype(ct.load(x, index=(i, 0), shape=(ROWS, COLS), padding_mode=ct.PaddingMode.NEG_INF), ct.float32)
+    m = ct.max(t, axis=1, keepdims=True)
+    e = ct.exp(t - m)
+    ct.store(out, index=(i, 0), tile=ct.astype(e / ct.sum(e, axis=1, keepdims=True), ct.float16))
+
+@ct.kernel
+def math_f64(x, out, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i,), shape=(TILE,))
+    r = ct.sqrt(ct.abs(t)) + ct.exp(t * 0.5) - ct.log(ct.abs(t) + 1.0) + ct.pow(ct.abs(t), 1.5)
+    ct.store(out, index=(i,), tile=r)
+
+@ct.kernel
+def int_div_u8(x, y, q, r, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    a = ct.astype(ct.load(x, index=(i,), shape=(TILE,)), ct.int32)
+    b = ct.astype(ct.load(y, index=(i,), shape=(TILE,)), ct.int32) + 1
+    ct.store(q, index=(i,), tile=ct.astype(ct.floordiv(a, b), ct.uint8))
+    ct.store(r, index=(i,), tile=ct.astype(ct.mod(a - 100, b), ct.int16))
+
+@ct.kernel
+def colsum_axis0(x, out, ROWS: ct.Constant[int], COLS: ct.Constant[int]):
+    j = ct.bid(0)
+    t = ct.load(x, index=(0, j), shape=(ROWS, COLS))
+    ct.store(out, index=(j,), tile=ct.sum(t, axis=0) + ct.min(t, axis=0))
+
+@ct.kernel
+def permute3d(x, out, A: ct.Constant[int], B: ct.Constant[int], C: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i, 0, 0), shape=(A, B, C))
+    ct.store(out, index=(0, 0, i), tile=ct.permute(t, (2, 1, 0)))
+
+@ct.kernel
+def matmul_big_f16(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    bm = ct.bid(0); bn = ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(TM, TK))):
+        ta = ct.load(a, index=(bm, k), shape=(TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        tb = ct.load(b, index=(k, bn), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(ta, tb, acc)
+    g = acc * 0.5 * (1.0 + ct.tanh(acc * 0.7978845608))
+    ct.store(c, index=(bm, bn), tile=ct.astype(g, ct.float16))
+
+@ct.kernel
+def while_collatz(x, out, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    n = ct.load(x, index=(i,), shape=(TILE,))
+    steps = ct.zeros((TILE,), dtype=ct.int32)
+    k = 0
+    while k < 64:
+        odd = (n % 2) == 1
+        n = ct.where(n == 1, n, ct.where(odd, 3 * n + 1, n // 2))
+        steps = steps + ct.where(n == 1, 0, 1)
+        k += 1
+    ct.store(out, index=(i,), tile=steps)
+
+
 def kernels():
     f16, bf16, f32, i32 = ct.float16, ct.bfloat16, ct.float32, ct.int32
     return {
@@ -381,6 +445,13 @@ def kernels():
         "grid2d_bf16": (grid2d_bf16, [array(bf16, 2)] * 2 + [32]),
         "scatter_perm_f32": (scatter_masked, [array(f32, 1), array(i32, 1), array(f32, 1), scalar(i32), 128]),
         "argmin_rows_f32": (argmin_f32, [array(f32, 2), array(i32, 1), 8, 64]),
+        "masked_softmax_f16": (masked_softmax_f16, [array(f16, 2)] * 2 + [scalar(i32), 4, 128]),
+        "math_f64": (math_f64, [array(ct.float64, 1)] * 2 + [128]),
+        "int_div_u8": (int_div_u8, [array(ct.uint8, 1)] * 3 + [array(ct.int16, 1), 256]),
+        "colsum_axis0_f32": (colsum_axis0, [array(f32, 2), array(f32, 1), 64, 32]),
+        "permute3d_f32": (permute3d, [array(f32, 3)] * 2 + [4, 8, 16]),
+        "matmul_gelu_f16": (matmul_big_f16, [array(f16, 2)] * 3 + [128, 128, 64]),
+        "while_collatz_i32": (while_collatz, [array(i32, 1)] * 2 + [128]),
     }
 
 

@@ -403,3 +403,17 @@ def test_varints():
         Reader(bytes([0x80] * 10 + [0x01])).varint()
     with pytest.raises(BytecodeError, match="truncated"):
         Reader(bytes([0x80, 0x80])).varint()
+
+
+def test_pow_spellings():
+    """cuda-tile-opt prints `pow`, the specification says `powf`, NVIDIA's 13.x
+    tools print `fpowf`: all three parse and print as written, and bytecode
+    (one opcode) reads back as `fpowf`, as tileirdisasm prints it."""
+    text = ("cuda_tile.module @m {\n  entry @k() {\n    %a = constant <f32: 2.0> : tile<4xf32>\n"
+            "    %0 = pow %a, %a : tile<4xf32>\n    %1 = powf %a, %a : tile<4xf32>\n"
+            "    %2 = fpowf %a, %a : tile<4xf32>\n    return\n  }\n}\n")
+    ops = parse(text)
+    printed = print_ops(ops)
+    assert "= pow %" in printed and "= powf %" in printed and "= fpowf %" in printed
+    back = print_ops(read(write(ops)))
+    assert back.count("= fpowf %") == 3 and "= pow %" not in back

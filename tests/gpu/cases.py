@@ -385,6 +385,52 @@ def _argmin_rows(rng):
     return Launch((4,), arr(x) + arr(idx), [("idx", idx, Equal())])
 
 
+def _masked_softmax(rng):
+    x = rng.standard_normal((8, 100)).astype(np.float16)   # 100 of 128 columns: -inf padding
+    out = np.zeros_like(x)
+    return Launch((2,), arr(x) + arr(out) + [100], [("out", out, Close(2e-3, 1e-4))])
+
+
+def _math_f64(rng):
+    x = rng.standard_normal(256) * 3
+    out = np.zeros(256)
+    # PTX has no f64 exp/log/pow: tilec's own sequences are a few ulp from the interpreter's
+    return Launch((2,), arr(x) + arr(out), [("out", out, Close(1e-13, 1e-13))])
+
+
+def _int_div(rng):
+    x = rng.integers(0, 256, 512).astype(np.uint8)
+    y = rng.integers(0, 256, 512).astype(np.uint8)
+    q, r = np.zeros(512, np.uint8), np.zeros(512, np.int16)
+    return Launch((2,), arr(x) + arr(y) + arr(q) + arr(r), [("q", q, Equal()), ("r", r, Equal())])
+
+
+def _colsum(rng):
+    x = rng.standard_normal((64, 96)).astype(np.float32)
+    out = np.zeros(96, np.float32)
+    return Launch((3,), arr(x) + arr(out), [("out", out, Close(1e-5, 1e-6))])
+
+
+def _permute3d(rng):
+    x = rng.standard_normal((8, 8, 16)).astype(np.float32)
+    out = np.zeros((16, 8, 8), np.float32)
+    return Launch((2,), arr(x) + arr(out), [("out", out, Equal(bits=True))])
+
+
+def _matmul_gelu(rng):
+    a = rng.standard_normal((256, 128)).astype(np.float16)
+    b = rng.standard_normal((128, 256)).astype(np.float16)
+    c = np.zeros((256, 256), np.float16)
+    # tanh is approximate on the GPU; the result is rounded to f16
+    return Launch((2, 2), arr(a) + arr(b) + arr(c), [("c", c, Scaled(4e-3, _mm_scale(a, b), 2e-2))])
+
+
+def _collatz(rng):
+    x = rng.integers(1, 1000, 256).astype(np.int32)
+    out = np.zeros(256, np.int32)
+    return Launch((2,), arr(x) + arr(out), [("out", out, Equal())])
+
+
 CASES = [
     Case("vector_add", "vector_add.mlir", _vector_add),
     Case("gcd_loop_i32", "gcd_loop_i32.mlir", _gcd),
@@ -421,6 +467,13 @@ CASES = [
     Case("cutile_grid2d_bf16", "cutile/grid2d_bf16.mlir", _grid2d),
     Case("cutile_scatter_perm_f32", "cutile/scatter_perm_f32.mlir", _scatter_perm),
     Case("cutile_argmin_rows_f32", "cutile/argmin_rows_f32.mlir", _argmin_rows),
+    Case("cutile_masked_softmax_f16", "cutile/masked_softmax_f16.mlir", _masked_softmax),
+    Case("cutile_math_f64", "cutile/math_f64.mlir", _math_f64),
+    Case("cutile_int_div_u8", "cutile/int_div_u8.mlir", _int_div),
+    Case("cutile_colsum_axis0_f32", "cutile/colsum_axis0_f32.mlir", _colsum),
+    Case("cutile_permute3d_f32", "cutile/permute3d_f32.mlir", _permute3d),
+    Case("cutile_matmul_gelu_f16", "cutile/matmul_gelu_f16.mlir", _matmul_gelu),
+    Case("cutile_while_collatz_i32", "cutile/while_collatz_i32.mlir", _collatz),
 ]
 BY_NAME = {c.name: c for c in CASES}
 

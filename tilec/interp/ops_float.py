@@ -220,7 +220,7 @@ def _sqrt(op, cc):
     return _ftz(op, fn, 1)
 
 
-@compute("cuda_tile.pow")
+@compute("cuda_tile.pow", "cuda_tile.powf", "cuda_tile.fpowf")
 def _pow(op, cc):
     return _in_f32(op, np.power)
 

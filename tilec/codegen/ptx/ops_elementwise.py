@@ -232,14 +232,20 @@ for _n, _b in (("exp", _exp), ("exp2", _exp2), ("log", _log), ("log2", _log2), (
     handles("cuda_tile." + _n)(_math(_b))
 
 
-@handles("cuda_tile.pow")
+@handles("cuda_tile.pow", "cuda_tile.powf", "cuda_tile.fpowf")
 def _pow(em, op):
     t = _elt(op.results[0])
     ct = compute_type(t)
-    _only_f32(ct, "lg2")
     kb = em.kb
 
     def build(d, a, b):
+        if ct == "f64":      # exp(b log a) with tilec's f64 exp/log (PTX has neither)
+            from .math_f64 import exp_f64, log_f64
+            lg, m = kb.reg(F64), kb.reg(F64)
+            log_f64(em, lg, a)
+            kb.emit(f"mul.rn.f64 \t{m}, {lg}, {b}")
+            exp_f64(em, d, m)
+            return
         lg, m = kb.reg(F32), kb.reg(F32)
         kb.emit(f"lg2.approx.f32 \t{lg}, {a}")
         kb.emit(f"mul.f32 \t{m}, {lg}, {b}")

@@ -99,6 +99,16 @@ class PowOp(CudaTileOp):
     assembly_format = "$source `,` $exponent " + TYPE_ONLY
 
 
+class PowfOp(PowOp):
+    """The specification's spelling of pow."""
+    name = "cuda_tile.powf"
+
+
+class FpowfOp(PowOp):
+    """pow as NVIDIA's 13.x tools print it (tileirdisasm); bytecode reads as this."""
+    name = "cuda_tile.fpowf"
+
+
 class Atan2Op(CudaTileOp):
     name = "cuda_tile.atan2"
     traits = (Pure, all_types_match("x", "y", "result"))
