@@ -416,7 +416,54 @@ def while_collatz(x, out, TILE: ct.Constant[int]):
     ct.store(out, index=(i,), tile=steps)
 
 
+# ---------------------------------------------------------------------------
+# 34-38. a loop with break/continue, i64 shifts after a bitcast, argmax along
+# axis 0, chained scans, three-way broadcasting
+
+@ct.kernel
+def loop_break(x, out, n, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    acc = ct.zeros((TILE,), dtype=ct.float32)
+    for k in range(n):
+        t = ct.load(x, index=(k,), shape=(TILE,))
+        if ct.sum(t) > 100.0:
+            break
+        if k % 2 == 1:
+            continue
+        acc = acc + t
+    ct.store(out, index=(i,), tile=acc)
+
+@ct.kernel
+def i64_bitcast(x, out, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i,), shape=(TILE,))
+    u = ct.bitcast(t, ct.int32)
+    w = ct.astype(u, ct.int64) * 3 + (ct.astype(u, ct.int64) >> 7)
+    ct.store(out, index=(i,), tile=w)
+
+@ct.kernel
+def argmax_axis0(x, out, ROWS: ct.Constant[int], COLS: ct.Constant[int]):
+    j = ct.bid(0)
+    t = ct.load(x, index=(0, j), shape=(ROWS, COLS))
+    ct.store(out, index=(j,), tile=ct.argmax(t, axis=0))
+
+@ct.kernel
+def prod_scan_rev(x, out, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i,), shape=(TILE,))
+    ct.store(out, index=(i,), tile=ct.cumsum(ct.cumprod(t, axis=0), axis=0, reverse=True))
+
+@ct.kernel
+def bcast_3way(x, y, z, out, R: ct.Constant[int], C: ct.Constant[int]):
+    i = ct.bid(0)
+    a = ct.load(x, index=(i, 0), shape=(R, 1))
+    b = ct.load(y, index=(0, 0), shape=(1, C))
+    c = ct.load(z, index=(i, 0), shape=(R, C))
+    ct.store(out, index=(i, 0), tile=ct.where(c > 0, a * b, a + b - c))
+
+
 def kernels():
+    """name -> (kernel, parameters[, bytecode version, default 13.1])."""
     f16, bf16, f32, i32 = ct.float16, ct.bfloat16, ct.float32, ct.int32
     return {
         "vector_add_f32": (vector_add_f32, [array(f32, 1)] * 3 + [256]),
@@ -452,6 +499,11 @@ def kernels():
         "permute3d_f32": (permute3d, [array(f32, 3)] * 2 + [4, 8, 16]),
         "matmul_gelu_f16": (matmul_big_f16, [array(f16, 2)] * 3 + [128, 128, 64]),
         "while_collatz_i32": (while_collatz, [array(i32, 1)] * 2 + [128]),
+        "loop_break_f32": (loop_break, [array(f32, 1), array(f32, 1), scalar(i32), 128]),
+        "i64_bitcast": (i64_bitcast, [array(f32, 1), array(ct.int64, 1), 128]),
+        "argmax_axis0_f32": (argmax_axis0, [array(f32, 2), array(i32, 1), 64, 32]),
+        "prod_scan_rev_f32": (prod_scan_rev, [array(f32, 1)] * 2 + [64]),
+        "bcast_3way_f32": (bcast_3way, [array(f32, 2)] * 4 + [16, 32]),
     }
 
 
@@ -467,11 +519,11 @@ def main(argv):
     os.makedirs(out, exist_ok=True)
     failures = []
     with tempfile.TemporaryDirectory(prefix="cutile-export-") as scratch:
-        for name, (kernel, params) in kernels().items():
+        for name, (kernel, params, *version) in kernels().items():
             if only and name not in only:
                 continue
             try:
-                text = export(kernel, params, name, scratch)
+                text = export(kernel, params, name, scratch, version=(version or ["13.1"])[0])
             except Exception as e:  # report and go on: one bad kernel should not hide the rest
                 failures.append(name)
                 print(f"{name}: FAILED: {type(e).__name__}: {e}", file=sys.stderr)

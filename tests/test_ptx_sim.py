@@ -600,3 +600,52 @@ def test_batched_dot_matches_the_interpreter(arch, bmkn):
     exact = np.einsum("bmk,bkn->bmn", a.astype(np.float64), b.astype(np.float64)) + 1.5
     scale = np.einsum("bmk,bkn->bmn", np.abs(a.astype(np.float64)), np.abs(b.astype(np.float64))) + 1.5
     assert np.all(np.abs(got - exact) <= 1e-5 * scale) and np.all(np.abs(want - exact) <= 1e-5 * scale)
+
+
+_ATAN2 = """cuda_tile.module @m {
+  entry @k(%x: tile<ptr<ET>>, %y: tile<ptr<ET>>, %o: tile<ptr<ET>>) {
+    %i = iota : tile<512xi32>
+    %rx = reshape %x : tile<ptr<ET>> -> tile<1xptr<ET>>
+    %ry = reshape %y : tile<ptr<ET>> -> tile<1xptr<ET>>
+    %ro = reshape %o : tile<ptr<ET>> -> tile<1xptr<ET>>
+    %px = broadcast %rx : tile<1xptr<ET>> -> tile<512xptr<ET>>
+    %py = broadcast %ry : tile<1xptr<ET>> -> tile<512xptr<ET>>
+    %po = broadcast %ro : tile<1xptr<ET>> -> tile<512xptr<ET>>
+    %ax = offset %px, %i : tile<512xptr<ET>>, tile<512xi32> -> tile<512xptr<ET>>
+    %ay = offset %py, %i : tile<512xptr<ET>>, tile<512xi32> -> tile<512xptr<ET>>
+    %ao = offset %po, %i : tile<512xptr<ET>>, tile<512xi32> -> tile<512xptr<ET>>
+    %a, %t0 = load_ptr_tko weak %ax : tile<512xptr<ET>> -> tile<512xET>, token
+    %b, %t1 = load_ptr_tko weak %ay : tile<512xptr<ET>> -> tile<512xET>, token
+    %r = atan2 %a, %b : tile<512xET>
+    %t2 = store_ptr_tko weak %ao, %r : tile<512xptr<ET>>, tile<512xET> -> token
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("elt,ulps", [("f32", 2), ("f64", 4), ("f16", 1)])
+def test_atan2_matches_the_interpreter(elt, ulps):
+    """atan2 (no PTX instruction: tilec's f64 sequence) on every pair of IEEE
+    special values and on random operands, within a few ulp of NumPy's."""
+    import itertools
+    import numpy as np
+    from tilec.codegen.ptx import compile_text
+    from tilec.interp import launch as interp_launch, parse_module
+    dt = {"f32": np.float32, "f64": np.float64, "f16": np.float16}[elt]
+    text = _ATAN2.replace("ET", elt)
+    rng = np.random.default_rng(0)
+    special = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 1e-4, 3.0]
+    pairs = list(itertools.product(special, special))
+    n = 512 - len(pairs)
+    x = np.concatenate([[p[0] for p in pairs], rng.standard_normal(n) * 10 ** rng.uniform(-3, 3, n)]).astype(dt)
+    y = np.concatenate([[p[1] for p in pairs], rng.standard_normal(n)]).astype(dt)
+    want, got = np.zeros(512, dt), np.zeros(512, dt)
+    interp_launch(parse_module(text, "atan2.mlir"), None, (1,), [x.copy(), y.copy(), want])
+    ptxsim.run_ptx(compile_text(text, "sm_80"), "k", (1, 1, 1), [x.copy(), y.copy(), got])
+    both_nan = np.isnan(got) & np.isnan(want)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    ints = np.dtype(f"i{np.dtype(dt).itemsize}")
+    ulp = np.abs(got.view(ints).astype(np.int64) - want.view(ints).astype(np.int64))
+    assert np.all(both_nan | (ulp <= ulps)), np.max(np.where(both_nan, 0, ulp))
+    assert np.array_equal(np.signbit(got[:len(pairs)]), np.signbit(want[:len(pairs)]))

@@ -431,6 +431,39 @@ def _collatz(rng):
     return Launch((2,), arr(x) + arr(out), [("out", out, Equal())])
 
 
+def _loop_break(rng):
+    x = np.abs(rng.standard_normal(1024)).astype(np.float32)
+    x[5 * 128:6 * 128] = 5.0     # tile 5 sums past 100: the loop breaks there
+    out = np.zeros(256, np.float32)
+    return Launch((2,), arr(x) + arr(out) + [8], [("out", out, Close(1e-6, 1e-6))])
+
+
+def _i64_bitcast(rng):
+    x = rng.standard_normal(256).astype(np.float32)
+    out = np.zeros(256, np.int64)
+    return Launch((2,), arr(x) + arr(out), [("out", out, Equal())])
+
+
+def _argmax_axis0(rng):
+    x = rng.standard_normal((64, 96)).astype(np.float32)
+    x[10, 3] = x[40, 3] = 9.0   # a tie: the lower index wins
+    out = np.zeros(96, np.int32)
+    return Launch((3,), arr(x) + arr(out), [("out", out, Equal())])
+
+
+def _prod_scan_rev(rng):
+    x = rng.uniform(0.9, 1.1, 128).astype(np.float32)
+    out = np.zeros(128, np.float32)
+    return Launch((2,), arr(x) + arr(out), [("out", out, Close(1e-5))])
+
+
+def _bcast_3way(rng):
+    a, b = rng.standard_normal((32, 1)).astype(np.float32), rng.standard_normal((1, 32)).astype(np.float32)
+    c = rng.standard_normal((32, 32)).astype(np.float32)
+    out = np.zeros((32, 32), np.float32)
+    return Launch((2,), arr(a) + arr(b) + arr(c) + arr(out), [("out", out, Equal(bits=True))])
+
+
 CASES = [
     Case("vector_add", "vector_add.mlir", _vector_add),
     Case("gcd_loop_i32", "gcd_loop_i32.mlir", _gcd),
@@ -474,6 +507,11 @@ CASES = [
     Case("cutile_permute3d_f32", "cutile/permute3d_f32.mlir", _permute3d),
     Case("cutile_matmul_gelu_f16", "cutile/matmul_gelu_f16.mlir", _matmul_gelu),
     Case("cutile_while_collatz_i32", "cutile/while_collatz_i32.mlir", _collatz),
+    Case("cutile_loop_break_f32", "cutile/loop_break_f32.mlir", _loop_break),
+    Case("cutile_i64_bitcast", "cutile/i64_bitcast.mlir", _i64_bitcast),
+    Case("cutile_argmax_axis0_f32", "cutile/argmax_axis0_f32.mlir", _argmax_axis0),
+    Case("cutile_prod_scan_rev_f32", "cutile/prod_scan_rev_f32.mlir", _prod_scan_rev),
+    Case("cutile_bcast_3way_f32", "cutile/bcast_3way_f32.mlir", _bcast_3way),
 ]
 BY_NAME = {c.name: c for c in CASES}
 

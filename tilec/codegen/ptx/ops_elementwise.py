@@ -254,6 +254,26 @@ def _pow(em, op):
     apply(em, op, run)
 
 
+@handles("cuda_tile.atan2")
+def _atan2(em, op):
+    t = _elt(op.results[0])
+    ct = compute_type(t)
+    kb = em.kb
+    from .math_atan2 import atan2_f64
+
+    def build(d, y, x):      # computed in f64 (see math_atan2), rounded once to f32 for f32 types
+        if ct == "f64":
+            atan2_f64(em, d, y, x)
+            return
+        y64, x64, r = kb.reg(F64), kb.reg(F64), kb.reg(F64)
+        kb.emit(f"cvt.f64.f32 \t{y64}, {y}")
+        kb.emit(f"cvt.f64.f32 \t{x64}, {x}")
+        atan2_f64(em, r, y64, x64)
+        kb.emit(f"cvt.rn.f32.f64 \t{d}, {r}")
+    run, _ = _f32_op(em, t, build)
+    apply(em, op, run)
+
+
 @handles("cuda_tile.remf")
 def _remf(em, op):
     t = _elt(op.results[0])
@@ -294,6 +314,12 @@ def _int_binary(mnemonic, signed_op=False, normalize=True):
             if mnemonic in ("and", "or", "xor"):
                 kb.emit(f"{mnemonic}.b{w} \t{d}, {a}, {b}")
                 return
+            if mnemonic in ("shl", "shr") and w == 64:
+                # PTX takes a .u32 shift amount; amounts past 64 shift everything out either way
+                c, n = kb.reg("b64"), kb.reg(B32)
+                kb.emit(f"min.u64 \t{c}, {b}, 64")
+                kb.emit(f"cvt.u32.u64 \t{n}, {c}")
+                b = n
             if mnemonic == "shl":
                 kb.emit(f"shl.b{w} \t{d}, {a}, {b}")
             elif mnemonic == "shr":
