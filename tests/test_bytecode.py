@@ -364,7 +364,8 @@ def test_unknown_opcode():
     data = write(ops)
     i, _, _ = _first_op(data)
     assert data[i:i + 3] == bytes([0x5C, 0x00, 0x00])  # return: opcode, 0 results, 0 operands
-    for opcode, words in ((0x3F0, "unknown opcode 1008"), (0x76, "cuda_tile.insert, bytecode 13.4"),
+    for opcode, words in ((0x3F0, "unknown opcode 1008"), (0x7E, "unknown opcode 126"),
+                          (0x76, "unsupported opcode 118 (cuda_tile.insert) for bytecode version 13.1; it needs 13.4"),
                           (0x16, "entry")):
         w = Writer()
         w.varint(opcode)

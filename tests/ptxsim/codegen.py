@@ -405,6 +405,7 @@ class KernelCodegen:
         self._emit("pass")
 
     _i_membar = _i_fence
+    _i_griddepcontrol = _i_fence   # one grid at a time: dependent-launch control orders nothing
 
     # moves
     def _i_mov(self, ins, written, k, nblocks):

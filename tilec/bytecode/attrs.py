@@ -34,9 +34,14 @@ I1, I32, I64 = IntegerType(1), IntegerType(32), IntegerType(64)
 DIALECT_ENUMS = {"rounding": CA.RoundingModeAttr, "overflow": CA.IntegerOverflowAttr,
                  "signedness": CA.SignednessAttr, "cmp_pred": CA.ComparisonPredicateAttr,
                  "cmp_order": CA.ComparisonOrderingAttr, "padding": CA.PaddingValueAttr,
-                 "visibility": CA.SymbolVisibilityAttr}
+                 "visibility": CA.SymbolVisibilityAttr, "multimem_red": CA.MultimemReductionKindAttr}
 I32_ENUMS = {"ordering": CA.MemoryOrderingSemanticsAttr, "scope": CA.MemoryScopeAttr,
              "atomic_mode": CA.AtomicRMWModeAttr}
+
+
+# the `default` of an attribute the op declares without one: decoded as is, even
+# when it equals what an absent attribute would mean (an all-false `inbounds`)
+KEEP = object()
 
 
 def signed(value: int, width: int) -> int:
@@ -313,7 +318,7 @@ class AttrReader:
             if enc == "dense":
                 return self.dense
         op_attr = self.op_attr
-        if enc == "boolarray":
+        if enc == "boolarray" and default is not KEEP:
             def flags(r, rt):
                 val = op_attr(r, enc, rt)
                 return val if any(val.values) else None

@@ -54,7 +54,8 @@ T_FNV8E5M3FNU = 130
 
 INT_TAGS = {T_I1: 1, T_I4: 4, T_I8: 8, T_I16: 16, T_I32: 32, T_I64: 64}
 FLOAT_TAGS = {T_F16: "f16", T_BF16: "bf16", T_F32: "f32", T_TF32: "tf32", T_F64: "f64",
-              T_F8E4M3FN: "f8E4M3FN", T_F8E5M2: "f8E5M2", T_F8E8M0FNU: "f8E8M0FNU", T_F4E2M1FN: "f4E2M1FN"}
+              T_F8E4M3FN: "f8E4M3FN", T_F8E5M2: "f8E5M2", T_F8E8M0FNU: "f8E8M0FNU", T_F4E2M1FN: "f4E2M1FN",
+              T_FNV8E5M3FNU: "fnv8E5M3FNU"}
 # type tags introduced after 13.1, with their NVIDIA names (for diagnostics)
 TYPE_SINCE = {T_F8E8M0FNU: ((13, 2), "Float8E8M0FNU"), T_F4E2M1FN: ((13, 3), "Float4E2M1FN"),
               T_GATHER_SCATTER_VIEW: ((13, 3), "GatherScatterViewType"),

@@ -14,7 +14,7 @@ from ..ir.registry import OPS
 from ..ir.types import IntegerType
 from . import format as F
 from . import optable as T
-from .attrs import DIALECT_ENUMS, I32_ENUMS, EncodeError
+from .attrs import DIALECT_ENUMS, I32_ENUMS, KEEP, EncodeError
 from .stream import BytecodeError, Reader, Writer
 
 UNIT, ATTR, OPERAND = "unit", "attr", "operand"
@@ -43,12 +43,14 @@ class Plan:
             if name not in attr_names and name not in operand_names:
                 self.flag_units.append((1 << bit, name))
         defaults = {d.name: d.default for d in cls.attr_defs}
-        self.attrs = []  # (name, encoding, flag mask or 0, default attribute or None)
+        self.attrs = []  # (name, encoding, flag mask or 0, default attribute or None or KEEP)
         for a in spec.attrs:
             if a.since > v:
                 continue
-            self.attrs.append((a.name, a.enc, flag_of.get(a.name, 0) if a.optional else 0,
-                               defaults.get(a.name)))
+            default = defaults.get(a.name)
+            if a.enc == "boolarray" and a.name in defaults and default is None:
+                default = KEEP
+            self.attrs.append((a.name, a.enc, flag_of.get(a.name, 0) if a.optional else 0, default))
         self.segmented = cls._segmented
         if spec.operands == "segmented":
             self.operands = [(d.kind, flag_of.get(d.name, 0)) for d in cls.operand_defs]
@@ -75,10 +77,6 @@ class OpDecoder:
         if spec is None:
             if opcode in T.RESERVED:
                 raise BytecodeError(at, f"opcode {opcode} ({T.RESERVED[opcode]}) cannot appear inside a function")
-            if opcode in T.UNMODELED:
-                name, since = T.UNMODELED[opcode]
-                raise BytecodeError(at, f"opcode {opcode} (cuda_tile.{name}, bytecode {since}) is not supported by "
-                                        f"tilec")
             raise BytecodeError(at, f"unknown opcode {opcode}")
         if spec.since > v:
             raise BytecodeError(at, f"unsupported opcode {opcode} ({spec.name}) for bytecode version "

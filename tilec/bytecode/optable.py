@@ -167,6 +167,19 @@ def _ops():
         O("atomic_red_view_tko", 0x75, "13.3", results="var", flags=("token",),
           attrs=mem + ("memory_scope:scope", "mode:atomic_mode", "inbounds:boolarray@13.5"),
           operands="segmented"),
+        O("insert", 0x76, "13.4", results="var", operands="counted"),
+        O("gdc_launch_dependents_tko", 0x77, "13.4", flags=("token",), operands="segmented"),
+        O("gdc_wait_tko", 0x78, "13.4", flags=("token",), operands="segmented"),
+        O("fpowi", 0x79, "13.4"),
+        O("memory_fence_alias_tko", 0x7A, "13.4"),
+        O("multimem_load_reduce_view_tko", 0x7B, "13.5", results="var", flags=("memory_scope", "token"),
+          attrs=mem + ("memory_scope:scope?", "reduction:multimem_red", "inbounds:boolarray"),
+          operands="segmented"),
+        O("multimem_reduce_view_tko", 0x7C, "13.5", results="var", flags=("token",),
+          attrs=mem + ("memory_scope:scope", "reduction:multimem_red", "inbounds:boolarray"),
+          operands="segmented"),
+        O("multimem_store_view_tko", 0x7D, "13.5", results="var", flags=("memory_scope", "token"),
+          attrs=mem + ("memory_scope:scope?", "inbounds:boolarray"), operands="segmented"),
     ]
 
 
@@ -177,11 +190,6 @@ BY_NAME = {s.name: s for s in OPS}
 # Functions and globals are not instructions: they live in the function table
 # and the global section. Their opcodes are still reserved.
 RESERVED = {0x16: "entry", 0x31: "global", 0x4B: "module"}
-# Opcodes of newer ops tilec does not model, named for the diagnostic.
-UNMODELED = {0x76: ("insert", "13.4"), 0x77: ("gdc_launch_dependents_tko", "13.4"),
-             0x78: ("gdc_wait_tko", "13.4"), 0x79: ("fpowi", "13.4"),
-             0x7A: ("memory_fence_alias_tko", "13.4"), 0x7B: ("multimem_load_reduce_view_tko", "13.5"),
-             0x7C: ("multimem_reduce_view_tko", "13.5"), 0x7D: ("multimem_store_view_tko", "13.5")}
 
 # tilec's `print` (the 13.1 spelling, no token) is written as print_tko.
 ALIASES = {"cuda_tile.print": "cuda_tile.print_tko", "cuda_tile.pow": "cuda_tile.fpowf",

@@ -2,8 +2,8 @@
 parameters; composite types refer to earlier entries by index.
 
     tile            elementType[idx] shape[count, i64 LE...]
-    ptr             [flags (13.4+)] pointee[idx] [ptrAttr byte if flagged]
-    tensor_view     [flags (13.4+)] elementType[idx] shape[i64s] strides[i64s] [ptrAttr]
+    ptr             [flags (13.4+)] pointee[idx] [ptrAttr if flagged: none 0, unicast 1, multicast 2]
+    tensor_view     [flags (13.4+)] elementType[idx] shape[i64s] strides[i64s] [ptrAttr if flagged]
     partition_view  [flags (13.3+)] tile[i32s] tensorView[idx] dimMap[i32s] padding
     strided_view    flags tile[i32s] traversalStrides[i32s] tensorView[idx] dimMap[i32s] padding
     gather_scatter  flags tile[i32s] tensorView[idx] sparseDim[varint] padding
@@ -15,8 +15,8 @@ bitfield. A dynamic extent (`?`) is INT64_MIN."""
 from __future__ import annotations
 
 from ..dialects.cuda_tile.attributes import PaddingValueAttr
-from ..dialects.cuda_tile.types import (GatherScatterViewType, PartitionViewType, PointerType, StridedViewType,
-                                        TensorViewType, TileType, TokenType)
+from ..dialects.cuda_tile.types import (PTR_ATTRS, GatherScatterViewType, PartitionViewType, PointerType,
+                                        StridedViewType, TensorViewType, TileType, TokenType)
 from ..ir.types import DYNAMIC, FloatType, FunctionType, IntegerType
 from . import format as F
 from .stream import BytecodeError, Reader, Writer
@@ -48,6 +48,24 @@ def _padding_in(r: Reader, flagged: bool):
     if v >= len(PaddingValueAttr.values):
         raise BytecodeError(at, f"invalid padding value {v}")
     return PaddingValueAttr(PaddingValueAttr.values[v])
+
+
+_PTR_ATTR_SINCE = (F.V13_4, F.V13_5, F.V13_5)   # none, unicast, multicast (as NVIDIA's reader checks)
+
+
+def _ptr_attr_in(r: Reader, flags: int, r_version):
+    """The pointer classification a ptr / tensor_view carries when flag bit 0 is set."""
+    if not flags & 1:
+        return None
+    at = r.pos
+    v = r.varint()
+    if v >= len(PTR_ATTRS):
+        raise BytecodeError(at, f"expected ptr_attr to be a valid pointer classification but got invalid enum "
+                                f"value {v}")
+    if r_version < _PTR_ATTR_SINCE[v]:
+        raise BytecodeError(at, f"ptr_attr enum value {v} is not available in bytecode version "
+                                f"{F.version_text(r_version)}")
+    return PTR_ATTRS[v]
 
 
 class TypeTable:
@@ -106,19 +124,16 @@ class TypeTable:
         if tag == F.T_PTR:
             flags = r.varint() if v >= F.V13_4 else 0
             pointee = self.read(r)
-            if flags & 1:
-                raise BytecodeError(at, "pointer attributes are not supported by tilec")
-            return PointerType(pointee)
+            return PointerType(pointee, _ptr_attr_in(r, flags, v))
         if tag == F.T_TENSOR_VIEW:
             flags = r.varint() if v >= F.V13_4 else 0
             elt = self.read(r)
             shape = _dims_in(r.le_array(8))
             strides = _dims_in(r.le_array(8))
-            if flags & 1:
-                raise BytecodeError(at, "pointer attributes are not supported by tilec")
+            kind = _ptr_attr_in(r, flags, v)
             if len(shape) != len(strides):
                 raise BytecodeError(at, "tensor_view shape and strides differ in rank")
-            return TensorViewType(shape, elt, strides)
+            return TensorViewType(shape, elt, strides, kind)
         if tag == F.T_PARTITION_VIEW:
             unified = v >= F.V13_3
             flags = r.varint() if unified else 0
@@ -143,8 +158,6 @@ class TypeTable:
             ins = tuple(self.read(r) for _ in range(r.count("function input")))
             outs = tuple(self.read(r) for _ in range(r.count("function result")))
             return FunctionType(ins, outs)
-        if tag == F.T_FNV8E5M3FNU:
-            raise BytecodeError(at, "element type 'f8E5M3FNU' is not supported by tilec")
         raise BytecodeError(at, f"unknown type tag {tag}")
 
     def _view(self, r):
@@ -205,17 +218,17 @@ class TypeWriter:
         elif isinstance(t, PointerType):
             pointee = self.id(t.pointee)
             self._tag(w, F.T_PTR)
-            if v >= F.V13_4:
-                w.varint(0)
+            self._ptr_flags(w, t)
             w.varint(pointee)
+            self._ptr_attr(w, t)
         elif isinstance(t, TensorViewType):
             elt = self.id(t.element_type)
             self._tag(w, F.T_TENSOR_VIEW)
-            if v >= F.V13_4:
-                w.varint(0)
+            self._ptr_flags(w, t)
             w.varint(elt)
             w.le_array(_dims_out(t.shape), 8)
             w.le_array(_dims_out(t.strides), 8)
+            self._ptr_attr(w, t)
         elif isinstance(t, PartitionViewType):
             tv = self.id(t.tensor_view)
             self._tag(w, F.T_PARTITION_VIEW)
@@ -263,6 +276,21 @@ class TypeWriter:
         else:
             raise TypeError_(f"unsupported type in bytecode writer: '{t.text()}'")
         return w.getvalue()
+
+    def _ptr_flags(self, w, t):
+        if self.version >= F.V13_4:
+            w.varint(0 if t.ptr_attr is None else 1)
+        elif t.ptr_attr is not None:
+            raise TypeError_(f"parameter 'ptrAttr' of type '{t.text(True)}' requires bytecode version 13.4+, "
+                             f"targeting {F.version_text(self.version)}")
+
+    def _ptr_attr(self, w, t):
+        if t.ptr_attr is not None:
+            v = PTR_ATTRS.index(t.ptr_attr)
+            if self.version < _PTR_ATTR_SINCE[v]:
+                raise TypeError_(f"ptr_attr '{t.ptr_attr}' requires bytecode version "
+                                 f"{F.version_text(_PTR_ATTR_SINCE[v])}+, targeting {F.version_text(self.version)}")
+            w.varint(v)
 
     def _tag(self, w, tag):
         since = F.TYPE_SINCE.get(tag)

@@ -6,11 +6,12 @@ from ..ir import attributes as A
 from ..ir.diagnostics import current_engine
 from ..passes.base import Pass, target_blocks
 from ..rewrite.driver import GreedyDriver
-from .control import FoldIndexCastPair, ForToScf
+from .control import FoldIndexCastPair, ForToScf, IfToScf, LoopToWhile, SinkEarlyContinue
 from .layout import PermuteToShuffle
 from .legality import check_legal
 from .mma import LowerMma
 from .pointers import LowerLoadPtr, LowerStorePtr
+from .reduce import LowerCombining
 from .target import ARCHES, target_for
 from .views import LowerAtomicRedView, LowerLoadView, LowerStoreView
 
@@ -20,7 +21,8 @@ TARGET_ATTR = "nv_tileas.target"
 def lowering_patterns(target):
     return [LowerLoadView(target), LowerStoreView(target), LowerMma(target, "cuda_tile.mmaf"),
             LowerMma(target, "cuda_tile.mmai"), ForToScf(), FoldIndexCastPair(), PermuteToShuffle(),
-            LowerLoadPtr(), LowerStorePtr(), LowerAtomicRedView(target)]
+            LowerLoadPtr(), LowerStorePtr(), LowerAtomicRedView(target), LowerCombining("cuda_tile.reduce"),
+            LowerCombining("cuda_tile.scan"), SinkEarlyContinue(), IfToScf(), LoopToWhile()]
 
 
 def entries(blocks):
@@ -42,7 +44,7 @@ def lower_blocks(blocks, target, location) -> bool:
 
 
 class LowerToTileas(Pass):
-    """lower cuda_tile to nv_tileas (views, tiled memops, dot, scf.for) for a target"""
+    """lower cuda_tile to nv_tileas (views, tiled memops, dot, reduce/scan, scf.for/if/while) for a target"""
     name = "lower-to-tileas"
     argument = "LowerToTileas"
     OPTIONS = {"arch": (str, "sm_90a")}

@@ -24,6 +24,9 @@ _FLOATS = {
     "f16": F16, "bf16": BF16, "f32": F32, "tf32": F32, "f64": F64,
     "f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn), "f8E5M2": np.dtype(ml_dtypes.float8_e5m2),
     "f8E8M0FNU": np.dtype(ml_dtypes.float8_e8m0fnu), "f4E2M1FN": np.dtype(ml_dtypes.float4_e2m1fn),
+    # no NumPy type exists: tiles hold the bit patterns (so memory, bitcast and
+    # data movement need nothing special); to_float / as_float convert
+    "fnv8E5M3FNU": np.dtype(np.uint8),
 }
 _INTS = {1: BOOL, 4: np.dtype(np.int8), 8: np.dtype(np.int8), 16: np.dtype(np.int16),
          32: np.dtype(np.int32), 64: I64}
@@ -175,6 +178,8 @@ def to_float(x, dst_elt):
     than f32 are first rounded to odd)."""
     dst = dtype_of(dst_elt)
     x = np.asarray(x)
+    if is_fnv8(dst_elt):
+        return fnv8_encode(x)
     if is_tf32(dst_elt):
         narrow_float = x.dtype.kind not in "iub" and x.dtype.itemsize <= 4
         return round_tf32(x.astype(F32) if narrow_float else round_to_odd_f32(x.astype(F64)))
@@ -183,6 +188,55 @@ def to_float(x, dst_elt):
     if x.dtype == F64 or (x.dtype.kind in "iu" and x.dtype.itemsize >= 4):
         x = round_to_odd_f32(x.astype(F64))
     return x.astype(dst)
+
+
+# ---- fnv8E5M3FNU: unsigned E5M3, bias 15, subnormals, no inf, 0xFF is nan --------
+
+def is_fnv8(elt) -> bool:
+    return isinstance(elt, FloatType) and elt.name == "fnv8E5M3FNU"
+
+
+def _fnv8_table():
+    from ..ir.types import FloatType as FT
+    from ..syntax.dense import float_from_bits
+    return np.array([float_from_bits(b, FT("fnv8E5M3FNU")) for b in range(256)], dtype=F32)
+
+
+_FNV8_VALUES = None
+
+
+def fnv8_decode(bits):
+    """fnv8E5M3FNU bit patterns -> f32 (every value is exact in f32)."""
+    global _FNV8_VALUES
+    if _FNV8_VALUES is None:
+        _FNV8_VALUES = _fnv8_table()
+    return _FNV8_VALUES[np.asarray(bits, dtype=np.uint8)]
+
+
+def fnv8_encode(x):
+    """Round to nearest even into fnv8E5M3FNU bits, as APFloat converts: a
+    negative non-zero value, nan, inf, or a value rounding above the largest
+    finite one (114688) becomes nan (0xFF); -0 becomes +0."""
+    v = np.asarray(x).astype(F64)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        _, ex = np.frexp(v)
+        e = np.maximum(ex - 1, -14)            # exponent of the ulp's binade (subnormals: -14)
+        q = np.rint(np.ldexp(v, 3 - e))        # significand in units of the ulp: [0, 16]
+        carry = q >= 16
+        e = np.where(carry, e + 1, e)
+        q = np.where(carry, q / 2, q)
+        normal = q >= 8
+        field = np.where(normal, e + 15, 0)
+        mant = np.where(normal, q - 8, q)
+        bits = field * 8 + mant
+        bad = np.isnan(v) | (v < 0) | ~np.isfinite(v) | (field > 31) | (bits >= 255)
+        bits = np.where(v == 0, 0, np.where(bad, 255, bits))
+    return np.asarray(bits).astype(np.uint8)
+
+
+def as_float(x, elt):
+    """A tile of float type `elt` as values NumPy computes with (fnv8: decoded)."""
+    return fnv8_decode(x) if is_fnv8(elt) else x
 
 
 def float_constant(values, elt):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import ub
-from .numerics import BOOL, F64, I64, from_unsigned, int_range, signed_value, to_float, unsigned
+from .numerics import BOOL, F64, I64, as_float, from_unsigned, int_range, signed_value, to_float, unsigned
 from .ops_core import result_dtype
 from .registry import compute
 
@@ -66,8 +66,8 @@ def _trunci(op, cc):
 
 @compute("cuda_tile.ftof")
 def _ftof(op, cc):
-    _, dst = _elts(op)
-    return lambda x: to_float(x, dst)
+    src, dst = _elts(op)
+    return lambda x: to_float(as_float(x, src), dst)
 
 
 @compute("cuda_tile.itof")

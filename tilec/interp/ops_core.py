@@ -1,5 +1,7 @@
 """Core ops (spec 8.3) and the small utilities of 8.12: constant, iota, shape
-ops, select, offset, tile block ids, globals, tokens, assume, print, assert."""
+ops (extract, insert, ...), select, offset, tile block ids, globals, tokens
+(with the 13.4 token-only ops gdc_* and memory_fence_alias_tko), assume,
+print, assert."""
 from __future__ import annotations
 
 import numpy as np
@@ -100,6 +102,25 @@ def _extract(op, cc):
     return fn
 
 
+@compute("cuda_tile.insert")
+def _insert(op, cc):
+    src_shape = op.operands[0].type.shape
+    dst_shape = op.result.type.shape
+
+    def fn(src, dst, *indices):
+        sl = []
+        for d, (i, n, m) in enumerate(zip(indices, src_shape, dst_shape)):
+            k = int(np.asarray(i).astype(np.uint32))   # indices are unsigned
+            if (k + 1) * n > m:
+                raise InterpError(op, f"slice index {k} of dimension {d} is out of bounds (the destination has "
+                                      f"{m // n} slices of {n})")
+            sl.append(slice(k * n, (k + 1) * n))
+        out = np.array(dst)
+        out[tuple(sl)] = src
+        return out
+    return fn
+
+
 @compute("cuda_tile.select")
 def _select(op, cc):
     dtype = result_dtype(op)
@@ -130,7 +151,10 @@ def _num_blocks(op, cc):
     return lambda: values
 
 
-@compute("cuda_tile.make_token", "cuda_tile.join_tokens")
+# programmatic dependent launch and the alias fence order nothing here: one
+# grid runs at a time and memory has one address per byte
+@compute("cuda_tile.make_token", "cuda_tile.join_tokens", "cuda_tile.gdc_wait_tko",
+         "cuda_tile.gdc_launch_dependents_tko", "cuda_tile.memory_fence_alias_tko")
 def _token(op, cc):
     return lambda *tokens: TOKEN
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .numerics import F32, F64, flush_subnormals, round_pair, round_value, step, two_prod, two_sum
+from .numerics import F32, F64, flush_subnormals, round_pair, round_value, signed_value, step, two_prod, two_sum
 from .ops_core import result_dtype
 from .registry import compute
 
@@ -223,6 +223,30 @@ def _sqrt(op, cc):
 @compute("cuda_tile.pow", "cuda_tile.powf", "cuda_tile.fpowf")
 def _pow(op, cc):
     return _in_f32(op, np.power)
+
+
+@compute("cuda_tile.fpowi")
+def _fpowi(op, cc):
+    """x ** n by binary powering, rounding every product, then one correctly
+    rounded 1 / r for n < 0: the sequence NVIDIA's compiler emits (compiler-rt's
+    __powisf2), in f32 for half types and f32, in f64 for f64."""
+    dtype = result_dtype(op)
+    work = F64 if dtype == F64 else F32
+
+    def fn(x, n):
+        x = np.asarray(x).astype(work)
+        n = signed_value(n).astype(np.int64)
+        b = np.abs(n)
+        one = np.ones_like(x)
+        r = np.where(b & 1, x, one)
+        b = b >> 1
+        while np.any(b):
+            x = x * x
+            r = np.where(b & 1, x * r, r)
+            b = b >> 1
+        r = np.where(n < 0, one / r, r)
+        return r.astype(dtype)
+    return fn
 
 
 @compute("cuda_tile.atan2")

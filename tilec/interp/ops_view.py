@@ -9,6 +9,11 @@ addresses leave the allocation, are undefined behaviour and reported.
 
 A tile is moved as one strided NumPy view of the allocation (never element by
 element).
+
+The multimem ops (13.5) act on every member of a multicast object. A launch
+here is one device, so a multicast pointer addresses an object with one
+member: a load-reduce is a load (the reduction of one value), a multimem
+reduction is an atomic reduction into that member, a multimem store a store.
 """
 from __future__ import annotations
 
@@ -167,14 +172,39 @@ def _store_view(op, cc):
     return fn
 
 
-@compute("cuda_tile.atomic_red_view_tko")
-def _atomic_red_view(op, cc):
-    from ..dialects.cuda_tile.attributes import AtomicRMWModeAttr
+@compute("cuda_tile.multimem_load_reduce_view_tko")
+def _multimem_load_reduce(op, cc):
+    load = _load_view(op, cc)
+    view_s, index_s, _ = cc.operand_slots(op)
+    return lambda *vals: load(vals[view_s], *[vals[i] for i in index_s])
+
+
+@compute("cuda_tile.multimem_store_view_tko")
+def _multimem_store(op, cc):
+    store = _store_view(op, cc)
+    view_s, tile_s, index_s, _ = cc.operand_slots(op)
+    return lambda *vals: store(vals[tile_s], vals[view_s], *[vals[i] for i in index_s])
+
+
+# multimem reduction kind -> atomic mode of the same update
+_MULTIMEM_MODES = {"add": "add", "min": "min", "max": "max", "and": "and", "or": "or", "xor": "xor",
+                   "umin": "umin", "umax": "umax"}
+
+
+@compute("cuda_tile.multimem_reduce_view_tko")
+def _multimem_reduce(op, cc):
+    view_s, tile_s, index_s, _ = cc.operand_slots(op)
+    kind = op.attributes.get("reduction")
+    mode = _MULTIMEM_MODES[kind.value if kind is not None else "add"]
+    update = _reduce_into_window(op, cc, mode, op.operands[tile_s].type.element_type)
+    return lambda *vals: update(vals[view_s], vals[tile_s], [vals[i] for i in index_s])
+
+
+def _reduce_into_window(op, cc, mode, elt):
+    """fn(view, value, index) applying `mode` (an atomic RMW mode) to the
+    in-bounds part of one tile of `view`."""
     from .numerics import F64, to_float
     from .ops_memory import _rmw_function
-    view_s, index_s, value_s, _ = cc.operand_slots(op)
-    mode = AtomicRMWModeAttr.name_of(op.attributes["mode"])
-    elt = op.operands[value_s].type.element_type
     dtype = dtype_of(elt)
     f = _rmw_function(mode, dtype)
     if dtype.kind not in "iub" and dtype.itemsize < 4:   # f16/bf16: combine in f64, round once
@@ -182,12 +212,19 @@ def _atomic_red_view(op, cc):
         f = lambda old, v: to_float(g(np.asarray(old).astype(F64), np.asarray(v).astype(F64)), elt)  # noqa: E731
     mem = cc.machine.memory
 
-    def fn(*vals):
-        view, value = vals[view_s], vals[value_s]
-        index = [vals[i] for i in index_s]
+    def fn(view, value, index):
         win, extent = _window(op, mem, view, index, "access")
         if win is not None:
             src = np.asarray(value)[tuple(slice(0, e) for e in extent)]
             win[...] = np.asarray(f(np.array(win), src)).astype(win.dtype)
         return TOKEN
     return fn
+
+
+@compute("cuda_tile.atomic_red_view_tko")
+def _atomic_red_view(op, cc):
+    from ..dialects.cuda_tile.attributes import AtomicRMWModeAttr
+    view_s, index_s, value_s, _ = cc.operand_slots(op)
+    mode = AtomicRMWModeAttr.name_of(op.attributes["mode"])
+    update = _reduce_into_window(op, cc, mode, op.operands[value_s].type.element_type)
+    return lambda *vals: update(vals[view_s], vals[value_s], [vals[i] for i in index_s])

@@ -15,7 +15,8 @@ from fractions import Fraction
 
 # name -> (exponent bits, mantissa bits, bias, non-finite behaviour)
 #   ieee: inf and nan; nanonly: no inf, all-ones is nan; finite: neither;
-#   e8m0: unsigned powers of two only.
+#   e8m0: unsigned powers of two only; unsigned: no sign bit, no inf, all-ones is nan
+#   (NVIDIA's fnv8E5M3FNU: the exponent field 31 still holds finite values).
 FORMATS = {
     "f16": (5, 10, 15, "ieee"),
     "bf16": (8, 7, 127, "ieee"),
@@ -26,6 +27,7 @@ FORMATS = {
     "f8E4M3FN": (4, 3, 7, "nanonly"),
     "f4E2M1FN": (2, 1, 1, "finite"),
     "f8E8M0FNU": (8, 0, 127, "e8m0"),
+    "fnv8E5M3FNU": (5, 3, 15, "unsigned"),
 }
 
 
@@ -36,13 +38,13 @@ def _fmt(elt):
 
 def bit_width(elt) -> int:
     e, m, _, kind = _fmt(elt)
-    return e + m + (0 if kind == "e8m0" else 1)
+    return e + m + (0 if kind in ("e8m0", "unsigned") else 1)
 
 
 def _max_finite(e, m, bias, kind) -> Fraction:
     if kind == "ieee":
         return (2 - Fraction(1, 2 ** m)) * Fraction(2) ** ((2 ** e - 2) - bias)
-    if kind == "nanonly":
+    if kind in ("nanonly", "unsigned"):
         return (2 - Fraction(2, 2 ** m)) * Fraction(2) ** ((2 ** e - 1) - bias)
     if kind == "finite":
         return (2 - Fraction(1, 2 ** m)) * Fraction(2) ** ((2 ** e - 1) - bias)
@@ -81,6 +83,8 @@ def round_to(value, elt) -> float:
         a = abs(a)
     e, m, bias, kind = _fmt(elt)
     sign = -1.0 if neg else 1.0
+    if kind == "unsigned" and neg:
+        return 0.0 if a == 0 else math.nan   # APFloat: no -0, a negative value is nan
     if a == 0:
         return sign * 0.0
     if (e, m) == (11, 52):
@@ -107,7 +111,9 @@ def to_bits(value: float, elt) -> int:
         if math.isnan(value) or value <= 0 or math.isinf(value):
             return 0xFF
         return max(0, min(0xFE, _floor_log2(Fraction(value)) + bias))
-    sign = 1 if math.copysign(1.0, value) < 0 else 0
+    if kind == "unsigned" and (math.isnan(value) or math.isinf(value) or value < 0):
+        return 2 ** (e + m) - 1
+    sign = 1 if math.copysign(1.0, value) < 0 and kind != "unsigned" else 0
     top = sign << (e + m)
     if math.isnan(value):
         if kind == "ieee":

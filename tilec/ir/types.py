@@ -32,6 +32,7 @@ class IntegerType(Type):
 FLOAT_KINDS = {
     "f16": (16, 10), "bf16": (16, 7), "f32": (32, 23), "f64": (64, 52), "tf32": (32, 10),
     "f8E4M3FN": (8, 3), "f8E5M2": (8, 2), "f8E8M0FNU": (8, 0), "f4E2M1FN": (4, 1),
+    "fnv8E5M3FNU": (8, 3),
 }
 
 

@@ -18,6 +18,19 @@ from ..rewrite.effects import is_side_effect_free
 
 LOAD = "nv_tileas.tiled_load"
 COMPUTE = ("nv_tileas.dot",)  # register-only compute: no memory effects
+COMBINING = ("nv_tileas.reduce", "nv_tileas.scan")
+
+
+def register_only(op) -> bool:
+    """No memory effects although not Pure: the MMA, and reduce/scan (which
+    carry MemoryConsistencyOpInterface because their bodies *may* hold
+    ordering-sensitive ops) whose bodies are side-effect free."""
+    if op.name in COMPUTE:
+        return True
+    if op.name not in COMBINING:
+        return False
+    return all(inner is op or inner.name == "nv_tileas.yield" or is_side_effect_free(inner)
+               for inner in op.walk())
 
 
 @dataclass
@@ -82,7 +95,7 @@ def analyze_loop(loop) -> LoopSchedule:
                 s.reason = "token-ordered load"
                 return s
             continue
-        if op.name not in COMPUTE and not is_side_effect_free(op):
+        if not register_only(op) and not is_side_effect_free(op):
             s.reason = f"'{op.name}' has side effects"
             return s
     iters = set(body.arguments[1:])

@@ -1,8 +1,9 @@
 """A NumPy evaluator for the scheduled nv_tileas IR this project's lowering
 and scheduler produce, built on the cuda_tile interpreter: importing this
-module adds handlers for the nv_tileas / scf / arith ops to the interpreter's
-dispatch table (cuda_tile ops keep theirs), so `tilec.interp.launch` runs a
-lowered-and-scheduled module.
+module adds handlers for the nv_tileas / scf / arith ops (and the
+builtin.unrealized_conversion_cast the lowering puts before scf conditions)
+to the interpreter's dispatch table (cuda_tile ops keep theirs), so
+`tilec.interp.launch` runs a lowered-and-scheduled module.
 
 Pipelines are modelled as rings of numStages slots. produce_one waits until
 its stage is free (every earlier use of that slot consumed), runs its region
@@ -23,9 +24,10 @@ from numpy.lib.stride_tricks import as_strided
 from ..interp import launch as _launch  # noqa: F401,E501  (registers the cuda_tile handlers)
 from ..interp.engine import run_block
 from ..interp.errors import InterpError
-from ..interp.numerics import BOOL, F32, F64, dtype_of, unsigned
+from ..interp.numerics import BOOL, F32, F64, dtype_of, signed_value, unsigned, wrap_int
 from ..interp.registry import COMPUTE, STRUCTURAL, TOKEN, YIELD, compute, structural
 from ..interp.ops_view import _PADDING
+from ..ir import attributes as A
 from ..ir.types import IndexType
 
 DEADLOCK_SECONDS = 20.0
@@ -48,17 +50,161 @@ def _constant(op, cc):
     return lambda: v
 
 
-def _int_binary(name, fn):
-    @compute(name)
+_INDEX_OPS = {"addi": lambda a, b: a + b, "subi": lambda a, b: a - b, "muli": lambda a, b: a * b,
+              "maxsi": max, "minsi": min, "maxui": max, "minui": min,
+              "divsi": lambda a, b: _trunc_div(a, b)[0], "remsi": lambda a, b: _trunc_div(a, b)[1],
+              "divui": lambda a, b: a // b, "remui": lambda a, b: a % b,
+              "andi": lambda a, b: a & b, "ori": lambda a, b: a | b, "xori": lambda a, b: a ^ b}
+
+
+def _trunc_div(a, b):
+    q = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
+    return q, a - q * b
+
+
+def _int_elementwise(op, kind):
+    """arith integer ops on i1..i64 values: two's complement, wrapping (i1 is
+    arithmetic modulo 2); the signed/unsigned variants read the bits so."""
+    dtype = dtype_of(op.result.type.element_type if hasattr(op.result.type, "element_type")
+                     else op.result.type)
+    if kind in ("andi", "ori", "xori"):
+        f = {"andi": np.bitwise_and, "ori": np.bitwise_or, "xori": np.bitwise_xor}[kind]
+        return lambda a, b: f(np.asarray(a), np.asarray(b)).astype(dtype, copy=False)
+    if kind in ("addi", "subi", "muli"):
+        f = {"addi": np.add, "subi": np.subtract, "muli": np.multiply}[kind]
+        if dtype == BOOL:
+            g = {"addi": np.bitwise_xor, "subi": np.bitwise_xor, "muli": np.bitwise_and}[kind]
+            return lambda a, b: g(np.asarray(a), np.asarray(b))
+        return lambda a, b: np.asarray(f(np.asarray(a), np.asarray(b))).astype(dtype, copy=False)
+    signed = kind.endswith("si")
+    read = signed_value if signed else unsigned
+    if kind[:3] in ("max", "min"):
+        pick = np.greater_equal if kind.startswith("max") else np.less_equal
+        return lambda a, b: np.where(pick(read(a), read(b)), a, b).astype(dtype, copy=False)
+    # division and remainder: truncating; zero divisors are reported
+    rem = kind.startswith("rem")
+
+    def div(a, b):
+        x, y = read(a).astype(object), read(b).astype(object)
+        if np.any(y == 0):
+            raise InterpError(op, "integer division by zero")
+        q, r = np.frompyfunc(_trunc_div, 2, 2)(x, y)
+        out = r if rem else q
+        return wrap_int(list(np.ravel(out)), dtype).reshape(np.shape(out))
+    return div
+
+
+def _arith_int(kind):
+    @compute("arith." + kind)
     def build(op, cc):
-        return lambda a, b: fn(int(a), int(b))
+        if _is_index(op.result.type):
+            fn = _INDEX_OPS[kind]
+            return lambda a, b: fn(int(a), int(b))
+        return _int_elementwise(op, kind)
     return build
 
 
-_int_binary("arith.addi", lambda a, b: a + b)
-_int_binary("arith.subi", lambda a, b: a - b)
-_int_binary("arith.muli", lambda a, b: a * b)
-_int_binary("arith.maxsi", max)
+for _k in _INDEX_OPS:
+    _arith_int(_k)
+
+
+def _float_dtype(op):
+    t = op.results[0].type
+    return dtype_of(getattr(t, "element_type", t))
+
+
+def _ieee_max(a, b):
+    """maximumf: NaN if either is NaN, -0 < +0 (IEEE 754-2019 maximum)."""
+    a, b = np.asarray(a), np.asarray(b)
+    r = np.maximum(a, b)
+    both_zero = (a == 0) & (b == 0)
+    return np.where(both_zero, np.where(np.signbit(a), b, a), r)
+
+
+def _ieee_min(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    r = np.minimum(a, b)
+    both_zero = (a == 0) & (b == 0)
+    return np.where(both_zero, np.where(np.signbit(a), a, b), r)
+
+
+# the same NumPy operations the interpreter uses for cuda_tile's nearest-even
+# addf/subf/mulf/divf and maxf/minf, so a lowered combiner rounds identically
+_FLOAT_OPS = {"addf": np.add, "subf": np.subtract, "mulf": np.multiply, "divf": np.divide,
+              "maxnumf": np.fmax, "minnumf": np.fmin, "maximumf": _ieee_max, "minimumf": _ieee_min}
+
+
+def _arith_float(kind):
+    f = _FLOAT_OPS[kind]
+
+    @compute("arith." + kind)
+    def build(op, cc):
+        dtype = _float_dtype(op)
+        return lambda a, b: np.asarray(f(a, b)).astype(dtype, copy=False)
+    return build
+
+
+for _k in _FLOAT_OPS:
+    _arith_float(_k)
+
+
+@compute("arith.negf")
+def _negf(op, cc):
+    return np.negative
+
+
+_CMPF = {"oeq": np.equal, "ogt": np.greater, "oge": np.greater_equal, "olt": np.less, "ole": np.less_equal,
+         "one": np.not_equal}
+
+
+@compute("arith.cmpf")
+def _cmpf(op, cc):
+    name = op.predicate_name()
+
+    def fn(a, b):
+        a, b = np.asarray(a), np.asarray(b)
+        nan = np.isnan(a) | np.isnan(b)
+        if name in ("false", "true"):
+            return np.full(np.broadcast(a, b).shape, name == "true")
+        if name == "ord":
+            return ~nan
+        if name == "uno":
+            return nan
+        base = _CMPF[("o" + name[1:]) if name[0] == "u" else name]
+        r = base(a, b)
+        return (r | nan) if name[0] == "u" else (r & ~nan)
+    return fn
+
+
+_CMPI = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+         "ge": np.greater_equal}
+
+
+@compute("arith.cmpi")
+def _cmpi(op, cc):
+    name = op.predicate_name()
+    pred = _CMPI[name if name in ("eq", "ne") else name[1:]]
+    if _is_index(op.lhs.type):
+        return lambda a, b: bool(pred(int(a), int(b)))
+    read = unsigned if name[0] == "u" else signed_value
+    return lambda a, b: pred(read(a), read(b))
+
+
+@compute("arith.select")
+def _select(op, cc):
+    t = op.result.type
+    if _is_index(t):
+        return lambda c, a, b: a if c else b
+    dtype = dtype_of(getattr(t, "element_type", t))
+    return lambda c, a, b: np.where(c, a, b).astype(dtype, copy=False)
+
+
+@compute("builtin.unrealized_conversion_cast")
+def _unrealized_cast(op, cc):
+    """A 0-d tile and the scalar of its element type are the same 0-d array."""
+    if len(op.operands) == 1 and len(op.results) == 1:
+        return lambda x: x
+    return lambda *xs: tuple(xs)
 
 
 @compute("arith.index_cast")
@@ -103,6 +249,70 @@ def _for(op, cc):
                 return sig
             vals = list(sig[1])
             i += s
+        for r, v in zip(results, vals):
+            env[r] = v
+        return None
+    return step
+
+
+@structural("scf.if")
+def _if(op, cc):
+    cond = op.operands[0]
+    then = cc.block(op.regions[0].blocks[0])
+    other = cc.block(op.regions[1].blocks[0]) if op.regions[1].blocks else None
+    results = list(op.results)
+
+    def step(env):
+        prog = then if env[cond] else other
+        if prog is None:
+            return None
+        sig = run_block(prog, env)
+        if sig[0] != YIELD:
+            return sig
+        for r, v in zip(results, sig[1]):
+            env[r] = v
+        return None
+    return step
+
+
+CONDITION = "condition"   # the signal scf.condition ends scf.while's before region with
+
+
+@structural("scf.condition")
+def _condition(op, cc):
+    ins = list(op.operands)
+    return lambda env: (CONDITION, [env[v] for v in ins])
+
+
+@structural("scf.while")
+def _while(op, cc):
+    inits = list(op.operands)
+    before = cc.block(op.regions[0].blocks[0])
+    after = cc.block(op.regions[1].blocks[0])
+    results = list(op.results)
+    limit = cc.machine.max_loop_iterations
+
+    def step(env):
+        vals = [env[v] for v in inits]
+        count = 0
+        while True:
+            for a, v in zip(before.arguments, vals):
+                env[a] = v
+            sig = run_block(before, env)
+            if sig[0] != CONDITION:
+                return sig
+            go, *vals = sig[1]
+            if not go:
+                break
+            for a, v in zip(after.arguments, vals):
+                env[a] = v
+            sig = run_block(after, env)
+            if sig[0] != YIELD:
+                return sig
+            vals = list(sig[1])
+            count += 1
+            if count > limit:
+                raise InterpError(op, f"did not terminate after {limit} iterations")
         for r, v in zip(results, vals):
             env[r] = v
         return None
@@ -352,6 +562,95 @@ def _dot(op, cc):
     return ifn
 
 
+def _grouped_combiner(op, cc):
+    """The body of nv_tileas.reduce / scan on whole slices: arguments
+    (lhs_0 .. lhs_n-1, rhs_0 .. rhs_n-1), lhs the combined element, rhs the
+    accumulated one (cuda_tile interleaves the same pairs)."""
+    body = cc.block(op.regions[0].blocks[0])
+    args = body.arguments
+    n = len(op.operands)
+
+    def combine(env, cur, acc):
+        for k in range(n):
+            env[args[k]] = cur[k]
+            env[args[n + k]] = acc[k]
+        sig = run_block(body, env)
+        if sig[0] != YIELD:
+            raise InterpError(op, f"body ended with '{sig[0]}' instead of yield")
+        shape = np.shape(cur[0])
+        return [np.broadcast_to(v, shape) for v in sig[1]]
+    return combine
+
+
+def _identities(op):
+    from ..interp.ops_core import scalar_attr
+    ids = op.attributes.get("identities")
+    if ids is None:
+        return [None] * len(op.operands)
+    return [np.array(bool(a.value)) if isinstance(a, A.BoolAttr) else scalar_attr(a, v.type.element_type)
+            for a, v in zip(ids, op.operands)]
+
+
+@structural("nv_tileas.reduce")
+def _nv_reduce(op, cc):
+    """The interpreter's order (cuda_tile.reduce): pad to a power of two with
+    the identity, then combine element j with j + m for m = n/2 .. 1."""
+    combine = _grouped_combiner(op, cc)
+    dim = op.attributes["dim"].value
+    ins, results = list(op.operands), list(op.results)
+    ids = _identities(op)
+    dtypes = [dtype_of(r.type.element_type) for r in results]
+
+    def step(env):
+        xs = [np.moveaxis(np.asarray(env[v]), dim, -1) for v in ins]
+        n = xs[0].shape[-1]
+        m = 1 << max(n - 1, 0).bit_length()
+        if m != n:
+            if any(i is None for i in ids):
+                raise InterpError(op, f"reduces {n} elements (not a power of two) without identities")
+            xs = [np.concatenate([x, np.broadcast_to(i, x.shape[:-1] + (m - n,))], axis=-1)
+                  for x, i in zip(xs, ids)]
+        while m > 1:
+            m //= 2
+            xs = combine(env, [x[..., :m] for x in xs], [x[..., m:] for x in xs])
+        for r, x, dt in zip(results, xs, dtypes):
+            env[r] = np.array(x[..., 0], order="C").astype(dt, copy=False)
+        return None
+    return step
+
+
+@structural("nv_tileas.scan")
+def _nv_scan(op, cc):
+    """The interpreter's order (cuda_tile.scan): Hillis-Steele doubling, the
+    identity standing in below the offset."""
+    combine = _grouped_combiner(op, cc)
+    dim = op.attributes["dim"].value
+    reverse = bool(getattr(op.attributes.get("reverse"), "value", False))
+    ins, results = list(op.operands), list(op.results)
+    ids = _identities(op)
+    dtypes = [dtype_of(r.type.element_type) for r in results]
+
+    def step(env):
+        xs = [np.moveaxis(np.asarray(env[v]), dim, -1) for v in ins]
+        if reverse:
+            xs = [x[..., ::-1] for x in xs]
+        n = xs[0].shape[-1]
+        if n > 1 and any(i is None for i in ids):
+            raise InterpError(op, "scans without identities")
+        off = 1
+        while off < n:
+            prev = [np.concatenate([np.broadcast_to(i, x.shape[:-1] + (off,)), x[..., :n - off]], axis=-1)
+                    for x, i in zip(xs, ids)]
+            xs = combine(env, xs, prev)
+            off *= 2
+        for r, x, dt in zip(results, xs, dtypes):
+            if reverse:
+                x = x[..., ::-1]
+            env[r] = np.array(np.moveaxis(x, -1, dim), order="C").astype(dt, copy=False)
+        return None
+    return step
+
+
 @compute("nv_tileas.shuffle")
 def _shuffle(op, cc):
     perm = tuple(op.attributes["permutation"].values)
@@ -501,4 +800,4 @@ def _agent_switch(op, cc):
 
 def handled_ops():
     return sorted(n for n in set(COMPUTE) | set(STRUCTURAL) if n.startswith(("nv_tileas", "nv_tileaa", "scf.",
-                                                                                "arith.")))
+                                                                                "arith.", "builtin.")))

@@ -113,7 +113,10 @@ def convert_element(tok, off, elt):
             err = BodyError("unexpected decimal integer literal for a floating point value", off)
             err.notes = ("add a trailing dot to make the literal a float",)
             raise err
-        from ..ir.floats import round_to
+        from ..ir.floats import FORMATS, round_to
+        if tok.startswith("-") and FORMATS.get(elt.name, ("",) * 4)[3] == "unsigned" and \
+                not re.fullmatch(r"-0*\.?0*(?:[eE][-+]?\d+)?", tok):
+            raise BodyError(f"negative value cannot be represented by unsigned float type '{elt.name}'", off)
         try:
             return round_to(tok, elt)  # the literal's nearest value of the element type
         except (ValueError, ZeroDivisionError):
@@ -137,19 +140,20 @@ def float_from_bits(bits, elt, off=0):
 
 
 _MINI = {"f8E4M3FN": (4, 3, 7, True), "f8E5M2": (5, 2, 15, False), "f4E2M1FN": (2, 1, 1, True),
-         "f8E8M0FNU": (8, 0, 127, False)}
+         "f8E8M0FNU": (8, 0, 127, False), "fnv8E5M3FNU": (5, 3, 15, True)}
 
 
 def _minifloat(bits, elt):
     e_bits, m_bits, bias, finite = _MINI[elt.name]
     if elt.name == "f8E8M0FNU":
         return math.nan if bits == 0xFF else 2.0 ** (bits - bias)
-    sign = -1.0 if bits >> (e_bits + m_bits) & 1 else 1.0
+    unsigned = elt.name == "fnv8E5M3FNU"   # no sign bit; all ones is nan
+    sign = -1.0 if bits >> (e_bits + m_bits) & 1 and not unsigned else 1.0
     e = (bits >> m_bits) & ((1 << e_bits) - 1)
     m = bits & ((1 << m_bits) - 1)
     if not finite and e == (1 << e_bits) - 1:
         return sign * math.inf if m == 0 else math.nan
-    if elt.name == "f8E4M3FN" and e == 15 and m == 7:
+    if (elt.name == "f8E4M3FN" or unsigned) and e == (1 << e_bits) - 1 and m == 7:
         return math.nan
     if e == 0:
         return sign * m * 2.0 ** (1 - bias - m_bits)

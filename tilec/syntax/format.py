@@ -554,7 +554,7 @@ def _short_name(op) -> bool:
     """Ops of a dialect that allows omitting its prefix print without it when
     nested in that dialect's module."""
     prefix = op.name.split(".", 1)[0]
-    if prefix not in SHORT_NAME_DIALECTS:
+    if prefix not in SHORT_NAME_DIALECTS or not getattr(type(op), "print_short_name", True):
         return False
     if SHORT_NAME_DIALECTS[prefix] is None:  # short everywhere (builtin)
         return True

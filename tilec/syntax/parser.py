@@ -157,7 +157,12 @@ class _Builder(Transformer):
         def build(children):
             kw = children[0]  # [keyword token] from the `!<rule>_kw` rule
             state = F.BuildState(cls)
-            fmt.build(children[1:], state)
+            try:
+                fmt.build(children[1:], state)
+            except F.BuildError as e:
+                if e.where is None and kw:  # nothing positioned in the op's text: point at its name
+                    e.where = kw[0]
+                raise
             op = self.ctx.finish_custom(cls, state)
             if kw:
                 op._pos = (kw[0].line, kw[0].column)

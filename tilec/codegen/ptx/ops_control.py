@@ -1,15 +1,16 @@
 """Structured control flow: cuda_tile for/loop/if with continue/break/yield,
-scf.for/scf.yield, return. Conditions and bounds are scalars, uniform over the
-group, so branches never diverge inside a warp and barriers inside loops are
-reached by every thread.
+scf.for/if/while with scf.yield/condition, return. Conditions and bounds are
+scalars, uniform over the group, so branches never diverge inside a warp and
+barriers inside loops are reached by every thread.
 
 Values that flow around a loop or out of an if live in registers created by
 the control op; terminators move into them (through temporaries, so swaps are
-safe)."""
+safe). scf.while's condition hands its values to the after region and to the
+results without copies: they are read before anything redefines them."""
 from __future__ import annotations
 
 from .emitter import handles
-from .ptxtypes import B32, B64, PRED, bits, reg_class
+from .ptxtypes import PRED, bits, reg_class
 from .values import Tile
 
 
@@ -169,7 +170,7 @@ def _scf_yield(em, op):
     assign_all(em, f.slots, [em.get(v) for v in op.operands])
 
 
-@handles("cuda_tile.if")
+@handles("cuda_tile.if", "scf.if")
 def _if(em, op):
     kb = em.kb
     cond = _scalar(em, op.operands[0])
@@ -196,52 +197,34 @@ def _yield(em, op):
     em.kb.emit(f"bra.uni \t{f.exit_label}")
 
 
+@handles("scf.while")
+def _while(em, op):
+    kb = em.kb
+    before, after = op.regions[0].blocks[0], op.regions[1].blocks[0]
+    inits = [em.get(v) for v in op.operands]
+    slots = [carry_slot(em, x, a) for x, a in zip(inits, before.arguments)]
+    head, done = kb.label("while_head"), kb.label("while_end")
+    frame = Frame(op, slots, continue_label=head, exit_label=done)
+    em.loops.append(frame)
+    kb.place(head)
+    _emit_body(em, before, before.arguments, slots)
+    if frame.results is None:
+        em.fail("before region does not end with scf.condition")
+    _emit_body(em, after, after.arguments, frame.results)
+    kb.emit(f"bra.uni \t{head}")
+    kb.place(done)
+    em.loops.pop()
+    for r, x in zip(op.results, frame.results):
+        em.bind(r, x)
+
+
+@handles("scf.condition")
+def _condition(em, op):
+    f = _frame_of(em, op, ("scf.while",))
+    f.results = [em.get(v) for v in op.operands[1:]]
+    em.kb.emit(f"@!{_scalar(em, op.operands[0])} bra \t{f.exit_label}")
+
+
 @handles("cuda_tile.return")
 def _return(em, op):
     em.kb.emit(f"bra.uni \t{em.exit_label}")
-
-
-# ---- arith/index helpers the lowering introduces ------------------------------------------------
-
-def _index_const(em, op):
-    t = op.results[0].type
-    out = em.new_tile(t, ())
-    em.mov_imm(out.reg, t, op.attributes["value"].value)
-    em.bind(op.results[0], out)
-
-
-handles("arith.constant")(_index_const)
-
-
-@handles("arith.index_cast")
-def _index_cast(em, op):
-    src = em.tile(op.operands[0])
-    dst_t = op.results[0].type
-    dst_t = dst_t.element_type if hasattr(dst_t, "element_type") else dst_t
-    src_t = src.etype
-    out = em.new_tile(dst_t, ())
-    if bits(src_t) == 64 and bits(dst_t) != 64:
-        em.kb.emit(f"cvt.u32.u64 \t{out.reg}, {src.reg}")
-    elif bits(src_t) != 64 and bits(dst_t) == 64:
-        em.kb.emit(f"cvt.s64.s32 \t{out.reg}, {src.reg}")
-    else:
-        em.mov(out.reg, src.reg, dst_t)
-    em.bind(op.results[0], out)
-
-
-def _index_binary(mnemonic):
-    def handler(em, op):
-        a, b = em.tile(op.operands[0]), em.tile(op.operands[1])
-        t = op.results[0].type
-        out = em.new_tile(t, ())
-        w = 64 if reg_class(t) == B64 else 32
-        m = "mul.lo" if mnemonic == "mul" else mnemonic
-        em.kb.emit(f"{m}.s{w} \t{out.reg}, {a.reg}, {b.reg}")
-        em.bind(op.results[0], out)
-    return handler
-
-
-for _n in ("addi", "subi", "muli"):
-    handles("arith." + _n)(_index_binary(_n[:-1]))
-
-_ = B32

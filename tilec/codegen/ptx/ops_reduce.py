@@ -1,4 +1,5 @@
-"""reduce and scan, in shared memory, in the interpreter's combination order.
+"""reduce and scan (cuda_tile's, and nv_tileas's lowered from them), in shared
+memory, in the interpreter's combination order.
 
 reduce: the pairwise-halving tree (element j combined with j + m, m = n/2 ...
 1), each round spread over the group's threads. scan: Hillis-Steele doubling
@@ -31,14 +32,18 @@ def _identity(em, attr, etype) -> Tile:
 
 
 def _combine(em, op, cur, acc):
-    """Emit the combiner region on scalar tiles; the yielded tiles."""
+    """Emit the combiner region on scalar tiles; the yielded tiles. cuda_tile's
+    body takes the pairs interleaved (lhs_0, rhs_0, lhs_1, ...), nv_tileas's
+    grouped (lhs_0 .. lhs_n-1, rhs_0 .. rhs_n-1)."""
     block = op.regions[0].blocks[0]
     args = block.arguments
-    for k in range(len(cur)):
-        em.bind(args[2 * k], cur[k])
-        em.bind(args[2 * k + 1], acc[k])
+    n = len(cur)
+    grouped = op.name.startswith("nv_tileas.")
+    for k in range(n):
+        em.bind(args[k] if grouped else args[2 * k], cur[k])
+        em.bind(args[n + k] if grouped else args[2 * k + 1], acc[k])
     for inner in block.ops:
-        if inner.name == "cuda_tile.yield":
+        if inner.name in ("cuda_tile.yield", "nv_tileas.yield"):
             return [em.tile(v) for v in inner.operands]
         em.emit_op(inner)
     em.fail("combiner region has no yield")
@@ -103,7 +108,7 @@ def _addr(em, base, lin, es):
     return r
 
 
-@handles("cuda_tile.reduce")
+@handles("cuda_tile.reduce", "nv_tileas.reduce")
 def _reduce(em, op):
     kb = em.kb
     ins = [em.tile(v) for v in op.operands]
@@ -152,16 +157,18 @@ def _reduce(em, op):
         em.bind(r, em.load_shared(t, rshape, layout, b, coeffs))
 
 
-@handles("cuda_tile.scan")
+@handles("cuda_tile.scan", "nv_tileas.scan")
 def _scan(em, op):
     kb = em.kb
     ins = [em.tile(v) for v in op.operands]
     shape = ins[0].shape
     dim = op.attributes["dim"].value
-    reverse = bool(op.attributes["reverse"].value)
+    reverse = bool(getattr(op.attributes.get("reverse"), "value", False))
     n, inner = shape[dim], _prod(shape[dim + 1:])
     total = _prod(shape)
     etypes = [t.etype for t in ins]
+    if "identities" not in op.attributes:
+        em.fail("needs the combiner's identities (the 'identities' attribute)")
     ids = [_identity(em, a, t) for a, t in zip(op.attributes["identities"], etypes)]
     bufs = _buffers(em, etypes, total, copies=2)
     em.sync()

@@ -1,5 +1,5 @@
 """cuda_tile attributes: the enums (rounding, signedness, overflow, comparison,
-memory ordering and scope, atomic modes, padding, visibility)."""
+memory ordering and scope, atomic modes, padding, visibility, multimem reductions)."""
 from __future__ import annotations
 
 from ...ir import registry
@@ -56,8 +56,17 @@ def raise_missing(cls):
     raise BodyError(f"expected '<' after '{cls.mnemonic}'")
 
 
-def _enum(name, mnemonic, values, bracketed=True, description=None):
-    cls = type(name, (EnumAttr,), {"mnemonic": mnemonic, "values": tuple(values), "bracketed": bracketed,
+class FullTextEnumAttr(EnumAttr):
+    """An enum NVIDIA's printer spells in full (`#cuda_tile.x<v>`) inside an
+    attribute dictionary too."""
+    __slots__ = ()
+
+    def text(self, short=False):
+        return super().text(False)
+
+
+def _enum(name, mnemonic, values, bracketed=True, description=None, base=EnumAttr):
+    cls = type(name, (base,), {"mnemonic": mnemonic, "values": tuple(values), "bracketed": bracketed,
                                   "description": description or mnemonic.replace("_", " "),
                                   "__slots__": ()})
     return registry.register_attr(cls)
@@ -77,6 +86,11 @@ ComparisonPredicateAttr = _enum("ComparisonPredicateAttr", "comparison_predicate
 PaddingValueAttr = _enum("PaddingValueAttr", "padding_value", ("zero", "neg_zero", "nan", "pos_inf", "neg_inf"),
                          False)
 SymbolVisibilityAttr = _enum("SymbolVisibilityAttr", "symbol_visibility", ("public", "private"), False)
+# 13.5; the cases in bytecode order
+MultimemReductionKindAttr = _enum("MultimemReductionKindAttr", "multimem_reduction_kind",
+                                  ("add", "min", "max", "and", "or", "xor", "umin", "umax"),
+                                  description="reduction operator for multimem load-reduce and multimem atomic "
+                                              "reduce", base=FullTextEnumAttr)
 
 
 # ---- i32-backed enums ---------------------------------------------------------

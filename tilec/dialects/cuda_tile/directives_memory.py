@@ -1,7 +1,7 @@
 """Custom syntax pieces (`custom<...>` in op formats) of the cuda_tile memory,
 view and atomic ops: memory ordering/scope keywords, `%view[%i, %j]` index
 types, trailing optional operands, `make_tensor_view`'s mixed shape lists,
-view result types and optimization hints.
+view result types, optimization hints and the multimem ops' `inbounds` flags.
 
 Where a piece needs the exact position of a type (for a diagnostic), its
 grammar takes the TYPE token itself and converts it here."""
@@ -229,11 +229,26 @@ class TensorViewShape(Directive):
              "mtv_item: INT | VALUE_REF | BARE_ID | FLOAT")
 
     def grammar(self, args):
-        return f'"shape" "=" mtv_list "," "strides" "=" mtv_list [attr_dict] ":" {_TY} ["->" {_TY}]'
+        return f'"shape" "=" mtv_list "," "strides" "=" mtv_list [attr_dict] ":" {_TY} ["," {_TY}] ["->" {_TY}]'
 
     def parse(self, children, args, state):
         from ...syntax.format import value_ref
-        shape_list, stride_list, attrs, first_tok, second_tok = children
+        shape_list, stride_list, attrs, first_tok, comma_tok, second_tok = children
+        base_type = None
+        if second_tok is None and comma_tok is not None:
+            raise BuildError("expected '->'", comma_tok)
+        if second_tok is not None:
+            # 13.4: a base pointer with a ptr_attr is spelled first, `: base[, index] -> view`
+            first = _type(first_tok)
+            # without a classification the base is not spelled: `: %x's type -> view`
+            # names an index type, even a wrong one (the verifier reports it)
+            if isinstance(first, TileType) and isinstance(first.element_type, PointerType) and \
+                    (comma_tok is not None or first.element_type.ptr_attr is not None):
+                base_type, first_tok = first, comma_tok
+            elif comma_tok is not None:
+                _fail(f"expected a tile of pointers, but got {_q(first)}", first_tok)
+            if first_tok is None:
+                first_tok, second_tok = second_tok, None
         shape_arg, stride_arg, result_arg = args
 
         def items(lst):
@@ -278,7 +293,7 @@ class TensorViewShape(Directive):
         state.operands[stride_arg.name] = stride_refs
         state.operand_types[shape_arg.name] = [index_type] * len(shape_refs)
         state.operand_types[stride_arg.name] = [index_type] * len(stride_refs)
-        state.operand_types["base"] = [TileType((), PointerType(result.element_type))]
+        state.operand_types["base"] = [base_type or TileType((), PointerType(result.element_type))]
         state.result_types[result_arg.name] = [result]
         if attrs:
             state.attrs.update(attrs)
@@ -298,6 +313,9 @@ class TensorViewShape(Directive):
         p.print_attr_dict(op.attributes)
         p.write(" : ")
         dynamic = list(dyn_shape) + list(dyn_strides)
+        base = op.operands[0].type
+        if getattr(getattr(base, "element_type", None), "ptr_attr", None) is not None:
+            p.write(base.text(True) + (", " if dynamic else " -> "))
         if dynamic:
             p.write(dynamic[0].type.text(True) + " -> ")
         p.write(result.text(True))
@@ -402,3 +420,66 @@ class MemoryOptimizationHints(Directive):
 
     def present(self, op, args):
         return op.attributes.get(args[0].name) is not None
+
+
+# ---------------------------------------------------------------------------
+# the multimem view ops' `inbounds = [true, false]` (13.5)
+
+@directive("ViewInbounds")
+class ViewInbounds(Directive):
+    """One flag per index (a DenseArrayAttr of i1), written only when one is
+    set; left out, it is all false. Placed after the index operands."""
+
+    rules = ('!mm_inbounds: "inbounds" "=" "[" [BARE_ID ("," BARE_ID)*] "]"',)
+
+    def grammar(self, args):
+        return "[mm_inbounds]"
+
+    def parse(self, children, args, state):
+        from ...ir import attributes as A
+        from ...ir.types import IntegerType
+        name = args[0].name
+        words = [t for t in _tokens(children) if isinstance(t, Token) and t.type == "BARE_ID"]
+        for t in words:
+            if str(t) not in ("true", "false"):
+                _fail(f"expected 'true' or 'false', got '{t}'", t)
+        if any(c is not None for c in children):
+            flags = tuple(1 if str(t) == "true" else 0 for t in words)
+        else:
+            flags = (0,) * len(state.operands.get("index", []))
+        state.attrs[name] = A.DenseArrayAttr(IntegerType(1), flags)
+
+    def print(self, op, args, p):
+        flags = op.attributes.get(args[0].name)
+        values = getattr(flags, "values", ())
+        if not any(values):
+            return ""
+        return "inbounds = [" + ", ".join("true" if v else "false" for v in values) + "]"
+
+
+@directive("ViewIndexAndTokenTypes")
+class ViewIndexAndTokenTypes(Directive):
+    """ViewIndexTypes followed by `, token` when the optional token operand is
+    present (the multimem ops name it among their operand types)."""
+
+    def grammar(self, args):
+        return f'("," {_TY})*'
+
+    def parse(self, children, args, state):
+        index_arg, token_arg = args
+        toks = _tokens(children)
+        if state.operands.get(token_arg.name):
+            if not toks:
+                _fail("expected the type of the token operand", _ref_tok(state.operands[token_arg.name][0]))
+            state.operand_types[token_arg.name] = [_type(toks[-1])]
+            toks = toks[:-1]
+        else:
+            state.operand_types[token_arg.name] = []
+        DIRECTIVES["ViewIndexTypes"].parse(toks, [index_arg], state)
+
+    def print(self, op, args, p):
+        DIRECTIVES["ViewIndexTypes"].print(op, args[:1], p)
+        token = args[1].field.__get__(op)
+        if token is not None:
+            p.write(", " + token.type.text(True))
+        return None

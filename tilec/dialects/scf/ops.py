@@ -1,7 +1,11 @@
-"""scf.for, scf.if and scf.yield in MLIR's custom spelling:
+"""scf.for, scf.if, scf.while, scf.condition and scf.yield in MLIR's custom spelling:
 
     %r = scf.for %i = %lb to %ub step %s iter_args(%acc = %init) -> (T) { ... }
     %r = scf.if %cond -> (T) { ... } else { ... }
+    %r = scf.while (%a = %init) : (T) -> U { ... scf.condition(%c) %u : U } do {
+    ^bb0(%b: U):
+      ... scf.yield %t : T
+    }
 
 An operand-less scf.yield ending a body is implicit: inserted when the text
 leaves it out, not printed. Other dialects add checks of branch agreement
@@ -9,7 +13,7 @@ through BRANCH_CHECKS (nv_tileas checks pipeline iterators there)."""
 from __future__ import annotations
 
 from ...ir.core import Block
-from ...ir.opdef import Op, Operand, RegionDef, VarOperand, VarResult
+from ...ir.opdef import Constraint, Op, Operand, RegionDef, VarOperand, VarResult
 from ...ir.traits import RecursiveMemoryEffects, SingleBlock, Terminator, has_parent
 from ...ir.types import IndexType, IntegerType
 from ...syntax.format import BuildError, Directive, directive, value_ref
@@ -205,8 +209,126 @@ class IfOp(Op):
         return True
 
 
+@directive("ScfWhile")
+class ScfWhile(Directive):
+    """Arguments: inits, results, before, after. `(%a = %x, ...)` names the
+    before region's arguments (left out when there are none); the after
+    region writes its own `^bb0(...)` header."""
+    rules = ('scf_while_inits: "(" scf_assign ("," scf_assign)* ")"',)
+
+    def grammar(self, args):
+        return '[scf_while_inits] ":" function_type region "do" region'
+
+    def parse(self, children, args, state):
+        inits, fn, before, after = children
+        a_inits, a_results, a_before, a_after = args
+        pairs = [tuple(x) for x in (inits or []) if x is not None]
+        if len(fn.inputs) != len(pairs):
+            where = pairs[0][0] if pairs else None
+            raise BuildError(f"expected as many input types as operands (expected {len(pairs)} got "
+                             f"{len(fn.inputs)})", where)
+        state.operands[a_inits.name] = [value_ref(outer) for _, outer in pairs]
+        state.operand_types[a_inits.name] = list(fn.inputs)
+        state.result_types[a_results.name] = list(fn.results)
+        state.regions[a_before.name] = before
+        state.regions[a_after.name] = after
+        if pairs:
+            state.region_args[a_before.name] = [(inner, t) for (inner, _), t in zip(pairs, fn.inputs)]
+
+    def print(self, op, args, p):
+        a_inits, a_results, a_before, a_after = args
+        before = op.regions[a_before.field.index]
+        inits = a_inits.field.__get__(op)
+        text = ""
+        if before.blocks and before.blocks[0].arguments:
+            text += " (" + ", ".join(f"{p.value_name(i)} = {p.value_name(o)}"
+                                     for i, o in zip(before.blocks[0].arguments, inits)) + ")"
+        outs = [r.type for r in op.results]   # full spellings, as the regions' arguments print
+        text += " : (" + ", ".join(v.type.text() for v in inits) + ") -> "
+        text += (outs[0].text() if len(outs) == 1 and not _is_function(outs[0]) else
+                 "(" + ", ".join(t.text() for t in outs) + ")")
+        p.write(text + " ")
+        p.print_region(before, entry_args=False)
+        p.write(" do ")
+        p.print_region(op.regions[a_after.field.index], entry_args=True)
+        return None
+
+
+def _is_function(t) -> bool:
+    return type(t).__name__ == "FunctionType"
+
+
+def _region_edge(op, source, target, got, want) -> bool:
+    """MLIR's RegionBranchOpInterface check of one control-flow edge."""
+    if len(got) != len(want):
+        op.emit_error(f" region control flow edge from {source} to {target}: source has {len(got)} operands, "
+                      f"but target successor needs {len(want)}")
+        return False
+    for i, (g, w) in enumerate(zip(got, want)):
+        if g != w:
+            op.emit_error(f" along control flow edge from {source} to {target}: source type #{i} "
+                          f"'{g.text()}' should match input type #{i} '{w.text()}'")
+            return False
+    return True
+
+
+class WhileOp(Op):
+    """The before region runs first and ends with scf.condition(%c) %args:
+    true runs the after region on %args, whose scf.yield feeds the before
+    region again; false ends the loop with %args as the results."""
+    name = "scf.while"
+    traits = (RecursiveMemoryEffects,)
+    inits = VarOperand()
+    results = VarResult()
+    before = RegionDef()
+    after = RegionDef()
+    assembly_format = "custom<ScfWhile>($inits, $results, $before, $after) attr-dict-with-keyword"
+
+    def verify_op(self):
+        for i, (r, what) in enumerate(((self.before, "before"), (self.after, "after"))):
+            if len(r.blocks) != 1:
+                self.emit_error(f"region #{i} ('{what}') failed to verify constraint: region with 1 blocks")
+                return False
+        before, after = self.before.blocks[0], self.after.blocks[0]
+        cond = before.last_op
+        if not _terminated_by(self, before, CONDITION, "expects the 'before' region to terminate with "
+                                                       "'scf.condition'"):
+            return False
+        if not _terminated_by(self, after, YIELD, "expects the 'after' region to terminate with 'scf.yield'"):
+            return False
+        passed = [v.type for v in cond.operands[1:]]
+        yielded = [v.type for v in after.last_op.operands]
+        return (_region_edge(self, "parent operands", "Region #0", [v.type for v in self.inits],
+                             [a.type for a in before.arguments])
+                and _region_edge(self, "Region #0", "parent results", passed, [r.type for r in self.results])
+                and _region_edge(self, "Region #0", "Region #1", passed, [a.type for a in after.arguments])
+                and _region_edge(self, "Region #1", "Region #0", yielded, [a.type for a in before.arguments]))
+
+
+CONDITION = "scf.condition"
+
+
+def _terminated_by(op, block, name, message) -> bool:
+    term = block.last_op
+    if term is not None and term.name == name:
+        return True
+    d = op.emit_error(message)
+    if term is not None and term.has_trait(Terminator):
+        d.attach_note("terminator here", term.location)
+    return False
+
+
+class ConditionOp(Op):
+    """Ends scf.while's before region: continue with (or exit on) %args."""
+    name = CONDITION
+    traits = (Terminator, has_parent("scf.while"))
+    condition = Operand(Constraint("1-bit signless integer", lambda t: t == IntegerType(1), IntegerType(1)))
+    args = VarOperand()
+    assembly_format = "`` `(` $condition `)` attr-dict ($args^ `:` type($args))?"
+
+
 class YieldOp(Op):
     name = YIELD
-    traits = (Terminator, has_parent("scf.for", "scf.if"))
+    traits = (Terminator, has_parent("scf.for", "scf.if", "scf.while"))
     results_ = VarOperand()
     assembly_format = "attr-dict ($results_^ `:` type($results_))?"

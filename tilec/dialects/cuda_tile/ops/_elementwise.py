@@ -8,7 +8,7 @@ from ....ir.opdef import AttrDef, Constraint, Operand, Result
 from ....ir.traits import Pure, Trait, all_types_match
 from ....ir.types import FloatType, IntegerType
 from ..attributes import IntegerOverflowAttr, RoundingModeAttr
-from ..types import INT_TILE, PointerType, TileType
+from ..types import INT_TILE, UNLISTED_FLOATS, PointerType, TileType
 from .base import CudaTileOp
 from .. import directives_arith  # noqa: F401  (registers the custom<...> directives used below)
 
@@ -19,9 +19,10 @@ def _element(name):
     return FloatType(name)
 
 
-def tile_of_types(*names, what="tile") -> Constraint:
-    """ODS's TileOf<[...]>: "<what> of f16 or bf16 values"."""
-    allowed = frozenset(_element(n) for n in names)
+def tile_of_types(*names, what="tile", unlisted=()) -> Constraint:
+    """ODS's TileOf<[...]>: "<what> of f16 or bf16 values"; `unlisted` element
+    types are accepted but not named in the diagnostic."""
+    allowed = frozenset(_element(n) for n in names + tuple(unlisted))
     return Constraint(f"{what} of {' or '.join(names)} values",
                       lambda t: isinstance(t, TileType) and t.element_type in allowed)
 
@@ -29,8 +30,8 @@ def tile_of_types(*names, what="tile") -> Constraint:
 INT_NAMES = ("i1", "i8", "i16", "i32", "i64")
 FLOAT_NAMES = ("f16", "bf16", "f32", "f64", "tf32", "f8E4M3FN", "f8E5M2", "f8E8M0FNU", "f4E2M1FN")
 BASE_FLOAT_TILE = tile_of_types("f16", "bf16", "f32", "f64")
-FLOAT_TILE = tile_of_types(*FLOAT_NAMES)
-NUMBER_TILE = tile_of_types(*INT_NAMES, *FLOAT_NAMES)
+FLOAT_TILE = tile_of_types(*FLOAT_NAMES, unlisted=UNLISTED_FLOATS)
+NUMBER_TILE = tile_of_types(*INT_NAMES, *FLOAT_NAMES, unlisted=UNLISTED_FLOATS)
 POINTER_TILE = Constraint("tile of Pointer type values",
                           lambda t: isinstance(t, TileType) and isinstance(t.element_type, PointerType))
 INT_OR_I4_TILE = tile_of_types(*INT_NAMES, "i4")

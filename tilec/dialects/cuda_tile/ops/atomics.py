@@ -11,6 +11,8 @@ from ..attributes import AtomicRMWModeAttr, MemoryOrderingSemanticsAttr, MemoryS
 from ..types import (INDEX_TILE, MASK_TILE, POINTER_TILE, TILE_TYPE, TILE_VIEW, TOKEN_TYPE, GatherScatterViewType,
                      TileType, view_tile_type)
 from .base import CudaTileOp
+from .memory import is_multicast
+from .views import no_multicast_view
 
 
 def _q(t) -> str:
@@ -72,6 +74,9 @@ class AtomicCASTkoOp(CudaTileOp):
                        "custom<CudaTileType>(type($result)) `,` custom<CudaTileType>(type($result_token))")
 
     def verify_op(self):
+        if is_multicast(self.pointers.type):
+            self.emit_error("multicast pointer is not supported for atomic_cas")
+            return False
         pointee, elt = _pointee(self.pointers.type), self.val.type.element_type
         if pointee != elt:
             self.emit_error(f"expected pointee type ({_q(pointee)}) to match element type of 'val' ({_q(elt)})")
@@ -104,6 +109,9 @@ class AtomicRMWTkoOp(CudaTileOp):
                        "custom<CudaTileType>(type($result)) `,` custom<CudaTileType>(type($result_token))")
 
     def verify_op(self):
+        if is_multicast(self.pointers.type):
+            self.emit_error("multicast pointer is not supported for atomic_rmw")
+            return False
         pointee, elt = _pointee(self.pointers.type), self.arg.type.element_type
         if pointee != elt:
             self.emit_error(f"expected pointee type ({_q(pointee)}) to match element type of 'arg' ({_q(elt)})")
@@ -192,4 +200,4 @@ class AtomicRedViewTkoOp(CudaTileOp):
                 self.emit_error(f"index operand {i} must be a scalar integer tile, got element type "
                                 f"{_q(t.element_type)}")
                 return False
-        return True
+        return no_multicast_view(self)

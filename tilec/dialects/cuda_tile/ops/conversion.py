@@ -12,6 +12,7 @@ from ._elementwise import (CAST_FORMAT, FLOAT_TILE, I64_TILE, INT_OR_I4_TILE, NU
 from .base import CudaTileOp
 
 F8E8M0 = FloatType("f8E8M0FNU")
+FNV8 = FloatType("fnv8E5M3FNU")
 
 
 def _cast_format(middle=""):
@@ -90,6 +91,8 @@ class FToFOp(_ConvertOp):
             return False
         if element_type(self.to) == F8E8M0:
             return _rounding_only(self, ("zero", "positive_inf"), " for conversion to f8E8M0FNU")
+        if element_type(self.to) == FNV8:  # a 13.4 type: NVIDIA's 13.5 wording
+            return _rounding_only(self, ("nearest_even",), " for conversion to low-precision type")
         return _rounding_only(self, ("nearest_even",))
 
 

@@ -1,5 +1,5 @@
 """Core ops (spec 8.3): module, entry, constant, global, get_global, shape
-manipulation (broadcast, cat, extract, permute, reshape, select, offset, iota),
+manipulation (broadcast, cat, extract, insert, permute, reshape, select, offset, iota),
 tile-block queries, reduce and scan; also the token ops (make_token,
 join_tokens), print/print_tko, assume, and the test function op."""
 from __future__ import annotations
@@ -448,20 +448,59 @@ class ExtractOp(CudaTileOp):
         if len(self.indices) != st.rank:
             self.emit_error(f"expected {st.rank} indices, but got {len(self.indices)}")
             return False
-        from ....ir.diagnostics import current_engine
-        for i, idx in enumerate(self.indices):
-            producer = getattr(idx, "op", None)
-            value = getattr(producer, "attributes", {}).get("value") if getattr(producer, "name", "") == \
-                "cuda_tile.constant" else None
-            if isinstance(value, A.DenseElementsAttr) and value.splat:
-                v = value.values[0]
-                top = st.shape[i] // rt.shape[i] - 1
-                if v < 0:
-                    current_engine().warning(self.location, f"extract index {i} has negative value {v}, which "
-                                             f"may cause undefined behavior")
-                if v > top:
-                    current_engine().warning(self.location, f"extract index {i} value {v} may be out of bounds "
-                                             f"(max valid index: {top})")
+        warn_constant_slice_indices(self, "extract", st.shape, rt.shape)
+        return True
+
+
+def warn_constant_slice_indices(op, what, whole, part):
+    """Warn about constant slice indices of extract/insert that select no slice
+    of `whole` cut into `part`-shaped pieces (undefined behaviour, not an error)."""
+    from ....ir.diagnostics import current_engine
+    for i, idx in enumerate(op.indices):
+        producer = getattr(idx, "op", None)
+        value = getattr(producer, "attributes", {}).get("value") if getattr(producer, "name", "") == \
+            "cuda_tile.constant" else None
+        if isinstance(value, A.DenseElementsAttr) and value.splat:
+            v = value.values[0]
+            top = whole[i] // part[i] - 1
+            if v < 0:
+                current_engine().warning(op.location, f"{what} index {i} has negative value {v}, which "
+                                         f"may cause undefined behavior")
+            if v > top:
+                current_engine().warning(op.location, f"{what} index {i} value {v} may be out of bounds "
+                                         f"(max valid index: {top})")
+
+
+class InsertOp(CudaTileOp):
+    """The inverse of extract (13.4): `destination` with slice `indices` (in
+    units of the source's shape) replaced by `source`."""
+    name = "cuda_tile.insert"
+    summary = "Insert a subtile into a tile"
+    traits = (Pure, all_types_match("destination", "result"))
+    source = Operand(TILE)
+    destination = Operand(TILE)
+    indices = VarOperand(SCALAR_I32)
+    result = Result(TILE)
+    assembly_format = ("$source `,` $destination `[` $indices `]` attr-dict `:` "
+                       "custom<CudaTileType>(type($source)) `,` custom<CudaTileType>(type($destination))")
+
+    def verify_op(self):
+        st, rt = self.source.type, self.results[0].type
+        if st.rank != rt.rank:
+            self.emit_error("source and result must have the same rank")
+            return False
+        if st.element_type != rt.element_type:
+            self.emit_error("source and result element type do not match")
+            return False
+        for i, (s, r) in enumerate(zip(st.shape, rt.shape)):
+            if r % s:
+                self.emit_error(f"result dimension {i} size ({r}) must be evenly divisible by source dimension "
+                                f"{i} size ({s})")
+                return False
+        if len(self.indices) != rt.rank:
+            self.emit_error(f"expected {rt.rank} indices, but got {len(self.indices)}")
+            return False
+        warn_constant_slice_indices(self, "insert", rt.shape, st.shape)
         return True
 
 

@@ -1,12 +1,12 @@
 """Floating-point math functions (spec 8.7): ceil, floor, exp, exp2, log, log2,
-sqrt, rsqrt, pow, sin, sinh, cos, cosh, tan, tanh, atan2."""
+sqrt, rsqrt, pow, fpowi, sin, sinh, cos, cosh, tan, tanh, atan2."""
 from __future__ import annotations
 
 from ....ir.opdef import AttrDef, Operand, Result
-from ....ir.traits import Pure, all_ranks_match, all_types_match
+from ....ir.traits import Pure, all_ranks_match, all_shapes_match, all_types_match
 from ..attributes import RoundingModeAttr
 from ._elementwise import (BASE_FLOAT_TILE, IEEE_MODES, TYPE_ONLY, FloatUnaryOp, RoundingDefault,
-                           check_float_modifiers)
+                           check_float_modifiers, tile_of_types)
 from .base import CudaTileOp
 
 
@@ -107,6 +107,17 @@ class PowfOp(PowOp):
 class FpowfOp(PowOp):
     """pow as NVIDIA's 13.x tools print it (tileirdisasm); bytecode reads as this."""
     name = "cuda_tile.fpowf"
+
+
+class FpowiOp(CudaTileOp):
+    """x ** n with a signed integer exponent tile of the same shape (13.4)."""
+    name = "cuda_tile.fpowi"
+    traits = (Pure, all_types_match("result", "source"), all_shapes_match("source", "exponent"))
+    source = Operand(BASE_FLOAT_TILE)
+    exponent = Operand(tile_of_types("i1", "i8", "i16", "i32"))
+    result = Result(BASE_FLOAT_TILE)
+    assembly_format = ("$source `,` $exponent attr-dict `:` custom<CudaTileType>(type($source)) `,` "
+                       "custom<CudaTileType>(type($exponent))")
 
 
 class Atan2Op(CudaTileOp):

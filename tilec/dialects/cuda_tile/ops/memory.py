@@ -74,6 +74,18 @@ def pointee_matches(ptr_type, value_type) -> bool:
             and ptr_type.element_type.pointee == value_type.element_type)
 
 
+def is_multicast(ptr_tile) -> bool:
+    """A tile of `ptr<T, <multicast>>` (13.5): not accessible element-wise."""
+    return getattr(getattr(ptr_tile, "element_type", None), "ptr_attr", None) == "multicast"
+
+
+def no_multicast(op, pointers) -> bool:
+    if is_multicast(pointers.type):
+        op.emit_error("multicast pointer is not allowed")
+        return False
+    return True
+
+
 def _same_shape(a, b) -> bool:
     return isinstance(a, TileType) and isinstance(b, TileType) and a.shape == b.shape
 
@@ -110,7 +122,8 @@ class LoadPtrTkoOp(CudaTileOp):
                                     and self.result.type.element_type == pad.type.element_type):
             self.emit_error("failed to verify that type of 'paddingValue' must match the type of 'result'")
             return False
-        return verify_hints(self) and verify_memory_model(self, "load", LOAD_ORDERINGS)
+        return no_multicast(self, self.source) and verify_hints(self) and verify_memory_model(self, "load",
+                                                                                              LOAD_ORDERINGS)
 
 
 class StorePtrTkoOp(CudaTileOp):
@@ -136,7 +149,8 @@ class StorePtrTkoOp(CudaTileOp):
         if self.mask is not None and not _same_shape(self.mask.type, self.destination.type):
             self.emit_error("failed to verify that shape of 'destination' must match the shape of 'mask'")
             return False
-        return verify_hints(self) and verify_memory_model(self, "store", STORE_ORDERINGS)
+        return no_multicast(self, self.destination) and verify_hints(self) and verify_memory_model(
+            self, "store", STORE_ORDERINGS)
 
 
 class _NonNegI64Meta(type):

@@ -14,7 +14,8 @@ MMAI_OPERAND = tile_of_types("i8", what="mmai operand tile type")
 MMAI_ACC = tile_of_types("i32", what="mmai acc tile type")
 MMAI_RESULT = tile_of_types("i32", what="mmai result tile type")
 SCALED_OPERAND = tile_of_types("f8E4M3FN", "f8E5M2", "f4E2M1FN", what="mmaf_scaled operand tile type")
-SCALED_SCALE = tile_of_types("f8E4M3FN", "f8E8M0FNU", what="mmaf_scaled scale tile type")
+SCALED_SCALE = tile_of_types("f8E4M3FN", "f8E8M0FNU", what="mmaf_scaled scale tile type",
+                              unlisted=("fnv8E5M3FNU",))
 SCALED_RESULT = tile_of_types("f32", what="mmaf_scaled result tile type")
 
 # mmaf: input element type -> accumulator/result element types
@@ -113,7 +114,7 @@ class MmaFScaledOp(CudaTileOp):
 
     def verify_op(self):
         elt, scale = element_type(self.lhs).text(), element_type(self.lhs_scale).text()
-        if scale == "f8E4M3FN" and elt != "f4E2M1FN":
+        if scale in ("f8E4M3FN", "fnv8E5M3FNU") and elt != "f4E2M1FN":
             self.emit_error(f"unsupported combination of element types. Scale type '{scale}' expects lhs and rhs "
                             f"element types to be 'f4E2M1FN', but got '{elt}'")
             return False
@@ -135,7 +136,7 @@ class MmaFScaledOp(CudaTileOp):
         elif scale == "f8E4M3FN":
             allowed, what = (16,), "f4E2M1FN element type with f8E4M3FN scales"
         else:
-            allowed, what = (16, 32), "f4E2M1FN element type with f8E8M0FNU scales"
+            allowed, what = (16, 32), f"f4E2M1FN element type with {scale} scales"
         if block not in allowed:
             self.emit_error(f"shape error: {what} requires block scale factor of lhs_scale and rhs_scale to be "
                             f"{' or '.join(map(str, allowed))}, but got {block if block is not None else k / blocks}")

@@ -79,6 +79,14 @@ def verify_view_indices(op, view_type, index_types) -> bool:
     return True
 
 
+def no_multicast_view(op) -> bool:
+    """Plain view accesses cannot reach a multicast object (13.5): that takes the multimem ops."""
+    if getattr(op.view.type.tensor_view, "ptr_attr", None) == "multicast":
+        op.emit_error("multicast ptr_attr is not allowed")
+        return False
+    return True
+
+
 def verify_view_load_store(op) -> bool:
     """verifyViewLoadStoreCommon: index count and tile type follow the view."""
     view = op.view.type
@@ -115,7 +123,8 @@ class LoadViewTkoOp(CudaTileOp):
                        "custom<CudaTileType>(type($result_token))")
 
     def verify_op(self):
-        return verify_view_load_store(self) and verify_memory_model(self, "load", LOAD_ORDERINGS)
+        return (verify_view_load_store(self) and no_multicast_view(self)
+                and verify_memory_model(self, "load", LOAD_ORDERINGS))
 
 
 class StoreViewTkoOp(CudaTileOp):
@@ -134,7 +143,24 @@ class StoreViewTkoOp(CudaTileOp):
                        "custom<CudaTileType>(type($result_token))")
 
     def verify_op(self):
-        return verify_view_load_store(self) and verify_memory_model(self, "store", STORE_ORDERINGS)
+        return (verify_view_load_store(self) and no_multicast_view(self)
+                and verify_memory_model(self, "store", STORE_ORDERINGS))
+
+
+def verify_ptr_attr_preserved(op, base, view) -> bool:
+    """A tensor_view carries its base pointer's classification (13.4), no other."""
+    def spell(kind):
+        return f"#cuda_tile.ptr_attr<{kind}>"
+    if base == view:
+        return True
+    if view is None:
+        op.emit_error(f"tensor_view must preserve ptr_attr from base pointer ({spell(base)})")
+    elif base is None:
+        op.emit_error("pointer base without ptr_attr cannot produce tensor_view with ptr_attr")
+    else:
+        op.emit_error(f"ptr_attr mismatch between base pointer ({spell(base)}) and result tensor_view "
+                      f"({spell(view)})")
+    return False
 
 
 class MakeTensorViewOp(CudaTileOp):
@@ -156,6 +182,8 @@ class MakeTensorViewOp(CudaTileOp):
         if tv.element_type != pointee:
             self.emit_error(f"expected pointer to {_q(tv.element_type)} to build tensor_view of this type, "
                             f"got {_q(pointee)}")
+            return False
+        if not verify_ptr_attr_preserved(self, self.base.type.element_type.ptr_attr, tv.ptr_attr):
             return False
         n_shape = sum(d is DYNAMIC for d in tv.shape)
         if n_shape != len(self.dynamicShape):

@@ -94,12 +94,21 @@ class BlockScaledMmaOp(NvTileasOp):
         return True
 
 
+def _attr_type(a):
+    return IntegerType(1) if isinstance(a, A.BoolAttr) else getattr(a, "type", None)
+
+
 class _ReductionOp(NvTileasOp):
     """Reduces (or scans) `operands_` along `dim` with the body as combiner:
-    the body takes two scalars per operand and yields one per operand."""
+    the body takes two scalars per operand -- (lhs_0 .. lhs_n-1, rhs_0 ..
+    rhs_n-1) -- and yields one per operand. `identities` (optional, one typed
+    value per operand) is the combiner's identity: a scan combines the first
+    elements with it, a reduce pads a non-power-of-two extent with it. The
+    lowering from cuda_tile always sets it (docs/decisions.md)."""
     traits = (MemoryConsistencyOpInterface,)
     operands_ = VarOperand(SHAPED)
     dim = AttrDef(A.IntegerAttr)
+    identities = AttrDef(A.ArrayAttr, optional=True)
     results = VarResult(SHAPED)
     body = RegionDef()
 
@@ -120,6 +129,11 @@ class _ReductionOp(NvTileasOp):
         term = block.last_op
         if term is None or term.name != "nv_tileas.yield" or [v.type for v in term.operands] != elts:
             self.emit_error("expects the body to yield one element per operand")
+            return False
+        ids = self.identities
+        if ids is not None and (len(ids) != len(ins) or any(
+                _attr_type(a) != t for a, t in zip(ids, elts))):
+            self.emit_error("expects one identity per operand, of its element type")
             return False
         for v, r in zip(ins, self.results):
             if not self._result_ok(v.type, r.type):
