@@ -649,3 +649,72 @@ def test_atan2_matches_the_interpreter(elt, ulps):
     ulp = np.abs(got.view(ints).astype(np.int64) - want.view(ints).astype(np.int64))
     assert np.all(both_nan | (ulp <= ulps)), np.max(np.where(both_nan, 0, ulp))
     assert np.array_equal(np.signbit(got[:len(pairs)]), np.signbit(want[:len(pairs)]))
+
+
+@pytest.mark.parametrize("elt", ["f32", "f64", "f16"])
+def test_pow_matches_the_interpreter(elt):
+    """pow through exp2/log2 of |x| with C's cases: negative bases with
+    integral exponents (signed by oddness), NaN for non-integral ones, the
+    operands that force 1, zeros and infinities; random operands close to NumPy's."""
+    import itertools
+    import numpy as np
+    from tilec.codegen.ptx import compile_text
+    from tilec.interp import launch as interp_launch, parse_module
+    dt = {"f32": np.float32, "f64": np.float64, "f16": np.float16}[elt]
+    text = _ATAN2.replace("atan2", "pow").replace("ET", elt)
+    special = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0, 2.5]
+    pairs = list(itertools.product(special, special))
+    rng = np.random.default_rng(1)
+    n = 512 - len(pairs)
+    x = np.concatenate([[p[0] for p in pairs], rng.uniform(0.1, 4, n) * rng.choice([-1, 1], n)]).astype(dt)
+    y = np.concatenate([[p[1] for p in pairs], rng.integers(-6, 7, n).astype(np.float64)
+                        + np.where(rng.random(n) < 0.5, 0.0, rng.uniform(0, 1, n))]).astype(dt)
+    want, got = np.zeros(512, dt), np.zeros(512, dt)
+    with np.errstate(all="ignore"):
+        interp_launch(parse_module(text, "pow.mlir"), None, (1,), [x.copy(), y.copy(), want])
+    ptxsim.run_ptx(compile_text(text, "sm_80"), "k", (1, 1, 1), [x.copy(), y.copy(), got])
+    k = len(pairs)
+    assert np.array_equal(np.isnan(got), np.isnan(want)), [(x[i], y[i], got[i], want[i])
+                                                           for i in np.flatnonzero(np.isnan(got) != np.isnan(want))]
+    exact = ~np.isfinite(want[:k]) | (want[:k] == 0) | (np.abs(want[:k]) == 1)
+    assert np.array_equal(got[:k][exact], want[:k][exact], equal_nan=True)
+    num = ~np.isnan(want[:k])             # NaN's sign is not pow's business
+    assert np.array_equal(np.signbit(got[:k][num]), np.signbit(want[:k][num]))
+    assert (want[k:] < 0).any() and np.isnan(want[k:]).any()   # both kinds of negative base occur
+    fin = np.isfinite(want)
+    rtol = {"f32": 1e-5, "f64": 1e-13, "f16": 1e-3}[elt]
+    assert np.allclose(got[fin], want[fin], rtol=rtol, atol=0)
+
+
+_PRINT_WIDE = """cuda_tile.module @m {
+  entry @k(%x: tile<ptr<f32>>) {
+    %i = iota : tile<128xi32>
+    %rx = reshape %x : tile<ptr<f32>> -> tile<1xptr<f32>>
+    %px = broadcast %rx : tile<1xptr<f32>> -> tile<128xptr<f32>>
+    %ax = offset %px, %i : tile<128xptr<f32>>, tile<128xi32> -> tile<128xptr<f32>>
+    %a, %t0 = load_ptr_tko weak %ax : tile<128xptr<f32>> -> tile<128xf32>, token
+    %m = reshape %a : tile<128xf32> -> tile<4x32xf32>
+    %w = exti %i signed : tile<128xi32> -> tile<128xi64>
+    %t1 = print_tko "rows %.2f | ids %lld 100%%\\n", %m, %w : tile<4x32xf32>, tile<128xi64> -> token
+    return
+  }
+}
+"""
+
+
+def test_print_of_more_than_32_elements_is_split_into_calls():
+    """CUDA's printf takes 32 arguments per call and prints later specifiers as
+    text (the simulator does the same), so a 256-element print takes 8 calls
+    whose output joins up to the interpreter's."""
+    import numpy as np
+    from tilec.codegen.ptx import compile_text
+    from tilec.interp import launch as interp_launch, parse_module
+    x = np.arange(128, dtype=np.float32) / 4
+    ptx = compile_text(_PRINT_WIDE, "sm_90a")
+    assert ptx.count("call.uni (vret), vprintf") == 8
+    import io
+    printed = io.StringIO()
+    interp_launch(parse_module(_PRINT_WIDE, "p.mlir"), None, (1,), [x.copy()], stdout=printed)
+    res = ptxsim.run_ptx(ptx, "k", (1, 1, 1), [x.copy()])
+    assert res.printed == printed.getvalue() and "31.75], [" not in res.printed[:10]
+    assert res.printed.startswith("rows [[0.00, 0.25,") and res.printed.endswith("126, 127] 100%\n")

@@ -186,6 +186,7 @@ class Kernel(KernelCodegen):
             off += size
             return raw
 
+        used = 0
         for m in _PRINTF_SPEC.finditer(fmt):
             out.append(fmt[pos:m.start()])
             pos = m.end()
@@ -193,6 +194,10 @@ class Kernel(KernelCodegen):
                 m.group("prec"), m.group("len") or ""
             if conv == "%":
                 out.append("%")
+                continue
+            used += 1
+            if used > 32:     # CUDA's printf takes 32 arguments; later specifiers print as they are
+                out.append(m.group(0))
                 continue
             if width == "*":
                 width = str(_signed(arg(4), 32))

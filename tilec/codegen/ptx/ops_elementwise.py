@@ -234,24 +234,70 @@ for _n, _b in (("exp", _exp), ("exp2", _exp2), ("log", _log), ("log2", _log2), (
 
 @handles("cuda_tile.pow", "cuda_tile.powf", "cuda_tile.fpowf")
 def _pow(em, op):
+    """exp2(y * log2|x|), then C's pow cases: a negative base takes the sign of
+    an odd integral exponent and gives NaN for a non-integral one; pow(x, 0),
+    pow(1, y) and pow(-1, +-inf) are 1 (NaN operands included)."""
     t = _elt(op.results[0])
     ct = compute_type(t)
     kb = em.kb
+    ct_reg = F64 if ct == "f64" else F32
 
     def build(d, a, b):
-        if ct == "f64":      # exp(b log a) with tilec's f64 exp/log (PTX has neither)
+        ax, m = kb.reg(ct_reg), kb.reg(ct_reg)
+        kb.emit(f"abs.{ct} \t{ax}, {a}")
+        if ct == "f64":      # tilec's f64 exp/log (PTX has neither)
             from .math_f64 import exp_f64, log_f64
-            lg, m = kb.reg(F64), kb.reg(F64)
-            log_f64(em, lg, a)
+            lg = kb.reg(F64)
+            log_f64(em, lg, ax)
             kb.emit(f"mul.rn.f64 \t{m}, {lg}, {b}")
             exp_f64(em, d, m)
-            return
-        lg, m = kb.reg(F32), kb.reg(F32)
-        kb.emit(f"lg2.approx.f32 \t{lg}, {a}")
-        kb.emit(f"mul.f32 \t{m}, {lg}, {b}")
-        kb.emit(f"ex2.approx.f32 \t{d}, {m}")
+        else:
+            lg = kb.reg(F32)
+            kb.emit(f"lg2.approx.f32 \t{lg}, {ax}")
+            kb.emit(f"mul.f32 \t{m}, {lg}, {b}")
+            kb.emit(f"ex2.approx.f32 \t{d}, {m}")
+        _pow_cases(em, ct, d, a, ax, b)
     run, _ = _f32_op(em, t, build)
     apply(em, op, run)
+
+
+def _pow_cases(em, ct, d, a, ax, b):
+    kb = em.kb
+    w = 64 if ct == "f64" else 32
+    reg = F64 if ct == "f64" else F32
+    half, one, nan = (("0d3FE0000000000000", "0d3FF0000000000000", "0d7FF8000000000000") if w == 64 else
+                      ("0f3F000000", "0f3F800000", "0f7FFFFFFF"))
+    inf, zero = ("0d7FF0000000000000", "0d0000000000000000") if w == 64 else ("0f7F800000", "0f00000000")
+    bi, h, hi, bits_ = kb.reg(reg), kb.reg(reg), kb.reg(reg), kb.reg(B64 if w == 64 else B32)
+    integral, odd, neg, p = kb.reg(PRED), kb.reg(PRED), kb.reg(PRED), kb.reg(PRED)
+    kb.emit(f"cvt.rzi.{ct}.{ct} \t{bi}, {b}")
+    kb.emit(f"setp.eq.{ct} \t{integral}, {bi}, {b}")           # false for NaN; true for +-inf
+    kb.emit(f"mul.rn.{ct} \t{h}, {b}, {half}")
+    kb.emit(f"cvt.rzi.{ct}.{ct} \t{hi}, {h}")
+    kb.emit(f"setp.neu.{ct} \t{odd}, {hi}, {h}")
+    kb.emit(f"and.pred \t{odd}, {odd}, {integral}")
+    kb.emit(f"mov.b{w} \t{bits_}, {a}")
+    kb.emit(f"setp.lt.s{w} \t{neg}, {bits_}, 0")                # sign bit: -0 counts
+    kb.emit(f"and.pred \t{p}, {neg}, {odd}")
+    kb.emit(f"@{p} neg.{ct} \t{d}, {d}")
+    # a finite negative base with a non-integral exponent
+    kb.emit(f"setp.lt.{ct} \t{p}, {a}, {zero}")
+    finite = kb.reg(PRED)
+    kb.emit(f"setp.ne.{ct} \t{finite}, {ax}, {inf}")
+    kb.emit(f"and.pred \t{p}, {p}, {finite}")
+    kb.emit(f"not.pred \t{neg}, {integral}")
+    kb.emit(f"and.pred \t{p}, {p}, {neg}")
+    kb.emit(f"selp.{ct} \t{d}, {nan}, {d}, {p}")
+    # the results that are 1 whatever the other operand
+    bx = kb.reg(reg)
+    kb.emit(f"abs.{ct} \t{bx}, {b}")
+    q = kb.reg(PRED)
+    kb.emit(f"setp.eq.{ct} \t{p}, {ax}, {one}")
+    kb.emit(f"setp.eq.and.{ct} \t{p}, {bx}, {inf}, {p}")        # |x| = 1, y = +-inf
+    kb.emit(f"setp.eq.or.{ct} \t{p}, {b}, {zero}, {p}")
+    kb.emit(f"setp.eq.{ct} \t{q}, {a}, {one}")
+    kb.emit(f"or.pred \t{p}, {p}, {q}")
+    kb.emit(f"selp.{ct} \t{d}, {one}, {d}, {p}")
 
 
 @handles("cuda_tile.atan2")

@@ -3,8 +3,12 @@
 The group's thread 0 prints once per tile block. A tile argument expands its
 conversion into the interpreter's nested-list form (`[a, b]`), one vprintf
 argument per element, after the tile is gathered in shared memory. Integers
-pass as 32 bits (`ll` added for i64), floats as doubles, as C varargs do."""
+pass as 32 bits (`ll` added for i64), floats as doubles, as C varargs do.
+CUDA's printf takes at most 32 arguments per call (it prints the specifiers of
+any beyond as text), so a longer print is split into consecutive calls of 32."""
 from __future__ import annotations
+
+import re
 
 from .emitter import handles
 from .layout import linear_offsets
@@ -12,6 +16,9 @@ from .numeric import float_name, to_f32
 from .ptxtypes import B32, B64, F64, PRED, Unsupported, bits, byte_size, reg_class
 
 MAX_PRINTED_ELEMENTS = 1024
+MAX_VPRINTF_ARGS = 32
+# the conversions _expand writes (flags, width, precision, ll; never `*`) and %%
+_C_SPEC = re.compile(r"%%|%[-+ #0]*[0-9]*(?:\.[0-9]+)?(?:ll)?[diouxXcfFeEgGaA]")
 DECLS = {
     "vprintf": ".extern .func (.param .b32 func_retval0) vprintf(.param .b64 vprintf_param_0, "
                ".param .b64 vprintf_param_1);",
@@ -158,6 +165,22 @@ def _call_vprintf(em, fmt_sym, values):
     kb.place(skip)
 
 
+def _split(text, values):
+    """(format, its values) per vprintf call: at most MAX_VPRINTF_ARGS
+    conversions each; the literal text after a call's last conversion stays
+    with that call."""
+    cuts, k = [], 0
+    for m in _C_SPEC.finditer(text):
+        if m.group(0) == "%%":
+            continue
+        if k and k % MAX_VPRINTF_ARGS == 0:
+            cuts.append(m.start())
+        k += 1
+    bounds = [0] + cuts + [len(text)]
+    return [(text[a:b], values[i * MAX_VPRINTF_ARGS:(i + 1) * MAX_VPRINTF_ARGS])
+            for i, (a, b) in enumerate(zip(bounds, bounds[1:]))]
+
+
 @handles("cuda_tile.print_tko", "cuda_tile.print")
 def _print(em, op):
     tiles = [em.tile(v) for v in op.args]
@@ -166,7 +189,8 @@ def _print(em, op):
     for t, conv in used:
         for r in _elements(em, t):
             values.append(_vararg(em, r, t.etype, conv))
-    _call_vprintf(em, _string_global(em, text), values)
+    for piece, args in _split(text, values):
+        _call_vprintf(em, _string_global(em, piece), args)
     for r in op.results:
         em.bind(r, None)
 
