@@ -37,8 +37,11 @@
 // CHECK: nv_tileas.async.pipeline.consumer_wait
 // CHECK: nv_tileas.async.pipeline.consume_one
 // CHECK: nv_tileas.async.pipeline.consumer_wait
-// CHECK: "nv_tileas.load"
-// CHECK-NEXT: nv_tileas.dot {{.*}}atom = #nv_tileas<atom mma_wgmma_f16_f16_f32>
+// the accumulator enters the dot through an explicit conversion into the
+// mma.sync accumulator layout of the 4-warp consumer group (2x2 warps)
+// CHECK: %[[ACC:.*]] = "nv_tileas.load"
+// CHECK-NEXT: %[[MMA:.*]] = nv_tileas.convert_layout %[[ACC]] {layout = #nv_tileas<layout mma, warps = [2, 2]>}
+// CHECK-NEXT: nv_tileas.dot %{{.*}}, %{{.*}}, %[[MMA]] {atom = #nv_tileas<atom mma_wgmma_f16_f16_f32>}
 // CHECK-NEXT: "nv_tileas.store"
 // CHECK-NEXT: nv_tileas.async.pipeline.consumer_release
 // CHECK: nv_tileas.async.pipeline.consumer_release

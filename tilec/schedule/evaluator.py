@@ -207,6 +207,12 @@ def _unrealized_cast(op, cc):
     return lambda *xs: tuple(xs)
 
 
+@compute("nv_tileas.convert_layout")
+def _convert_layout(op, cc):
+    """Layouts place elements in threads; the values stay what they are."""
+    return lambda x: x
+
+
 @compute("arith.index_cast")
 def _index_cast(op, cc):
     t = op.result.type

@@ -1,6 +1,7 @@
 """The schedule pass: analyse every scf.for, pipeline the K loops (tiled
 loads feeding an MMA), with numStages fitted to the target's shared memory
-and agents (sm_90a) given register budgets. Canonicalization runs before and
+and agents (sm_90a) given register budgets, then the accumulator layouts of
+tensor-core dots made explicit (layouts.py). Canonicalization runs before and
 after, and the layout-conversion removal after."""
 from __future__ import annotations
 
@@ -115,5 +116,8 @@ class Schedule(Pass):
             a = analyze_loop(loop)
             if a.pipelinable:
                 ok = schedule_loop(a, t, stages, warps, engine, self.options["tma"]) and ok
+        from .layouts import assign_layouts
+        for e in entries(blocks):
+            assign_layouts(e, warps)
         _cleanup(blocks, t.arch)
         return ok

@@ -7,7 +7,8 @@ A chain x:A -> B -> C is trimmed only when
      A and C are the same layout (lane assignment and vector width agree);
   2. the target's atom catalog has a direct atom from A's class to C's class.
 Then the outer result is replaced by x (A == C) or by one convert_layout
-x: A -> C. The inner conversion, once unused, is erased here: convert_layout
+x: A -> C. A tile (no encoding) names its layout in the op's `layout`
+attribute: the outer one's is kept on the single conversion. The inner conversion, once unused, is erased here: convert_layout
 is a data movement with no memory-ordering role, but it is not marked Pure,
 so generic dead-code removal would keep it."""
 from __future__ import annotations
@@ -70,10 +71,11 @@ class TrimConvertLayoutChain(RewritePattern):
             return False                                  # round trip: layouts must agree
         if (ca, cc) not in self.catalog:
             return False                                  # condition 2: a direct atom
-        if a == c:
+        named = op.attributes.get("layout")   # a tile's layout lives here, not in its type
+        if a == c and named is None:
             rw.replace_op(op, [x])
         else:
-            new = rw.create(type(op), source=x, result=c, location=op.location)
+            new = rw.create(type(op), source=x, result=c, layout=named, location=op.location)
             rw.replace_op(op, [new.result])
         if not inner.result.has_uses:
             rw.erase_op(inner)

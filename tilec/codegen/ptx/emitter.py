@@ -9,7 +9,7 @@ layout conversion...) is built from.
 from __future__ import annotations
 
 from .builder import KernelBuilder
-from .layout import MmaAcc, blocked, linear_offsets
+from ...dialects.nv_tileas.layouts import MmaAcc, blocked, linear_offsets
 from .ptxtypes import B32, B64, PRED, Unsupported, byte_size, float_imm, int_imm, mem_type, reg_class
 from .values import CodegenError, Group, Tile
 

@@ -7,6 +7,7 @@ agents' warps when the kernel is warp-specialized, else --num-warps)."""
 from __future__ import annotations
 
 
+from ...schedule.layouts import cta_threads
 from .builder import KernelBuilder
 from .emitter import Emitter
 from .ptxtypes import B32, B64, is_pointer, param_type, reg_class
@@ -36,12 +37,6 @@ def _globals(ops):
 
 STATIC_SHARED_LIMIT = 48 * 1024
 
-
-def cta_threads(entry, num_warps: int) -> int:
-    for op in entry.walk():
-        if op.name == "nv_tileas.async.pipeline.agent_switch":
-            return 32 * sum(op.attributes["num_warps"].values)
-    return 32 * num_warps
 
 
 def _bytes_directive(data: bytes) -> str:

@@ -4,7 +4,7 @@ the old values are then shared with the threads that did not issue it."""
 from __future__ import annotations
 
 from .emitter import handles
-from .layout import linear_offsets
+from ...dialects.nv_tileas.layouts import linear_offsets
 from .numeric import float_name
 from .ptxtypes import B32, PRED, Unsupported, bits, byte_size, reg_class
 from .values import Tile

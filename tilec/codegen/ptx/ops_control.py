@@ -35,8 +35,9 @@ def carry_slot(em, x, value=None):
 
 def preferred_layout(em, value):
     """A loop-carried accumulator that reaches a tensor-core dot (directly or
-    through a register view) lives in the dot's accumulator layout, so the
-    loop never converts it."""
+    through a register view) lives in the dot's accumulator layout (the one
+    the convert_layout before the dot names), so the loop never converts it."""
+    from ...dialects.nv_tileas.layouts import LayoutAttr
     from .ops_dot import mma_layout
     work, seen = [value], set()
     while work:
@@ -48,6 +49,11 @@ def preferred_layout(em, value):
             user = use.owner
             if user.name == "nv_tileas.dot" and use.index == 2:
                 return mma_layout(em, user)
+            lay = user.attributes.get("layout")
+            if user.name == "nv_tileas.convert_layout" and isinstance(lay, LayoutAttr) and lay.kind == "mma":
+                got = lay.layout_for(tuple(v.type.shape), em.group.threads)
+                if got is not None:
+                    return got
             if user.name == "nv_tileas.view" or (user.name == "nv_tileas.load" and use.index == 0):
                 work.append(user.results[0])
     return None

@@ -3,7 +3,7 @@ extract, cat), assume, tokens, pointer offsets and globals."""
 from __future__ import annotations
 
 from .emitter import handles
-from .layout import linear_offsets
+from ...dialects.nv_tileas.layouts import linear_offsets
 from .ptxtypes import B32, B64, PRED, bits, byte_size, reg_class
 from .values import Tile
 
@@ -14,7 +14,7 @@ def _strip(shape):
 
 def same_distribution(a, b) -> bool:
     """Two blocked layouts that put every linear element on the same (thread, slot)."""
-    from .layout import Blocked
+    from ...dialects.nv_tileas.layouts import Blocked
     if not isinstance(a, Blocked) or not isinstance(b, Blocked):
         return False
     return (_strip(a.shape) == _strip(b.shape) and a.shape[-1] == b.shape[-1] and a.threads == b.threads)
@@ -80,6 +80,21 @@ def _token(em, op):
 
 def _reshaped(tile, shape, layout):
     return Tile(tile.etype, shape, layout, tile.regs, tile.home)
+
+
+@handles("nv_tileas.convert_layout")
+def _convert_layout(em, op):
+    """Into the named layout when it fits this group (its warp grid may be for
+    another agent's group); else the tile stays where it is: a layout never
+    changes a value, and every op converts what it needs."""
+    from ...dialects.nv_tileas.layouts import LayoutAttr
+    tile = em.get(op.source)
+    lay = op.attributes.get("layout")
+    if isinstance(tile, Tile) and isinstance(lay, LayoutAttr) and tile.shape:
+        target = lay.layout_for(tile.shape, em.group.threads)
+        if target is not None:
+            tile = em.in_layout(tile, target)
+    em.bind(op.results[0], tile)
 
 
 @handles("cuda_tile.reshape")

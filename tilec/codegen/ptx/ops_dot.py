@@ -8,7 +8,7 @@ B it needs once per k. Floats accumulate in f32 (f64 for f64), integers in
 from __future__ import annotations
 
 from .emitter import handles
-from .layout import linear_offsets
+from ...dialects.nv_tileas.layouts import linear_offsets
 from .numeric import float_name, to_f32
 from .ptxtypes import B32, F32, F64, PRED, byte_size, mem_type, reg_class
 
@@ -50,20 +50,20 @@ MMA_TYPES = {"f16": "f16", "bf16": "bf16"}
 
 def mma_layout(em, op, a_shape=None, c_shape=None):
     """The MmaAcc layout a tensor-core dot gives its (M, N) result, or None
-    (CUDA cores). Shapes default to the op's (rank 2)."""
-    a_t = op.operands[0].type.element_type
-    b_t = op.operands[1].type.element_type
-    rt = op.results[0].type
-    a_shape = tuple(a_shape or op.operands[0].type.shape)
-    c_shape = tuple(c_shape or rt.shape)
-    if float_name(a_t) not in MMA_TYPES or float_name(a_t) != float_name(b_t):
-        return None
-    if float_name(rt.element_type) not in ("f32", "f16") or len(c_shape) != 2 or len(a_shape) != 2:
-        return None
-    if a_shape[1] % 16:
-        return None
-    from .layout import mma_acc
-    return mma_acc(c_shape, em.group.threads)
+    (CUDA cores). Shapes default to the op's (rank 2). The layout that
+    assign-layouts wrote on the accumulator's convert_layout is used when it
+    fits this group; it is the same choice made before the schedule."""
+    from ...dialects.cuda_tile.types import TileType
+    from ...dialects.nv_tileas.layouts import LayoutAttr, tensor_core_acc
+    a_t, b_t, rt = op.operands[0].type, op.operands[1].type, op.results[0].type
+    a = TileType(tuple(a_shape or a_t.shape), a_t.element_type)
+    c = TileType(tuple(c_shape or rt.shape), rt.element_type)
+    chosen = tensor_core_acc(a, b_t, c, em.group.threads)
+    src = getattr(op.operands[2], "op", None)
+    if chosen is not None and src is not None and src.name == "nv_tileas.convert_layout" and \
+            isinstance(src.attributes.get("layout"), LayoutAttr) and len(a_t.shape) == 2:
+        return src.attributes["layout"].layout_for(c.shape, em.group.threads) or chosen
+    return chosen
 
 
 @handles("nv_tileas.dot")

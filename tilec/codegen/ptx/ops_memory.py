@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from .emitter import handles
-from .layout import linear_offsets
+from ...dialects.nv_tileas.layouts import linear_offsets
 from .numeric import float_name
 from .ptxtypes import B32, B64, PRED, bits, byte_size, mem_type, reg_class
 from .values import Tile

@@ -195,7 +195,7 @@ def _produce_one(em, op):
     def on_yield(values):
         for v in values:
             if isinstance(v, Tile) and v.home != slot:
-                from .layout import linear_offsets
+                from ...dialects.nv_tileas.layouts import linear_offsets
                 em.store_shared(em.regs_of(v), slot, linear_offsets(shape))
         if pipe.full is not None:
             _arrive_full(em, _barrier(em, pipe.full, it), em.async_issued)
@@ -348,7 +348,7 @@ def _agent_switch(em, op):
         tid = kb.reg(B32)
         kb.emit(f"sub.u32 \t{tid}, {outer.tid}, {start * 32}")
         em.enter_group(tid, nw * 32, i + 1)
-        from .layout import linear_offsets
+        from ...dialects.nv_tileas.layouts import linear_offsets
         for v, (tile, base) in handoff.items():   # outer tiles, re-read in this agent's layout
             em.bind(v, em.load_shared(tile.etype, tile.shape, em.layout_for(tile.shape), base,
                                       linear_offsets(tile.shape)))
@@ -357,7 +357,7 @@ def _agent_switch(em, op):
         def on_yield(values, last=last):
             if not last:
                 return
-            from .layout import linear_offsets
+            from ...dialects.nv_tileas.layouts import linear_offsets
             if any(sym is not None for sym in join_bufs):
                 em.sync()    # the join buffers overlay the stages: every thread of the agent is done reading them
             for v, sym in zip(values, join_bufs):
@@ -376,7 +376,7 @@ def _agent_switch(em, op):
     for v, (tile, _) in handoff.items():
         em.bind(v, tile)
     kb.emit("bar.sync \t0")
-    from .layout import linear_offsets
+    from ...dialects.nv_tileas.layouts import linear_offsets
     for r, sym in zip(results, join_bufs):
         if sym is None:
             em.bind(r, None)
@@ -390,7 +390,7 @@ def _hand_off(em, op):
     """Distributed tiles defined outside the agent_switch and used inside it are
     laid out over the whole CTA; write them to shared memory (row-major) before
     the agents split, so each agent can read them in its own layout."""
-    from .layout import linear_offsets
+    from ...dialects.nv_tileas.layouts import linear_offsets
     inside = set()
     for r in op.regions:
         for b in r.blocks:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from .emitter import handles
-from .layout import linear_offsets
+from ...dialects.nv_tileas.layouts import linear_offsets
 from .numeric import float_name, to_f32
 from .ptxtypes import B32, B64, F64, PRED, Unsupported, bits, byte_size, reg_class
 

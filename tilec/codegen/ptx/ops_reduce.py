@@ -10,7 +10,7 @@ The combiner region is emitted once per element handled, on scalar registers.
 from __future__ import annotations
 
 from .emitter import handles
-from .layout import linear_offsets
+from ...dialects.nv_tileas.layouts import linear_offsets
 from .numeric import select
 from .ptxtypes import B32, PRED, byte_size
 from .values import Tile

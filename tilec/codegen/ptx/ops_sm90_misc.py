@@ -5,7 +5,7 @@ multicast object, which no kernel parameter can carry)."""
 from __future__ import annotations
 
 from .emitter import handles
-from .layout import linear_offsets
+from ...dialects.nv_tileas.layouts import linear_offsets
 from .numeric import float_name, from_f32, to_f32
 from .ptxtypes import B32, F32, F64, PRED, byte_size, reg_class
 

@@ -8,7 +8,7 @@ barrier (or group barrier) publishes the slot as it would a TMA completion."""
 from __future__ import annotations
 
 from .emitter import handles
-from .layout import linear_offsets
+from ...dialects.nv_tileas.layouts import linear_offsets
 from .ops_memory import SharedView, async_copy, global_slots, load_slots, vector_width
 
 

@@ -86,6 +86,9 @@ class AtomAttr(DialectAttr):
             from ...syntax.reader import BodyError
             raise BodyError("expected '<' after '#nv_tileas'")
         word = r.keyword()
+        if word == "layout":
+            from .layouts import LayoutAttr
+            return LayoutAttr.parse_rest(r)
         if word != "atom":
             r.error(f"unknown nv_tileas attribute '{word}'")
         name = r.keyword()

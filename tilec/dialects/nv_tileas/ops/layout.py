@@ -7,16 +7,20 @@ from ....ir.opdef import AttrDef, Operand, RegionDef, Result, VarOperand, VarRes
 from ....ir.traits import Pure, SingleBlock
 from ..traits import (MustHaveMemLayoutAmongOperandsAndResult, SameOperandsAndResultEncoding,
                       SameTiledViewAndTensorShapeTrait, TensorTypeHavingLayout)
+from ..layouts import LayoutAttr
 from ..types import SHAPED, TILED_VIEW, element_width, num_elements
 from .base import NvTileasOp
 
 
 class ConvertLayoutOp(NvTileasOp):
     """Moves a tile into another layout; chains are trimmed by the
-    layout-conversion removal pass, not folded here."""
+    layout-conversion removal pass, not folded here. Tensors carry their
+    layouts as encodings; a cuda_tile tile (which has none) names the layout
+    it is moved into with `layout` (assign-layouts writes it)."""
     name = "nv_tileas.convert_layout"
     traits = (TensorTypeHavingLayout,)
     source = Operand(SHAPED)
+    layout = AttrDef(LayoutAttr, optional=True)
     result = Result(SHAPED)
     assembly_format = "$source attr-dict `:` custom<NvTypes>(type($source)) `->` custom<NvTypes>(type($result))"
 
@@ -28,6 +32,13 @@ class ConvertLayoutOp(NvTileasOp):
         if None in s.shape or None in r.shape or num_elements(s.shape) != num_elements(r.shape):
             self.emit_error("expects source and result to have the same number of elements")
             return False
+        lay = self.layout
+        if lay is not None and lay.kind == "mma":
+            wm, wn = lay.warps
+            if len(r.shape) != 2 or r.shape[0] % (16 * wm) or r.shape[1] % (8 * wn):
+                self.emit_error(f"expects a rank-2 result whose shape the mma layout's {wm}x{wn} warps tile "
+                                f"in 16x8 blocks")
+                return False
         return True
 
 

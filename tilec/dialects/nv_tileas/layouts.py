@@ -1,4 +1,6 @@
-"""Distributed layouts: which thread of a group holds which tile element.
+"""Distributed layouts: which thread of a group holds which tile element, and
+the attribute that names them in the IR (`#nv_tileas<layout blocked>`,
+`#nv_tileas<layout mma, warps = [2, 2]>`) on nv_tileas.convert_layout.
 
 A layout maps (thread, slot) to tile coordinates as `base(thread) + offset(slot)`
 per dimension, so addresses and bounds are a per-thread base plus per-slot
@@ -9,6 +11,8 @@ never convert; ops that move elements between threads go through shared memory.
 from __future__ import annotations
 
 import attrs
+
+from ...ir.attributes import DialectAttr
 
 MAX_VEC = 4
 
@@ -144,3 +148,83 @@ def mma_acc(shape, threads: int):
     if best is None:
         return None
     return MmaAcc(tuple(shape), threads, best[1], best[2])
+
+
+MMA_OPERAND_TYPES = ("f16", "bf16")
+
+
+def tensor_core_acc(a_type, b_type, c_type, threads: int):
+    """The MmaAcc layout of a dot's (M, N) accumulator when the dot runs on
+    tensor cores (mma.sync m16n8k16: f16/bf16 operands of one type, an f32 or
+    f16 accumulator, K a multiple of 16, rank 2), else None."""
+    def name(t):
+        e = getattr(t, "element_type", None)
+        return e.name if type(e).__name__ == "FloatType" else ""
+    if name(a_type) not in MMA_OPERAND_TYPES or name(a_type) != name(b_type):
+        return None
+    if name(c_type) not in ("f32", "f16") or len(c_type.shape) != 2 or len(a_type.shape) != 2:
+        return None
+    if a_type.shape[1] % 16:
+        return None
+    return mma_acc(tuple(c_type.shape), threads)
+
+
+class LayoutAttr(DialectAttr):
+    """`#nv_tileas<layout blocked>`: the group's blocked layout of the tile's
+    shape (it depends on nothing else); `#nv_tileas<layout mma, warps = [wm, wn]>`:
+    the mma.sync accumulator layout over a wm x wn grid of warps. Parsed through
+    `#nv_tileas<...>` (AtomAttr.parse_body hands `layout` here)."""
+    __slots__ = ("kind", "warps")
+    dialect, mnemonic = "nv_tileas", ""
+    description = "layout"
+    KINDS = ("blocked", "mma")
+
+    def __init__(self, kind: str, warps: tuple | None = None):
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "warps", None if warps is None else tuple(warps))
+
+    def __eq__(self, other):
+        return isinstance(other, LayoutAttr) and (self.kind, self.warps) == (other.kind, other.warps)
+
+    def __hash__(self):
+        return hash(("layout", self.kind, self.warps))
+
+    @classmethod
+    def of(cls, layout):
+        if isinstance(layout, MmaAcc):
+            return cls("mma", (layout.wm, layout.wn))
+        return cls("blocked")
+
+    def layout_for(self, shape, threads: int):
+        """The concrete layout for a tile of `shape` in a group of `threads`, or
+        None when this one does not fit them (the warp grid needs other warps)."""
+        if self.kind == "blocked":
+            return blocked(shape, threads)
+        wm, wn = self.warps
+        m, n = shape
+        if len(shape) != 2 or 32 * wm * wn != threads or m % (16 * wm) or n % (8 * wn):
+            return None
+        return MmaAcc(tuple(shape), threads, wm, wn)
+
+    def text(self, short=False):
+        body = "layout " + self.kind
+        if self.warps is not None:
+            body += ", warps = [" + ", ".join(map(str, self.warps)) + "]"
+        return f"#nv_tileas<{body}>"
+
+    @classmethod
+    def parse_rest(cls, r):
+        """After `#nv_tileas<layout`: the kind and, for mma, its warp grid."""
+        kind = r.keyword()
+        if kind not in cls.KINDS:
+            r.error(f"unknown layout '{kind}' (expected blocked or mma)")
+        warps = None
+        if kind == "mma":
+            if not r.accept(",") or r.keyword() != "warps":
+                r.error("expected ', warps = [wm, wn]' after 'layout mma'")
+            r.expect("=")
+            warps = r.int_list()
+            if len(warps) != 2 or min(warps) < 1:
+                r.error("expected two positive warp counts in 'warps'")
+        return cls(kind, warps)
+
