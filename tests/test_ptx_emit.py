@@ -179,3 +179,22 @@ def test_ptx_golden(check):
     fc = subprocess.run([sys.executable, "-m", "filecheck", check], input=ptx, capture_output=True, text=True,
                         timeout=120)
     assert fc.returncode == 0, fc.stderr + fc.stdout
+
+
+def test_symbols_defined_by_two_modules_are_a_diagnostic():
+    """Each cuda_tile.module is its own namespace, a PTX module has one: two
+    modules defining one entry (or global) name cannot share a PTX file."""
+    from tilec.compiler import CompileFailed, parse_and_compile
+    one = """cuda_tile.module @MOD {
+  global @g <f32: [1.0]> : tile<1xf32>
+  entry @k() {
+    return
+  }
+}
+"""
+    with pytest.raises(CompileFailed, match=r"input:8:3: error: 'cuda_tile.global' op defines '@g', which an earlier "
+                                            r"cuda_tile.module of this input also defines"):
+        parse_and_compile(one.replace("MOD", "a") + one.replace("MOD", "b"), "input")
+    two = one.replace("  global @g <f32: [1.0]> : tile<1xf32>\n", "")
+    with pytest.raises(CompileFailed, match=r"input:7:3: error: 'cuda_tile.entry' op defines '@k'"):
+        parse_and_compile(two.replace("MOD", "a") + two.replace("MOD", "b"), "input")

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
+import shutil
+
 import pytest
 
 try:                                   # pytest's default (prepend) import mode puts tests/ on sys.path
@@ -718,3 +720,121 @@ def test_print_of_more_than_32_elements_is_split_into_calls():
     res = ptxsim.run_ptx(ptx, "k", (1, 1, 1), [x.copy()])
     assert res.printed == printed.getvalue() and "31.75], [" not in res.printed[:10]
     assert res.printed.startswith("rows [[0.00, 0.25,") and res.printed.endswith("126, 127] 100%\n")
+
+
+_POINTERS = """cuda_tile.module @m {
+  entry @k(%a: tile<ptr<f32>>, %b: tile<ptr<f32>>, %flag: tile<ptr<i32>>, %o: tile<ptr<f32>>, %ob: tile<ptr<i1>>) {
+    %s, %t0 = load_ptr_tko weak %a : tile<ptr<f32>> -> tile<f32>, token
+    %f, %t1 = load_ptr_tko acquire device %flag : tile<ptr<i32>> -> tile<i32>, token
+    %i = iota : tile<64xi32>
+    %ra = reshape %a : tile<ptr<f32>> -> tile<1xptr<f32>>
+    %rb = reshape %b : tile<ptr<f32>> -> tile<1xptr<f32>>
+    %pa = broadcast %ra : tile<1xptr<f32>> -> tile<64xptr<f32>>
+    %pb = broadcast %rb : tile<1xptr<f32>> -> tile<64xptr<f32>>
+    %c32 = constant <i32: 32> : tile<64xi32>
+    %lo = cmpi less_than %i, %c32, signed : tile<64xi32> -> tile<64xi1>
+    %sel = select %lo, %pa, %pb : tile<64xi1>, tile<64xptr<f32>>
+    %p = offset %sel, %i : tile<64xptr<f32>>, tile<64xi32> -> tile<64xptr<f32>>
+    %c48 = constant <i32: 48> : tile<64xi32>
+    %m = cmpi less_than %i, %c48, signed : tile<64xi32> -> tile<64xi1>
+    %pad = constant <f32: -1.0> : tile<64xf32>
+    %v, %t2 = load_ptr_tko relaxed device %p, %m, %pad : tile<64xptr<f32>>, tile<64xi1>, tile<64xf32> -> tile<64xf32>, token
+    %rs = reshape %s : tile<f32> -> tile<1xf32>
+    %bs = broadcast %rs : tile<1xf32> -> tile<64xf32>
+    %ff = itof %f signed : tile<i32> -> tile<f32>
+    %rf = reshape %ff : tile<f32> -> tile<1xf32>
+    %bf = broadcast %rf : tile<1xf32> -> tile<64xf32>
+    %w0 = addf %v, %bs : tile<64xf32>
+    %w = addf %w0, %bf : tile<64xf32>
+    %ro = reshape %o : tile<ptr<f32>> -> tile<1xptr<f32>>
+    %po0 = broadcast %ro : tile<1xptr<f32>> -> tile<64xptr<f32>>
+    %po = offset %po0, %i : tile<64xptr<f32>>, tile<64xi32> -> tile<64xptr<f32>>
+    %c16 = constant <i32: 16> : tile<64xi32>
+    %hi = cmpi greater_than_or_equal %i, %c16, signed : tile<64xi32> -> tile<64xi1>
+    %t3 = store_ptr_tko release device %po, %w, %hi : tile<64xptr<f32>>, tile<64xf32>, tile<64xi1> -> token
+    %rob = reshape %ob : tile<ptr<i1>> -> tile<1xptr<i1>>
+    %pob0 = broadcast %rob : tile<1xptr<i1>> -> tile<64xptr<i1>>
+    %pob = offset %pob0, %i : tile<64xptr<i1>>, tile<64xi32> -> tile<64xptr<i1>>
+    %t4 = store_ptr_tko relaxed tl_blk %pob, %m : tile<64xptr<i1>>, tile<64xi1> -> token
+    return
+  }
+}
+"""
+
+
+def test_pointer_loads_and_stores_the_lowering_keeps():
+    """load_ptr_tko / store_ptr_tko that stay cuda_tile (ordered, a kernel
+    argument loaded directly, pointers picked by select): ld.acquire /
+    ld.relaxed with a mask and a padding tile, st.release after the group's
+    barrier, i1 elements as bytes; the simulated kernel matches the interpreter."""
+    import numpy as np
+    from tilec.codegen.ptx import compile_text
+    from tilec.interp import launch as interp_launch, parse_module
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal(64).astype(np.float32), rng.standard_normal(64).astype(np.float32)
+
+    def args():
+        return [a.copy(), b.copy(), np.array([7], np.int32), np.zeros(64, np.float32), np.zeros(64, np.bool_)]
+    want = args()
+    interp_launch(parse_module(_POINTERS, "p.mlir"), None, (1,), want)
+    assert want[3][50] == np.float32(-1.0 + a[0] + 7) and want[3][40] == np.float32(b[40] + a[0] + 7)
+    for arch in ARCHES:
+        ptx = compile_text(_POINTERS, arch)
+        for needle in ("ld.acquire.gpu.global.b32", "ld.relaxed.gpu.global.f32", "st.release.gpu.global.f32",
+                       "st.relaxed.cta.global.u8"):
+            assert needle in ptx, needle
+        rel = ptx.index("st.release")
+        assert "bar.sync" in ptx[:rel]
+        if shutil.which("ptxas"):
+            import subprocess
+            import tempfile
+            with tempfile.TemporaryDirectory() as d:
+                src = f"{d}/k.ptx"
+                open(src, "w").write(ptx)
+                r = subprocess.run(["ptxas", f"-arch={arch}", src, "-o", f"{d}/k.cubin"], capture_output=True,
+                                   text=True, timeout=300)
+                assert r.returncode == 0, r.stderr
+        got = args()
+        ptxsim.run_ptx(ptx, "k", (1, 1, 1), got)
+        assert np.array_equal(got[3], want[3]) and np.array_equal(got[4], want[4]), arch
+
+
+_I1_OPS = """cuda_tile.module @m {
+  entry @k(%x: tile<ptr<i1>>, %y: tile<ptr<i1>>, %o: tile<ptr<i1>>) {
+    %i = iota : tile<32xi32>
+    %rx = reshape %x : tile<ptr<i1>> -> tile<1xptr<i1>>
+    %ry = reshape %y : tile<ptr<i1>> -> tile<1xptr<i1>>
+    %ro = reshape %o : tile<ptr<i1>> -> tile<1xptr<i1>>
+    %px = broadcast %rx : tile<1xptr<i1>> -> tile<32xptr<i1>>
+    %py = broadcast %ry : tile<1xptr<i1>> -> tile<32xptr<i1>>
+    %po = broadcast %ro : tile<1xptr<i1>> -> tile<32xptr<i1>>
+    %ax = offset %px, %i : tile<32xptr<i1>>, tile<32xi32> -> tile<32xptr<i1>>
+    %ay = offset %py, %i : tile<32xptr<i1>>, tile<32xi32> -> tile<32xptr<i1>>
+    %a, %t0 = load_ptr_tko weak %ax : tile<32xptr<i1>> -> tile<32xi1>, token
+    %b, %t1 = load_ptr_tko weak %ay : tile<32xptr<i1>> -> tile<32xi1>, token
+    %one = constant <i1: true> : tile<32xi1>
+    %zero = constant <i1: false> : tile<32xi1>
+    %r0 = OP : tile<32xi1>
+    %t2 = store_ptr_tko weak %po, %r0 : tile<32xptr<i1>>, tile<32xi1> -> token
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("op", ["divi %a, %one signed", "divi %a, %one unsigned", "remi %a, %one signed",
+                                "maxi %a, %b signed", "maxi %a, %b unsigned", "mini %a, %b signed",
+                                "mini %a, %b unsigned", "shli %a, %zero", "shri %a, %zero unsigned"])
+def test_i1_integer_ops_match_the_interpreter(op):
+    """i1 is 0/1 unsigned and 0/-1 signed: max/min swap and/or with the
+    signedness, division by the only valid divisor (true) is the identity."""
+    import numpy as np
+    from tilec.codegen.ptx import compile_text
+    from tilec.interp import launch as interp_launch, parse_module
+    text = _I1_OPS.replace("OP", op)
+    rng = np.random.default_rng(2)
+    x, y = rng.random(32) < 0.5, rng.random(32) < 0.5
+    want, got = np.zeros(32, np.bool_), np.zeros(32, np.bool_)
+    interp_launch(parse_module(text, "i1.mlir"), None, (1,), [x.copy(), y.copy(), want])
+    ptxsim.run_ptx(compile_text(text, "sm_80"), "k", (1, 1, 1), [x.copy(), y.copy(), got])
+    assert np.array_equal(got, want), (x, y, got, want)

@@ -6,7 +6,7 @@ possibly reshaped/broadcast) becomes a GMEM view of the base
 `offsets` (element units), under the op's mask. A padding operand becomes a
 select on the mask after the gather. Pointer tiles of any other shape, and
 non-weak (ordered) accesses, stay cuda_tile.load_ptr_tko / store_ptr_tko,
-which the emitter consumes directly (docs/decisions.md)."""
+which the emitter consumes directly (codegen/ptx/ops_pointer.py)."""
 from __future__ import annotations
 
 from ..dialects.cuda_tile.ops.core import SelectOp

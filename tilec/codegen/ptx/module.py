@@ -59,6 +59,8 @@ class ModuleEmitter:
             arr = np.ascontiguousarray(dense_array(g.attributes["value"], t.element_type, t.shape))
             name = g.attributes["sym_name"].value
             sym = "g_" + "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+            if name in self.global_names or sym in self.global_names.values():
+                raise CodegenError(g, _ONE_NAMESPACE.format(name=name))
             align = max(int(getattr(g.attributes.get("alignment"), "value", 0) or 0), arr.dtype.itemsize, 1)
             data = arr.tobytes()
             self.module_lines.append(f".global .align {align} .b8 {sym}[{len(data)}] = {_bytes_directive(data)};")
@@ -134,14 +136,23 @@ class ModuleEmitter:
         return out
 
 
+# every cuda_tile.module is its own symbol table; a PTX module has one
+_ONE_NAMESPACE = ("defines '@{name}', which an earlier cuda_tile.module of this input also defines: their PTX "
+                  "symbols would collide (compile each module separately)")
+
+
 def emit_ptx(ops, arch: str = "sm_90a", num_warps: int = 4) -> str:
     """PTX for every entry of the (lowered, scheduled, verified) top-level `ops`.
     Raises CodegenError for an op the emitter cannot translate."""
     target = Target.parse(arch)
     me = ModuleEmitter(target, num_warps)
     me.declare_globals(ops)
-    kernels = []
+    kernels, names = [], set()
     for entry in _kernels(ops):
+        name = entry.attributes["sym_name"].value
+        if name in names:
+            raise CodegenError(entry, _ONE_NAMESPACE.format(name=name))
+        names.add(name)
         kernels.append("\n".join(me.kernel(entry)))
     if not kernels:
         raise CodegenError(ops[0] if ops else None, "the module has no entry to compile")

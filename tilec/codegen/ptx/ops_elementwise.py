@@ -381,9 +381,17 @@ def _int_binary(mnemonic, signed_op=False, normalize=True):
 
 
 def _pred_binary(em, op, mnemonic):
-    """i1 arithmetic is modulo 2: add/sub are xor, mul/min(signed) are and."""
+    """i1 arithmetic is modulo 2: add/sub are xor, mul is and. true is 1
+    unsigned and -1 signed, so max is or unsigned and and signed (min the
+    other way round); a shift amount must be below the width, 0, so shifts
+    return the value."""
     kb = em.kb
     table = {"and": "and", "or": "or", "xor": "xor", "add": "xor", "sub": "xor", "mul": "and"}
+    if mnemonic in ("max", "min"):
+        table[mnemonic] = "and" if (mnemonic == "max") == _signed(op) else "or"
+    if mnemonic in ("shl", "shr"):
+        apply(em, op, lambda d, a, b: kb.emit(f"mov.pred \t{d}, {a}"))
+        return
     m = table.get(mnemonic)
     if m is None:
         raise Unsupported("is not supported on i1")
@@ -401,8 +409,10 @@ for _n, _m, _s in (("addi", "add", False), ("subi", "sub", False), ("muli", "mul
 def _divrem(em, op):
     t = _elt(op.results[0])
     kb = em.kb
-    if reg_class(t) == PRED:
-        raise Unsupported("is not supported on i1")
+    if reg_class(t) == PRED:      # the divisor must be true (1 or -1): a / b = a, a % b = 0
+        rem = op.name.endswith("remi")
+        apply(em, op, lambda d, a, b: kb.emit(f"setp.ne.u32 \t{d}, 0, 0" if rem else f"mov.pred \t{d}, {a}"))
+        return
     w = _wide(t)
     sgn = _signed(op)
     kind = f"{'s' if sgn else 'u'}{w}"
