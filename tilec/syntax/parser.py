@@ -388,6 +388,7 @@ class ParseContext:
         self.type_aliases: dict = {}
         self.loc_aliases: dict = {}
         self.deferred_locs: list = []
+        self.pending: list = []  # (message, line, col) of errors reported at resolution (bind_results)
 
     # -- leaf conversions ---------------------------------------------------
     def type(self, tok):
@@ -557,7 +558,11 @@ class ParseContext:
             from ..ir.core import OpResult
             op.results = [OpResult(None, op, i) for i in range(count)]
         if count and not op.results:
-            raise ParseError("cannot name an operation with no results", toks[0].line, toks[0].column)
+            # MLIR finds this once the op is parsed, after its operands resolved:
+            # reported when this op is resolved, so an operand's error comes first
+            op._naming_error = ("cannot name an operation with no results", toks[0].line, toks[0].column)
+            self.pending.append(op._naming_error)
+            return
         if count != len(op.results):
             raise ParseError(f"operation defines {len(op.results)} results but was provided {count} to bind",
                              toks[0].line, toks[0].column)
@@ -688,6 +693,9 @@ class _Resolver:
                          f"'{ref.expected.text()}' vs '{real.type.text()}'", ref.line, ref.col,
                          [("prior use here", *self.def_pos.get(ref.ref, (None, None)))])
             use.set(real)
+        naming = op.__dict__.pop("_naming_error", None)
+        if naming is not None:
+            self.err(*naming)
         succ = getattr(op, "_succ_names", None)
         if succ:
             for s in succ:
@@ -735,7 +743,14 @@ def parse_text(text: str, engine: DiagnosticEngine, filename: str = "<stdin>",
     if line_offset:
         text = "\n" * line_offset + text
     try:
-        ops = lark.parse(text, start="start")
+        try:
+            ops = lark.parse(text, start="start")
+        except (ParseError, VisitError, F.BuildError, UnexpectedInput) as e:
+            first = _pending_before(ctx, e)
+            if first is None:
+                raise
+            _report(engine, filename, first[1], first[2], first[0])
+            return None
         _fix_lazy_locs(ops, ctx)  # #loc aliases may be defined after their uses
         block = Block()
         for op in ops:
@@ -776,6 +791,19 @@ def parse_text(text: str, engine: DiagnosticEngine, filename: str = "<stdin>",
             message = f"custom op '{op_name}' " + (f"{m.group(2)}, got {m.group(1)}" if m else message)
         _report(engine, filename, line, col, message)
     return None
+
+
+def _pending_before(ctx, e):
+    """A deferred error (see bind_results) written before where `e` stopped the
+    parse: MLIR, reading in order, would have reported it first."""
+    orig = getattr(e, "orig_exc", e)
+    where = getattr(orig, "where", None)
+    line = getattr(orig, "line", getattr(where, "line", None))
+    col = getattr(orig, "col", getattr(orig, "column", getattr(where, "column", None)))
+    if not ctx.pending or line is None:
+        return None
+    first = min(ctx.pending, key=lambda p: (p[1], p[2]))
+    return first if (first[1], first[2]) < (line, col or 0) else None
 
 
 def _open_custom_op(e):

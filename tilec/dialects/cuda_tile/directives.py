@@ -56,6 +56,19 @@ def dense_literal(tok, result_type, name_tok=None, op_name="cuda_tile.constant",
         raise BuildError(e.message, tok)
 
 
+def _check_nesting(tok):
+    """Raise when the literal's nested lists differ in length or depth (other
+    problems wait for the type, which their messages need)."""
+    from ...syntax.dense import _nested, _shape_of, _tokens
+    s = str(tok)
+    body = s[6:-1] if s.startswith("dense<") else s[1:-1].partition(":")[2]
+    try:
+        _shape_of(_nested(_tokens(body)))
+    except BodyError as e:
+        if "ranks are not consistent" in e.message:
+            raise BuildError(e.message, tok)
+
+
 def dense_text(attr) -> str:
     return f"<{attr.element_type.text(True)}: {attr.literal()}>"
 
@@ -65,6 +78,14 @@ class DenseTypedElements(Directive):
     """`<f32: [..]> : tile<..>` — the value and the result type together."""
     rules = ('dense_lit: DENSE_LIT | DENSE',
              r'DENSE_LIT.4: /<\s*[A-Za-z][A-Za-z0-9]*(<[^<>]*>)?\s*:[^<>]*>/')
+
+    def __init__(self):
+        def literal(children):
+            _check_nesting(children[0])
+            return children
+        # as soon as the literal is read, before its type: MLIR reports a ragged
+        # literal ahead of a bad result type
+        self.callbacks = {"dense_lit": literal}
 
     def grammar(self, args):
         return 'dense_lit ":" type'
@@ -83,6 +104,14 @@ class DenseTypedElements(Directive):
 @directive("DenseTypedElementsAttrNoResult")
 class DenseTypedElementsNoResult(Directive):
     """`<f32: [..]> : tile<..>` where the type belongs to the value alone (global)."""
+
+    def __init__(self):
+        def literal(children):
+            _check_nesting(children[0])
+            return children
+        # as soon as the literal is read, before its type: MLIR reports a ragged
+        # literal ahead of a bad result type
+        self.callbacks = {"dense_lit": literal}
 
     def grammar(self, args):
         return 'dense_lit ":" type'

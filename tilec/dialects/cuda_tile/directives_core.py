@@ -366,12 +366,25 @@ class ForLoop(Directive):
         return None
 
 
+def _iter_pairs(assigns_children, iter_types):
+    pairs = _assigns(assigns_children)
+    if len(pairs) != len(list(iter_types)):
+        raise BuildError("found different number of iter_values and types", pairs[0][0] if pairs else None)
+    return pairs
+
+
 @directive("LoopBody")
 class LoopBody(Directive):
     """`[iter_values(%x = %init, ..) : T, .. [-> R, ..]] | [: R, ..]` then the
     body. Arguments: initValues, resultValues, region."""
     rules = ('ctc_loop_iters: "iter_values" ctc_assigns ":" type_list ["->" type_list]',
              'ctc_loop_results: ":" type_list')
+
+    def __init__(self):
+        def header(children):
+            _iter_pairs(children[0], children[1])    # checked before the body is read, as MLIR does
+            return children
+        self.callbacks = {"ctc_loop_iters": header}
 
     def grammar(self, args):
         return "[ctc_loop_iters | ctc_loop_results] region"
@@ -384,11 +397,8 @@ class LoopBody(Directive):
             results = list(head[0])
         elif head is not None:
             assigns_children, iter_types, res = head
-            pairs = _assigns(assigns_children)
+            pairs = _iter_pairs(assigns_children, iter_types)
             iter_types = list(iter_types)
-            if len(pairs) != len(iter_types):
-                tok = pairs[0][0] if pairs else None
-                raise BuildError("found different number of iter_values and types", tok)
             inits = [value_ref(outer) for _, outer in pairs]
             region_args = [(inner, t) for (inner, _), t in zip(pairs, iter_types)]
             results = list(res or [])
