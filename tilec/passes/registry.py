@@ -20,6 +20,8 @@ BUILTIN = {
                         "lower cuda_tile to nv_tileas for a target (option arch=sm_80|sm_90a)"),
     "schedule": ("tilec.schedule.schedule_pass:Schedule",
                  "software-pipeline K loops: stages, producer/consumer pipelines, agents"),
+    "synthesize-debug-info-scopes": ("tilec.transforms.debug_scopes:SynthesizeDebugInfoScopes",
+                                     "give functions without a debug info scope a subprogram and their ops di_locs"),
     "layout-conversion-removal": ("tilec.transforms.layout_conversion:LayoutConversionRemoval",
                                   "trim nv_tileas.convert_layout chains that reduce to identity"),
 }
