@@ -46,17 +46,24 @@ def default_num_warps(ops, arch: str) -> int:
     return 8 if worst > ACC_REGS_PER_THREAD * 4 * 32 else 4
 
 
-def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None) -> str | None:
+WGMMA_NEEDS_SM90A = "wgmma needs sm_90a (the target is {arch}); drop --wgmma or use --arch sm_90a"
+
+
+def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgmma=False) -> str | None:
     """PTX text for verified cuda_tile `ops`, or None after reporting to
-    `engine`. `num_warps` None: default_num_warps."""
+    `engine`. `num_warps` None: default_num_warps. `wgmma`: the experimental
+    wgmma path for tensor-core dots (sm_90a only; others are an error)."""
     from .codegen.ptx import CodegenError, emit_ptx
+    if wgmma and arch != "sm_90a":
+        engine.error(None, WGMMA_NEEDS_SM90A.format(arch=arch))
+        return None
     if num_warps is None:
         num_warps = default_num_warps(ops, arch)
     lowered = lower_and_schedule(ops, engine, arch, num_warps, num_stages)
     if lowered is None:
         return None
     try:
-        return emit_ptx(lowered, arch, num_warps)
+        return emit_ptx(lowered, arch, num_warps, wgmma=wgmma)
     except CodegenError as e:
         loc = getattr(e.op, "location", None)
         engine.error(loc, f"{e.message}" if e.op is None else f"'{e.op.name}' op {_strip(e.op.name, e.message)}"
@@ -69,7 +76,7 @@ def _strip(name, message):
     return message[len(prefix):] if message.startswith(prefix) else message
 
 
-def parse_and_compile(text, filename="<input>", arch="sm_90a", num_warps=None, num_stages=None) -> str:
+def parse_and_compile(text, filename="<input>", arch="sm_90a", num_warps=None, num_stages=None, wgmma=False) -> str:
     from .driver import process_chunk
     from .ir.diagnostics import DiagnosticEngine
 
@@ -77,7 +84,7 @@ def parse_and_compile(text, filename="<input>", arch="sm_90a", num_warps=None, n
         allow_unregistered_dialect = False
     engine = DiagnosticEngine()
     ops = process_chunk(text, filename, _Args(), engine)
-    ptx = compile_ops(ops, engine, arch, num_warps, num_stages) if ops is not None else None
+    ptx = compile_ops(ops, engine, arch, num_warps, num_stages, wgmma) if ops is not None else None
     if ptx is None:
         raise CompileFailed(engine.render())
     return ptx
@@ -110,6 +117,10 @@ def compile_command(args) -> int:
     except ValueError as e:
         print(f"tilec compile: error: {e}", file=sys.stderr)
         return 1
+    wgmma = bool(getattr(args, "wgmma", False))
+    if wgmma and args.arch != "sm_90a":
+        print(f"tilec compile: error: {WGMMA_NEEDS_SM90A.format(arch=args.arch)}", file=sys.stderr)
+        return 1
     if args.warn_hints or args.error_hints:
         from .dialects.cuda_tile.hints import configure
         configure(args.warn_hints, args.error_hints)
@@ -119,7 +130,7 @@ def compile_command(args) -> int:
         print(f"tilec: error: could not open input file '{args.input}': {e.strerror}", file=sys.stderr)
         return 1
     try:
-        ptx = parse_and_compile(text, filename, args.arch, args.num_warps, args.num_stages)
+        ptx = parse_and_compile(text, filename, args.arch, args.num_warps, args.num_stages, wgmma)
     except CompileFailed as e:
         sys.stderr.write(str(e) + "\n")
         return 1

@@ -105,7 +105,11 @@ def run_verify_diagnostics(chunks, filename, args) -> int:
     failed = False
     for text, offset in chunks:
         engine = DiagnosticEngine()
-        process_chunk(text, filename, args, engine, offset)
+        ops = process_chunk(text, filename, args, engine, offset)
+        if ops is not None and args.command == "opt":   # a pass's diagnostics are checked too, as in MLIR
+            from .passes.cli import run_requested_passes, wants_passes
+            if wants_passes(args):
+                run_requested_passes(ops, args, engine)
         problems = check(engine.diagnostics, collect_expectations(text, offset), filename)
         if problems:
             failed = True

@@ -2,7 +2,7 @@
 
 Modules: base (errors, address map), numerics (exact arithmetic and conversions),
 ptx (parsing), codegen (decoding an .entry into Python functions), runtime
-(memory, CTAs, threads, barriers).
+(memory, CTAs, threads, barriers), wgmma (sm_90a warpgroup MMA).
 
     run_ptx(ptx_text, kernel_name, grid, args, block=None) -> SimResult
 
@@ -51,7 +51,10 @@ Model
   warp-collective blocking op computed when all 32 lanes arrive (fragment
   layout as the PTX ISA's figures, products exact, summed in f64, rounded once);
   ldmatrix.m8n8.x{1,2,4}[.trans].b16 likewise (row addresses checked for
-  16-byte alignment and bounds; its reads are not race-checked); call.uni to vprintf prints (SimResult.printed, and `stdout` if given) and to
+  16-byte alignment and bounds; its reads are not race-checked); wgmma.fence /
+  mma_async / commit_group / wait_group (sm_90a; descriptor operands, K-major
+  without swizzle, f32 += f16/bf16) are warpgroup-collective and complete at
+  wait_group (wgmma.py); call.uni to vprintf prints (SimResult.printed, and `stdout` if given) and to
   __assertfail raises; .local memory is per thread, cvta.local maps it into
   the generic space.
 * Each kernel is decoded once (per PTX text) into basic blocks, each compiled

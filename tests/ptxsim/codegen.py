@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import linecache
+import re
 
 from .base import GLOBAL_BASE, GLOBAL_GAP, GLOBAL_LEAD, LOCAL_BASE, SHARED_BASE
 from .numerics import BF16FMT, F16FMT, F32FMT, F64FMT, INF, _f32
@@ -12,6 +13,7 @@ from .ptx import (
 # ============================================================================ code generation
 
 BAR, BAR_ARRIVE, BAR_RED, MBWAIT, MMA, LDMATRIX = "bar", "bar.arrive", "bar.red", "mbwait", "mma", "ldmatrix"
+from .wgmma import WG_COMMIT, WG_WAIT, WGMMA  # noqa: E402  (warpgroup-collective wait kinds)
 
 
 class WaitOp:
@@ -46,6 +48,7 @@ class KernelCodegen:
         self.instrs = []               # every Instr, by id (lid)
         self.uses_mbarrier = any(isinstance(x, Instr) and (x.op == "mbarrier" or x.op == "cp")
                                  for x in entry.body)
+        self.uses_wgmma = any(isinstance(x, Instr) and x.op == "wgmma" for x in entry.body)
         self.race_checkable = not self.uses_mbarrier and all(
             x.mods in (["sync"], ["sync", "aligned"]) and len(x.operands) == 1
             for x in entry.body if isinstance(x, Instr) and x.op in ("bar", "barrier"))
@@ -120,6 +123,8 @@ class KernelCodegen:
 
     def _is_wait(self, ins):
         if ins.op in ("bar", "barrier", "mma", "ldmatrix"):
+            return True
+        if ins.op == "wgmma" and ins.mods[:1] in (["mma_async"], ["commit_group"], ["wait_group"]):
             return True
         return ins.op == "mbarrier" and ins.mods and ins.mods[0] in ("test_wait", "try_wait")
 
@@ -402,6 +407,11 @@ class KernelCodegen:
     _i_barrier = _i_bar
 
     def _i_fence(self, ins, written, k, nblocks):
+        if self.uses_wgmma and ins.mods[:2] == ["proxy", "async"]:
+            ep = self.regs["%%epkey"]      # the thread's shared stores are now visible to the async proxy
+            self._used.add(ep)
+            self._guarded(ins, [f"PXD.discard({ep.var} & 4095)"])
+            return
         self._emit("pass")
 
     _i_membar = _i_fence
@@ -1181,6 +1191,10 @@ class KernelCodegen:
                 lines.append(f"_st_generic({self._lid}, '{fmt}', _x + {j * t.bytes}, {val})")
             else:
                 ix = idx if j == 0 else f"(_x >> {_SHIFT[t.bytes]}) + {j}"
+                if view == "S" and self.uses_wgmma and j == 0:   # generic-proxy write: wgmma needs a proxy fence
+                    ep = self.regs["%%epkey"]
+                    self._used.add(ep)
+                    lines.append(f"PXD.add({ep.var} & 4095)")
                 if view == "S" and self.race_checkable:
                     ep = self.regs["%%epkey"]
                     self._used.add(ep)
@@ -1377,4 +1391,68 @@ class KernelCodegen:
         w, term = self._wait(ins, MMA, k, nblocks)
         w.args.update(d=[x for x in d.items], a=[x.slot for x in a.items], b=[x.slot for x in b.items],
                       c=[x for x in c.items], atype=rest[4])
+        return term
+
+    def _i_wgmma(self, ins, written, k, nblocks):
+        """wgmma.fence / .mma_async (descriptor form, f32 += f16/bf16) / .commit_group /
+        .wait_group, all .sync.aligned (tests/ptxsim/wgmma.py)."""
+        mods = ins.mods
+        if len(mods) < 3 or mods[1:3] != ["sync", "aligned"]:
+            self._fail("wgmma form (only .fence/.mma_async/.commit_group/.wait_group .sync.aligned)")
+        if ins.guard:
+            self._fail("predicated wgmma")
+        what = mods[0]
+        if what == "fence" and len(mods) == 3:
+            self._nops(ins, 0)
+            ep = self.regs["%%epkey"]
+            self._used.add(ep)
+            self._emit(f"_wg_fence({ep.var} & 4095)")
+            return None
+        if what == "commit_group" and len(mods) == 3:
+            self._nops(ins, 0)
+            _, term = self._wait(ins, WG_COMMIT, k, nblocks)
+            return term
+        if what == "wait_group" and len(mods) == 3:
+            self._nops(ins, 1)
+            n = ins.operands[0]
+            if not isinstance(n, Imm) or n.ival is None or n.ival < 0:
+                self._fail("wgmma.wait_group takes an integer constant")
+            w, term = self._wait(ins, WG_WAIT, k, nblocks)
+            w.args["n"] = n.ival
+            return term
+        if what != "mma_async":
+            self._fail(None)
+        rest = mods[3:]
+        m = re.fullmatch(r"m64n(\d+)k16", rest[0]) if rest else None
+        if not m or len(rest) != 4 or rest[1] != "f32" or rest[2] != rest[3] or rest[2] not in ("f16", "bf16"):
+            self._fail("wgmma.mma_async shape/types (only .m64nNk16.f32.{f16,bf16}.{f16,bf16})")
+        n = int(m.group(1))
+        if n % 8 or not 8 <= n <= 256:
+            self._fail("wgmma.mma_async N")
+        if len(ins.operands) != 8:
+            self._fail("wgmma.mma_async operands (only the descriptor form for A and B)")
+        d, a, b, scale, sa, sb, ta, tb = ins.operands
+        if not isinstance(d, Vec) or len(d.items) != n // 2 or \
+                not all(isinstance(x, Reg) and x.kind in ("f", "i") and x.width == 32 for x in d.items):
+            self._fail("wgmma.mma_async D must be N/2 32-bit registers")
+        for x in (a, b):
+            if not isinstance(x, Reg) or x.kind != "i" or x.width != 64:
+                self._fail("wgmma.mma_async descriptors must be 64-bit registers")
+        if isinstance(scale, Reg) and scale.kind == "p":
+            sk = ("reg", scale.slot)
+        elif isinstance(scale, Imm) and scale.ival in (0, 1):
+            sk = ("imm", scale.ival)
+        else:
+            self._fail("wgmma.mma_async scale-d (a predicate or 0/1)")
+        for x in (sa, sb):
+            if not isinstance(x, Imm) or x.ival not in (1, -1):
+                self._fail("wgmma.mma_async imm-scale-a/b (1 or -1)")
+        for x in (ta, tb):
+            if not isinstance(x, Imm) or x.ival not in (0, 1):
+                self._fail("wgmma.mma_async imm-trans-a/b (0 or 1)")
+        if ta.ival or tb.ival:
+            self._fail("wgmma.mma_async with transposed (MN-major) operands")
+        w, term = self._wait(ins, WGMMA, k, nblocks)
+        w.args.update(d=list(d.items), a=a.slot, b=b.slot, scale=sk, scale_a=float(sa.ival),
+                      scale_b=float(sb.ival), n=n, atype=rest[2])
         return term

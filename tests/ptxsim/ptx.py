@@ -398,7 +398,7 @@ def _parse_body(e, src, start, end, lineno_at):
             continue
         if s.startswith("."):
             _unsupported("directive in a kernel body", ln, s)
-        m = re.match(r"^(@!?%[\w$]+)?\s*([a-z][\w.]*)\s*(.*)$", s, re.S)
+        m = re.match(r"^(@!?%[\w$]+)?\s*([a-z][\w.]*(?:::[\w.]+)*)\s*(.*)$", s, re.S)
         if not m:
             _unsupported("statement", ln, s)
         guard = None

@@ -21,9 +21,12 @@ from .numerics import (
     round_exact)
 from .ptx import SPECIAL_PER_CTA, T
 from .codegen import BAR, BAR_ARRIVE, BAR_RED, KernelCodegen, LDMATRIX, MBWAIT, MMA, _FMT, _SHIFT
+from .wgmma import WG_COMMIT, WG_WAIT, WGMMA, WgmmaRuntime
+
+WG_KINDS = (WGMMA, WG_COMMIT, WG_WAIT)
 
 
-class Kernel(KernelCodegen):
+class Kernel(KernelCodegen, WgmmaRuntime):
     """One decoded `.entry`: basic blocks compiled to Python (KernelCodegen), run by launch()."""
 
     def _namespace(self):
@@ -44,7 +47,7 @@ class Kernel(KernelCodegen):
               "_dirround": _dirround, "_fma_dir": _fma_dir, "_ld_local": self._ld_local,
               "_st_local": self._st_local, "_cvta_local": _cvta_local, "_cvta_to_local": _cvta_to_local,
               "_vprintf": self._vprintf, "_assertfail": self._assertfail, "RC": False,
-              "_rc_ld": self._rc_ld, "_rc_st": self._rc_st}
+              "_rc_ld": self._rc_ld, "_rc_st": self._rc_st, "_wg_fence": self._wg_fence, "PXD": set()}
         for k in SPECIAL_PER_CTA.values():
             ns[k] = 0
         return ns
@@ -445,6 +448,7 @@ class Kernel(KernelCodegen):
                         self.rc = ([-1] * shared_total, [-1] * shared_total, [0] * shared_total,
                                    [0] * shared_total)
                     ns["MBW"] = set()
+                    ns["PXD"] = set()
                     ns["CTAID_X"], ns["CTAID_Y"], ns["CTAID_Z"] = x, y, z
                     reverse = thread_order == "reverse" or (thread_order == "alternate" and stats["ctas"] % 2)
                     self._run_cta((x, y, z), block, max_steps, reverse)
@@ -496,6 +500,9 @@ class Kernel(KernelCodegen):
             raise Deadlock(self._deadlock_report(cta, n - done))
         if any(cta.cp_pending.values()):
             raise PTXRuntimeError(f"CTA {cta.ctaid} ended with cp.async copies no mbarrier arrive tracked")
+        if any(st.uncommitted or any(st.groups) for st in cta.wgs.values()):
+            raise PTXRuntimeError(f"CTA {cta.ctaid} ended with wgmma.mma_async operations no "
+                                  f"wgmma.wait_group waited for")
 
     def _ldmatrix_compute(self, w, lanes):
         """ldmatrix.m8n8.b16: lanes 8i..8i+7 address the rows of matrix i (16 bytes
@@ -579,6 +586,10 @@ class Kernel(KernelCodegen):
                              f"waiting (tids {_ranges(mb.waiters)}); phase {mb.phase}, "
                              f"{mb.count - mb.pending} of {mb.count} arrivals"
                              + (f"; first at PTX line {w.instr.lineno}" if w else ""))
+        for key, coll in cta.colls.items():
+            if key[0] == "wg":
+                lines.append(f"  warpgroup {key[1]} collective (wgmma) at PTX line {self.instrs[key[2]].lineno}: "
+                             f"{len(coll.lanes)} of {coll.expected} threads arrived")
         return "\n".join(lines)
 
     def _thread(self, R, t, cta, max_steps):
@@ -616,6 +627,27 @@ class Kernel(KernelCodegen):
                                 cta.waiting_at[t] = w
                                 yield mb
                         R[w.args["dst"]] = True
+                    elif w.kind in WG_KINDS:
+                        wg = t >> 7
+                        if (wg + 1) * 128 > cta.nthreads:
+                            raise PTXRuntimeError(f"{w.instr.where()}: thread {t} is in no complete warpgroup "
+                                                  f"(the CTA has {cta.nthreads} threads)")
+                        key = ("wg", wg, w.instr.lid)
+                        coll = cta.colls.get(key)
+                        if coll is None:
+                            coll = cta.colls[key] = Collective(128)
+                        coll.lanes[t & 127] = R
+                        if len(coll.lanes) == coll.expected:
+                            del cta.colls[key]
+                            self._wgmma_collective(w, coll.lanes, wg)
+                            coll.done = True
+                            if coll.waiters:
+                                cta.runnable.extend(coll.waiters)
+                                coll.waiters = []
+                        else:
+                            cta.waiting_at[t] = w
+                            while not coll.done:
+                                yield coll
                     elif w.kind in (MMA, LDMATRIX):
                         key = (t >> 5, w.instr.lid)
                         coll = cta.colls.get(key)
@@ -778,6 +810,7 @@ class CTA:
         self.locals = [None] * nthreads
         self.epoch = 0
         self.cp_pending = {}     # thread -> its cp.async copies no mbarrier arrive has taken yet
+        self.wgs = {}            # warpgroup -> wgmma.Warpgroup (operations in flight, fences)
 
 
 class SimResult:

@@ -22,6 +22,8 @@ BUILTIN = {
                  "software-pipeline K loops: stages, producer/consumer pipelines, agents"),
     "synthesize-debug-info-scopes": ("tilec.transforms.debug_scopes:SynthesizeDebugInfoScopes",
                                      "give functions without a debug info scope a subprogram and their ops di_locs"),
+    "test-debuginfo-update-symbol-name": ("tilec.transforms.rename_symbol:UpdateSymbolName",
+                                          "rename a function, its uses and its debug info linkage name"),
     "layout-conversion-removal": ("tilec.transforms.layout_conversion:LayoutConversionRemoval",
                                   "trim nv_tileas.convert_layout chains that reduce to identity"),
 }

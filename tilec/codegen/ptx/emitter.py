@@ -9,7 +9,7 @@ layout conversion...) is built from.
 from __future__ import annotations
 
 from .builder import KernelBuilder
-from ...dialects.nv_tileas.layouts import MmaAcc, blocked, linear_offsets
+from ...dialects.nv_tileas.layouts import MmaAcc, WgmmaAcc, blocked, linear_offsets
 from .ptxtypes import B32, B64, PRED, Unsupported, byte_size, float_imm, int_imm, mem_type, reg_class
 from .values import CodegenError, Group, Tile
 
@@ -35,6 +35,7 @@ class Emitter:
         self.align_of: dict = {}       # shared-address register -> known byte alignment
         self.async_targets: dict = {}  # load op -> the pipeline slot it may fill with cp.async
         self.async_issued = None       # set by such a load: predicate of its cp.async path (True: always)
+        self.wgmma = False             # the opt-in wgmma path for tensor-core dots (sm_90a)
 
     # ---- dispatch ---------------------------------------------------------------------
     def emit_block(self, block):
@@ -67,8 +68,9 @@ class Emitter:
         self.env[v] = x
 
     # ---- thread groups -----------------------------------------------------------------
-    def enter_group(self, tid: str, threads: int, barrier_id: int) -> Group:
+    def enter_group(self, tid: str, threads: int, barrier_id: int, first_thread: int = 0) -> Group:
         g = Group(tid, threads, barrier_id, self.kb.section())
+        g.first_thread = first_thread
         self.group = g
         return g
 
@@ -93,6 +95,11 @@ class Emitter:
         if isinstance(layout, MmaAcc):
             with self._prologue():
                 out = self._mma_bases(layout)
+            g.bases[layout] = out
+            return out
+        if isinstance(layout, WgmmaAcc):
+            with self._prologue():
+                out = self._wgmma_bases(layout)
             g.bases[layout] = out
             return out
         with self._prologue():
@@ -131,6 +138,23 @@ class Emitter:
         kb.emit(f"and.b32 \t{t2}, {lane}, 3")
         kb.emit(f"shl.b32 \t{t2}, {t2}, 1")
         kb.emit(f"mad.lo.u32 \t{col}, {wn_i}, {layout.tiles_n * 8}, {t2}")
+        return [row, col]
+
+    def _wgmma_bases(self, layout) -> list[str]:
+        """Row 16 (warp % 4) + lane / 4 of this thread's warpgroup band, column 2 (lane % 4)."""
+        kb, tid = self.kb, self.group.tid
+        lane, t, row, col = kb.reg(B32), kb.reg(B32), kb.reg(B32), kb.reg(B32)
+        kb.emit(f"and.b32 \t{lane}, {tid}, 31")
+        kb.emit(f"shr.u32 \t{t}, {lane}, 2")
+        wq = kb.reg(B32)
+        kb.emit(f"shr.u32 \t{wq}, {tid}, 5")
+        kb.emit(f"and.b32 \t{wq}, {wq}, 3")
+        kb.emit(f"mad.lo.u32 \t{t}, {wq}, 16, {t}")
+        wg = kb.reg(B32)
+        kb.emit(f"shr.u32 \t{wg}, {tid}, 7")
+        kb.emit(f"mad.lo.u32 \t{row}, {wg}, {layout.shape[0] // layout.warpgroups}, {t}")
+        kb.emit(f"and.b32 \t{col}, {lane}, 3")
+        kb.emit(f"shl.b32 \t{col}, {col}, 1")
         return [row, col]
 
     def owner(self, layout) -> str | None:

@@ -44,8 +44,8 @@ def _bytes_directive(data: bytes) -> str:
 
 
 class ModuleEmitter:
-    def __init__(self, target: Target, num_warps: int):
-        self.target, self.num_warps = target, num_warps
+    def __init__(self, target: Target, num_warps: int, wgmma: bool = False):
+        self.target, self.num_warps, self.wgmma = target, num_warps, wgmma
         self.module_lines: list[str] = []
         self.global_names: dict[str, str] = {}
         self.declarations: list[str] = []
@@ -89,6 +89,7 @@ class ModuleEmitter:
         threads = cta_threads(entry, self.num_warps)
         em = Emitter(kb, self.target, threads)
         em.module = self
+        em.wgmma = self.wgmma
         block = entry.regions[0].blocks[0]
         params = []
         for i, arg in enumerate(block.arguments):
@@ -141,11 +142,18 @@ _ONE_NAMESPACE = ("defines '@{name}', which an earlier cuda_tile.module of this 
                   "symbols would collide (compile each module separately)")
 
 
-def emit_ptx(ops, arch: str = "sm_90a", num_warps: int = 4) -> str:
+WGMMA_NEEDS_SM90A = "wgmma needs sm_90a (the target is {arch})"
+
+
+def emit_ptx(ops, arch: str = "sm_90a", num_warps: int = 4, wgmma: bool = False) -> str:
     """PTX for every entry of the (lowered, scheduled, verified) top-level `ops`.
-    Raises CodegenError for an op the emitter cannot translate."""
+    Raises CodegenError for an op the emitter cannot translate. `wgmma`: run
+    the tensor-core dots that fit on wgmma.mma_async (experimental, sm_90a
+    only; ops_wgmma.py), the others on mma.sync as without it."""
     target = Target.parse(arch)
-    me = ModuleEmitter(target, num_warps)
+    if wgmma and target.arch != "sm_90a":
+        raise CodegenError(None, WGMMA_NEEDS_SM90A.format(arch=target.arch))
+    me = ModuleEmitter(target, num_warps, wgmma)
     me.declare_globals(ops)
     kernels, names = [], set()
     for entry in _kernels(ops):

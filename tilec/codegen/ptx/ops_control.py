@@ -38,7 +38,7 @@ def preferred_layout(em, value):
     through a register view) lives in the dot's accumulator layout (the one
     the convert_layout before the dot names), so the loop never converts it."""
     from ...dialects.nv_tileas.layouts import LayoutAttr
-    from .ops_dot import mma_layout
+    from .ops_dot import mma_layout, named_layout
     work, seen = [value], set()
     while work:
         v = work.pop()
@@ -51,7 +51,7 @@ def preferred_layout(em, value):
                 return mma_layout(em, user)
             lay = user.attributes.get("layout")
             if user.name == "nv_tileas.convert_layout" and isinstance(lay, LayoutAttr) and lay.kind == "mma":
-                got = lay.layout_for(tuple(v.type.shape), em.group.threads)
+                got = named_layout(em, user, tuple(v.type.shape))
                 if got is not None:
                     return got
             if user.name == "nv_tileas.view" or (user.name == "nv_tileas.load" and use.index == 0):

@@ -91,7 +91,8 @@ def _convert_layout(em, op):
     tile = em.get(op.source)
     lay = op.attributes.get("layout")
     if isinstance(tile, Tile) and isinstance(lay, LayoutAttr) and tile.shape:
-        target = lay.layout_for(tile.shape, em.group.threads)
+        from .ops_dot import named_layout
+        target = named_layout(em, op, tile.shape)
         if target is not None:
             tile = em.in_layout(tile, target)
     em.bind(op.results[0], tile)

@@ -8,7 +8,7 @@ B it needs once per k. Floats accumulate in f32 (f64 for f64), integers in
 from __future__ import annotations
 
 from .emitter import handles
-from ...dialects.nv_tileas.layouts import linear_offsets
+from ...dialects.nv_tileas.layouts import WgmmaAcc, linear_offsets
 from .numeric import float_name, to_f32
 from .ptxtypes import B32, F32, F64, PRED, byte_size, mem_type, reg_class
 
@@ -55,6 +55,11 @@ def mma_layout(em, op, a_shape=None, c_shape=None):
     fits this group; it is the same choice made before the schedule."""
     from ...dialects.cuda_tile.types import TileType
     from ...dialects.nv_tileas.layouts import LayoutAttr, tensor_core_acc
+    if em.wgmma:
+        from .ops_wgmma import wgmma_layout
+        wg = wgmma_layout(em, op, a_shape, c_shape)
+        if wg is not None:
+            return wg
     a_t, b_t, rt = op.operands[0].type, op.operands[1].type, op.results[0].type
     a = TileType(tuple(a_shape or a_t.shape), a_t.element_type)
     c = TileType(tuple(c_shape or rt.shape), rt.element_type)
@@ -64,6 +69,22 @@ def mma_layout(em, op, a_shape=None, c_shape=None):
             isinstance(src.attributes.get("layout"), LayoutAttr) and len(a_t.shape) == 2:
         return src.attributes["layout"].layout_for(c.shape, em.group.threads) or chosen
     return chosen
+
+
+def named_layout(em, conv, shape):
+    """The layout an nv_tileas.convert_layout `conv` moves its tile into in this
+    group, or None when its named layout does not fit the group. With the wgmma
+    path on, an mma accumulator layout feeding a dot that runs on wgmma is that
+    dot's WgmmaAcc (the IR names the mma.sync layout; layouts never change values)."""
+    lay = conv.attributes["layout"]
+    if em.wgmma and lay.kind == "mma":
+        for use in conv.results[0].uses:
+            if use.owner.name == "nv_tileas.dot" and use.index == 2:
+                from .ops_wgmma import wgmma_layout
+                wg = wgmma_layout(em, use.owner)
+                if wg is not None and tuple(wg.shape) == tuple(shape):
+                    return wg
+    return lay.layout_for(shape, em.group.threads)
 
 
 @handles("nv_tileas.dot")
@@ -140,6 +161,9 @@ def _gcd(a, b):
 def _dot_2d(em, op, a, b, c, rt):
     kb = em.kb
     mma = mma_layout(em, op, a.shape, (a.shape[0], b.shape[1]))
+    if isinstance(mma, WgmmaAcc):
+        from .ops_wgmma import wgmma_dot
+        return wgmma_dot(em, op, a, b, c, mma, rt)
     if mma is not None:
         return _mma_dot(em, op, a, b, c, mma, rt)
     M, K = a.shape

@@ -347,7 +347,7 @@ def _agent_switch(em, op):
         kb.emit(f"@{lo} bra \t{skip}")
         tid = kb.reg(B32)
         kb.emit(f"sub.u32 \t{tid}, {outer.tid}, {start * 32}")
-        em.enter_group(tid, nw * 32, i + 1)
+        em.enter_group(tid, nw * 32, i + 1, outer.first_thread + start * 32)
         from ...dialects.nv_tileas.layouts import linear_offsets
         for v, (tile, base) in handoff.items():   # outer tiles, re-read in this agent's layout
             em.bind(v, em.load_shared(tile.etype, tile.shape, em.layout_for(tile.shape), base,

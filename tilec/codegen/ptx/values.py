@@ -43,3 +43,4 @@ class Group:
         self.bases: dict = {}
         self.owners: dict = {}
         self.scratch = None       # (symbol, bytes) of this group's shared scratch
+        self.first_thread = 0     # the CTA thread index of the group's thread 0

@@ -150,6 +150,60 @@ def mma_acc(shape, threads: int):
     return MmaAcc(tuple(shape), threads, best[1], best[2])
 
 
+@attrs.frozen
+class WgmmaAcc:
+    """The f32 accumulator of wgmma.mma_async.m64nNk16 over `threads / 128`
+    warpgroups (sm_90a, the opt-in `wgmma` path). Warpgroup g holds the rows
+    [g * M / wgs, (g + 1) * M / wgs) in chunks of 64 (one instruction each,
+    `tiles_m` per warpgroup) and all N columns. Inside a chunk, warp w of the
+    warpgroup holds rows 16 w + lane / 4 (+ 8) and, per 8-column block j,
+    columns 8 j + 2 (lane % 4) (+ 1): register i of the instruction's N / 2 is
+    row + 8 ((i >> 1) & 1), column 8 (i >> 2) + 2 (lane % 4) + (i & 1) (the PTX
+    ISA's figure for the m64nNk16 D fragment). Slots run chunk-major, then in
+    the instruction's register order."""
+    shape: tuple
+    threads: int
+    rank = 2
+    replicas = 1
+    vec = 2        # slots 2i, 2i+1 are adjacent columns
+
+    @property
+    def used_threads(self) -> int:
+        return self.threads
+
+    @property
+    def warpgroups(self) -> int:
+        return self.threads // 128
+
+    @property
+    def tiles_m(self) -> int:
+        return self.shape[0] // (64 * self.warpgroups)
+
+    @property
+    def regs_per_tile(self) -> int:
+        return self.shape[1] // 2
+
+    @property
+    def nslots(self) -> int:
+        return self.tiles_m * self.regs_per_tile
+
+    def offsets(self, slot: int) -> tuple:
+        i, r = divmod(slot, self.regs_per_tile)
+        return (i * 64 + 8 * ((r >> 1) & 1), 8 * (r >> 2) + (r & 1))
+
+
+def wgmma_acc(shape, threads: int):
+    """The WgmmaAcc layout of an (M, N) f32 accumulator, or None when wgmma's
+    shapes do not fit: whole warpgroups, M a multiple of 64 per warpgroup, N a
+    multiple of 8 up to 256."""
+    if len(shape) != 2 or threads <= 0 or threads % 128:
+        return None
+    m, n = shape
+    if m % (64 * (threads // 128)) or n % 8 or not 8 <= n <= 256:
+        return None
+    return WgmmaAcc(tuple(shape), threads)
+
+
 MMA_OPERAND_TYPES = ("f16", "bf16")
 
 

@@ -1,0 +1,227 @@
+"""wgmma (sm_90a warpgroup MMA): wgmma.fence, wgmma.mma_async with shared-memory
+descriptors for A and B (K-major, no swizzle; f16/bf16 in, f32 accumulate),
+wgmma.commit_group and wgmma.wait_group.
+
+Written from the PTX ISA ("Asynchronous Warpgroup Level Matrix Multiply-
+Accumulate", sections Matrix Descriptor Format, Shared Memory Matrix Layout,
+Register Fragments, wgmma.fence, Async Proxy) and meant as a reading of it
+independent of tilec's emitter, which it must agree with:
+
+* A descriptor is 64 bits: bits 0-13 start address >> 4, 16-29 leading
+  dimension byte offset (LBO) >> 4, 32-45 stride dimension byte offset (SBO)
+  >> 4, 49-51 base offset (unused without swizzle), 62-63 swizzle mode (0: none,
+  the only one modelled). The other bits are reserved; a descriptor with any of
+  them set is reported. The encoded address is the shared-window address
+  (x & 0x3FFFF) >> 4, so the simulator reads it as SHARED_BASE + (field << 4).
+* K-major without swizzle, 16-bit elements (T = 8 elements per 16 bytes): the
+  canonical layout ((8, m), (T, 2k)) : ((1T, SBO), (1, LBO)) puts element
+  (row, col) -- row along M (A) or N (B), col along K -- at byte
+  start + (row % 8) * 16 + (row // 8) * SBO + (col % 8) * 2 + (col // 8) * LBO:
+  8x8 core matrices of 8 rows x 16 contiguous bytes, SBO between core matrices
+  adjacent in M/N, LBO between ones adjacent in K. With imm-trans 0, A (M x K)
+  and B (given as N x K) are both K-major.
+* D (m64nNk16, .f32): N/2 registers per thread; warp w of the warpgroup holds
+  rows 16 w .. 16 w + 15; register i of lane l is row 16 w + l / 4 + 8 ((i / 2) % 2),
+  column 8 (i / 4) + 2 (l % 4) + (i % 2) (the ISA's figure for the D fragment).
+* Issue and completion: wgmma.mma_async is asynchronous. The simulator records
+  the operation when all 128 threads of the warpgroup have issued it (the
+  descriptors and scale-d must agree across the warpgroup) and runs it when a
+  wgmma.wait_group retires its commit group -- the latest point a GPU may
+  complete it -- reading A and B from shared memory then. In between, the
+  accumulator registers read as uninitialized (None), so code that reads D
+  before waiting fails, and writing them is reported at the wait.
+* Ordering rules checked: a wgmma.fence by every thread of the warpgroup since
+  its last wgmma.wait_group (the ISA asks for one before the first mma_async and
+  between register accesses and mma_async; this is that rule for code that
+  touches the accumulators only around waits), and every thread of the
+  warpgroup that stored to shared memory (st.shared) having executed
+  fence.proxy.async since (wgmma reads through the async proxy). Writes by
+  threads of other warpgroups are not tracked.
+* Numerics: products exact, summed in f64 with D (unless scale-d is false),
+  rounded once to f32; imm-scale-a/-b of -1 negate A/B.
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from .base import MemoryFault, PTXRuntimeError, SHARED_BASE
+from .numerics import _f2u, _u2f
+
+WGMMA, WG_COMMIT, WG_WAIT = "wgmma", "wgmma.commit", "wgmma.wait"
+RESERVED_BITS = ((1 << 64) - 1) & ~((0x3FFF) | (0x3FFF << 16) | (0x3FFF << 32) | (0x7 << 49) | (0x3 << 62))
+
+
+def decode_descriptor(desc):
+    """(start address, LBO, SBO, base offset, swizzle) of a 64-bit matrix descriptor."""
+    return ((desc & 0x3FFF) << 4, ((desc >> 16) & 0x3FFF) << 4, ((desc >> 32) & 0x3FFF) << 4,
+            (desc >> 49) & 0x7, (desc >> 62) & 0x3)
+
+
+def kmajor_offsets(rows, cols, lbo, sbo):
+    """Byte offsets (rows x cols) of a K-major, no-swizzle, 16-bit matrix: row
+    along M/N, col along K."""
+    r = np.arange(rows)[:, None]
+    c = np.arange(cols)[None, :]
+    return (r % 8) * 16 + (r // 8) * sbo + (c % 8) * 2 + (c // 8) * lbo
+
+
+def d_fragment(n):
+    """(row, col) arrays (128 threads x N/2 registers) of the m64nNk16 f32 D fragment."""
+    t = np.arange(128)[:, None]
+    i = np.arange(n // 2)[None, :]
+    warp, lane = t // 32, t % 32
+    row = 16 * warp + lane // 4 + 8 * ((i // 2) % 2)
+    col = 8 * (i // 4) + 2 * (lane % 4) + (i % 2)
+    return row, col
+
+
+class Warpgroup:
+    """Per-warpgroup wgmma state of a CTA."""
+
+    def __init__(self):
+        self.uncommitted = []    # issued operations not yet in a commit group
+        self.groups = []         # committed groups (lists of operations), oldest first
+        self.shadow = {}         # thread -> {register slot: value} of registers in flight
+        self.fenced = set()      # threads that executed wgmma.fence since their last wait_group
+
+
+class WgmmaOp:
+    def __init__(self, w, threads, adesc, bdesc, scale_d):
+        self.w, self.threads, self.adesc, self.bdesc, self.scale_d = w, threads, adesc, bdesc, scale_d
+        self.slots = [r.slot for r in w.args["d"]]
+
+
+class WgmmaRuntime:
+    """Mixed into runtime.Kernel: the warpgroup-collective steps the runner calls."""
+
+    def _wg_state(self, wg):
+        st = self.cta.wgs.get(wg)
+        if st is None:
+            st = self.cta.wgs[wg] = Warpgroup()
+        return st
+
+    def _wg_fence(self, tid):
+        self._wg_state(tid >> 7).fenced.add(tid)
+
+    def _wgmma_collective(self, w, lanes, wg):
+        """All 128 threads of warpgroup `wg` reached `w` (lanes: warpgroup lane -> registers)."""
+        if w.kind == WGMMA:
+            self._wgmma_issue(w, lanes, wg)
+        elif w.kind == WG_COMMIT:
+            st = self._wg_state(wg)
+            if st.uncommitted:
+                st.groups.append(st.uncommitted)
+            else:
+                st.groups.append([])
+            st.uncommitted = []
+        else:
+            self._wgmma_wait(w, lanes, wg)
+
+    def _wgmma_issue(self, w, lanes, wg):
+        st = self._wg_state(wg)
+        where = w.instr.where()
+        threads = [wg * 128 + l for l in range(128)]
+        missing = [t for t in threads if t not in st.fenced]
+        if missing:
+            raise PTXRuntimeError(f"wgmma.mma_async without a wgmma.fence since the warpgroup's last "
+                                  f"wgmma.wait_group (threads {missing[0]}..., {where})")
+        dirty = [t for t in threads if t in self.ns["PXD"]]
+        if dirty:
+            raise PTXRuntimeError(f"wgmma.mma_async after st.shared by thread {dirty[0]} with no "
+                                  f"fence.proxy.async since: the async proxy may not see the data ({where})")
+
+        def uniform(what, values):
+            if any(v is None for v in values):
+                raise PTXRuntimeError(f"wgmma.mma_async {what} from an uninitialized register ({where})")
+            if len(set(values)) != 1:
+                raise PTXRuntimeError(f"wgmma.mma_async {what} differs across the warpgroup ({where})")
+            return values[0]
+        adesc = uniform("A descriptor", [lanes[l][w.args["a"]] for l in range(128)])
+        bdesc = uniform("B descriptor", [lanes[l][w.args["b"]] for l in range(128)])
+        sk, sv = w.args["scale"]
+        scale_d = bool(sv) if sk == "imm" else uniform("scale-d", [bool(lanes[l][sv]) for l in range(128)])
+        for d in (adesc, bdesc):
+            if d & RESERVED_BITS:
+                raise PTXRuntimeError(f"wgmma matrix descriptor {d:#x} sets reserved bits ({where})")
+            if decode_descriptor(d)[4] != 0:
+                raise PTXRuntimeError(f"wgmma matrix descriptor {d:#x}: swizzled layouts are not simulated "
+                                      f"({where})")
+        op = WgmmaOp(w, threads, adesc, bdesc, scale_d)
+        for l in range(128):
+            R = lanes[l]
+            sh = st.shadow.setdefault(threads[l], {})
+            for s in op.slots:
+                if s in sh:                       # chained onto an operation in flight
+                    if R[s] is not None:
+                        raise PTXRuntimeError(f"thread {threads[l]} wrote an accumulator register of a "
+                                              f"wgmma.mma_async in flight ({where})")
+                    continue
+                if scale_d and R[s] is None:
+                    raise PTXRuntimeError(f"wgmma.mma_async reads an uninitialized accumulator register "
+                                          f"({where})")
+                sh[s] = R[s]
+                R[s] = None                       # reads before the wait see an uninitialized register
+        st.uncommitted.append(op)
+
+    @staticmethod
+    def _wg_slots_in_flight(st):
+        out = set()
+        for g in st.groups + [st.uncommitted]:
+            for op in g:
+                out.update(op.slots)
+        return out
+
+    def _wgmma_wait(self, w, lanes, wg):
+        st = self._wg_state(wg)
+        keep = w.args["n"]
+        done = st.groups[:max(0, len(st.groups) - keep)]
+        st.groups = st.groups[len(done):]
+        for g in done:
+            for op in g:
+                self._wgmma_run(op, st)
+        live = self._wg_slots_in_flight(st)
+        for l in range(128):
+            t = wg * 128 + l
+            R = lanes[l]
+            sh = st.shadow.get(t, {})
+            for s in [s for s in sh if s not in live]:
+                if R[s] is not None:
+                    raise PTXRuntimeError(f"thread {t} wrote an accumulator register of a wgmma.mma_async "
+                                          f"in flight ({w.instr.where()})")
+                R[s] = sh.pop(s)
+            st.fenced.discard(t)
+
+    def _wgmma_run(self, op, st):
+        w = op.w
+        n, atype = w.args["n"], w.args["atype"]
+        where = w.instr.where()
+        ft = np.float16 if atype == "f16" else ml_dtypes.bfloat16
+        h = np.asarray(self.sviews["H"])
+
+        def operand(desc, rows):
+            start, lbo, sbo, _, _ = decode_descriptor(desc)
+            addr = SHARED_BASE + start + kmajor_offsets(rows, 16, lbo, sbo)
+            lo, hi = SHARED_BASE, SHARED_BASE + self.launch_shared
+            if addr.min() < lo or addr.max() + 2 > hi:
+                raise MemoryFault(f"wgmma.mma_async operand (descriptor {desc:#x}) reaches outside the "
+                                  f"{self.launch_shared} shared bytes ({where})")
+            return h[addr // 2].view(ft).astype(np.float64)
+        a = operand(op.adesc, 64) * w.args["scale_a"]           # (64, 16): A[m][k]
+        b = operand(op.bdesc, n).T * w.args["scale_b"]          # (16, N): B[k][n] from the N x K layout
+        row, col = d_fragment(n)
+        c = np.zeros((64, n))
+        if op.scale_d:
+            for l, t in enumerate(op.threads):
+                sh = st.shadow[t]
+                for i, s in enumerate(op.slots):
+                    v = sh[s]
+                    c[row[l, i], col[l, i]] = v if isinstance(v, float) else _u2f(v)
+        with np.errstate(all="ignore"):
+            d = (a @ b + c).astype(np.float32).astype(np.float64)
+        kinds = [r.kind for r in w.args["d"]]
+        for l, t in enumerate(op.threads):
+            sh = st.shadow[t]
+            for i, s in enumerate(op.slots):
+                v = float(d[row[l, i], col[l, i]])
+                sh[s] = v if kinds[i] == "f" else _f2u(v)

@@ -1,0 +1,161 @@
+"""nv_tileas.dot on Hopper's warpgroup tensor cores: wgmma.mma_async (sm_90a).
+
+Experimental and opt-in (`tilec compile --wgmma`, `emit_ptx(..., wgmma=True)`):
+it has been checked by ptxas and by the test simulator (tests/ptxsim, a second
+reading of the PTX ISA), never on a GPU. A dot that does not fit falls back to
+mma.sync (ops_dot._mma_dot) without a word.
+
+What qualifies: a rank-2 dot with f16 or bf16 A and B of one type and an f32
+accumulator, run by whole warpgroups (the group's thread count a multiple of
+128 starting at a CTA thread that is one too), M a multiple of 64 per
+warpgroup, N a multiple of 8 up to 256, K a multiple of 16, and both operands
+fitting the staging limit below.
+
+How (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"):
+
+* Both operands are copied into a shared buffer of their own in the canonical
+  K-major layout without swizzle: 8x8 core matrices of 8 rows x 16 bytes,
+  each core matrix 128 contiguous bytes (row r at 16 r). A (M x K) puts core
+  matrix (row block mb, k block kb) at 128 mb + 16 M kb bytes; B is stored
+  transposed (N x K, "K-major B") with core matrix (nb, kb) at 128 nb + 16 N kb.
+  So the stride byte offset (SBO, between core matrices adjacent in M or N) is
+  128 and the leading dimension byte offset (LBO, adjacent in K) is 16 M for A
+  and 16 N for B. Seen as 4-D tensors, A (M/8, 8, K/8, 8) and B (K/8, 8, N/8, 8)
+  are row-major reshapes of the tiles and the canonical offsets are linear in
+  their coordinates, so the copy is the emitter's usual shared-memory store.
+* Descriptors (64 bits): start address >> 4 in bits 0-13, LBO >> 4 in 16-29,
+  SBO >> 4 in 32-45, base offset 0, swizzle mode 0 (bits 62-63). Each
+  instruction's A descriptor starts at its 64-row chunk and 16-wide K step
+  (1024 bytes per chunk, 2 LBO per step: + 64 and + 2 M in the encoded field),
+  B's at its K step (+ 2 N).
+* The stores are followed by `fence.proxy.async.shared::cta` (the wgmma reads
+  go through the async proxy) and the group's barrier; the accumulator
+  registers are written, `wgmma.fence` orders those writes before the first
+  wgmma, then every K step issues `tiles_m` m64nNk16 instructions (scale-d = 1:
+  D = A B + D; no negation, no transpose), one `commit_group` and
+  `wait_group 0` before the registers are read again. Accumulator accesses by
+  wgmma of one shape need no fence between them (ISA, wgmma.fence).
+"""
+from __future__ import annotations
+
+from ...dialects.nv_tileas.layouts import WgmmaAcc, blocked, linear_offsets, wgmma_acc
+from .numeric import float_name, from_f32, to_f32
+from .ptxtypes import B32, B64, F32
+from .values import Tile
+
+WGMMA_TYPES = ("f16", "bf16")
+STAGE_LIMIT = 64 * 1024         # shared bytes of one dot's canonical operand copies
+SBO = 128                       # bytes between core matrices adjacent in M (A) or N (B)
+
+
+def wgmma_supported(target) -> bool:
+    return target.arch == "sm_90a"
+
+
+def wgmma_layout(em, op, a_shape=None, c_shape=None):
+    """The WgmmaAcc layout of `op`'s (M, N) result when the wgmma path is on and
+    the dot qualifies (module docstring), else None."""
+    if not getattr(em, "wgmma", False) or not wgmma_supported(em.target):
+        return None
+    a_t, b_t, c_t = op.operands[0].type, op.operands[1].type, op.operands[2].type
+    if len(getattr(a_t, "shape", ())) != 2 or len(getattr(b_t, "shape", ())) != 2:
+        return None
+    ea, eb, ec = (float_name(getattr(t, "element_type", None)) for t in (a_t, b_t, c_t))
+    er = float_name(op.results[0].type.element_type)
+    if ea not in WGMMA_TYPES or ea != eb or ec != "f32" or er != "f32":
+        return None
+    m, k = tuple(a_shape or a_t.shape)
+    n = tuple(c_shape or op.results[0].type.shape)[1]
+    g = em.group
+    if k % 16 or m % 8 or n % 8 or g.threads % 128 or getattr(g, "first_thread", 0) % 128:
+        return None
+    if (m * k + n * k) * 2 > STAGE_LIMIT:
+        return None
+    return wgmma_acc((m, n), g.threads)
+
+
+def _encode(x: int) -> int:
+    """matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4."""
+    return (x & 0x3FFFF) >> 4
+
+
+def _canonical(em, tile: Tile, shape4, coeffs, base: str):
+    """Store `tile` (2-D, row-major reshaped to `shape4`) at `base` with element
+    offsets sum(c_d * coeffs_d) over the 4-D coordinates."""
+    layout4 = blocked(shape4, em.group.threads)
+    if tile.home is not None:
+        t4 = em.load_shared(tile.etype, shape4, layout4, tile.home, linear_offsets(shape4))
+    else:
+        t = em.regs_of(tile)
+        if t.splat:
+            t4 = Tile(t.etype, shape4, layout4, [t.reg] * layout4.nslots)
+        else:
+            t4 = em.remap(t, shape4, layout4, linear_offsets(shape4))
+    em.store_shared(t4, base, coeffs)
+
+
+def wgmma_dot(em, op, a, b, c, layout: WgmmaAcc, rt):
+    kb = em.kb
+    M, K = a.shape
+    N = b.shape[1]
+    kind = float_name(a.etype)
+    c = em.in_layout(c, layout)       # before staging: converting uses the group scratch
+    a_bytes = M * K * 2
+    buf = kb.shared_buffer(a_bytes + N * K * 2, 128, "wgmma")
+    base = em.addr_of(buf)
+    b_base = kb.reg(B32)
+    kb.emit(f"add.u32 \t{b_base}, {base}, {a_bytes}")
+    em.align_of[b_base] = 128 if a_bytes % 128 == 0 else 16
+    em.sync()                         # every thread is past the previous use of the buffer
+    # A (M, K) as (M/8, 8, K/8, 8): core matrix (mb, kb) at 64 mb + 8 M kb elements, row r at 8 r
+    _canonical(em, a, (M // 8, 8, K // 8, 8), (64, 8, 8 * M, 1), base)
+    # B (K, N) as (K/8, 8, N/8, 8) = (kb, kk, nb, r): B^T's core matrix (nb, kb) at 64 nb + 8 N kb
+    _canonical(em, b, (K // 8, 8, N // 8, 8), (8 * N, 1, 64, 8), b_base)
+    kb.emit("fence.proxy.async.shared::cta")
+    em.sync()
+    # descriptors: start >> 4 | LBO >> 4 << 16 | SBO >> 4 << 32 (swizzle 0, base offset 0)
+    a_start = base
+    wgs = layout.warpgroups
+    if wgs > 1:                       # warpgroup g multiplies rows [g M / wgs, (g + 1) M / wgs)
+        wg = kb.reg(B32)
+        kb.emit(f"shr.u32 \t{wg}, {em.group.tid}, 7")
+        a_start = kb.reg(B32)
+        kb.emit(f"mad.lo.u32 \t{a_start}, {wg}, {(M // wgs) * 16}, {base}")
+    descs = []
+    for start, lbo in ((a_start, 16 * M), (b_base, 16 * N)):
+        enc = kb.reg(B32)
+        kb.emit(f"and.b32 \t{enc}, {start}, {0x3FFFF}")
+        kb.emit(f"shr.u32 \t{enc}, {enc}, 4")
+        d = kb.reg(B64)
+        kb.emit(f"cvt.u64.u32 \t{d}, {enc}")
+        kb.emit(f"or.b64 \t{d}, {d}, {(_encode(lbo) << 16) | (_encode(SBO) << 32)}")
+        descs.append(d)
+    da, db = descs
+    acc = []
+    for s in range(layout.nslots):
+        r = kb.reg(F32)
+        kb.emit(f"mov.f32 \t{r}, {to_f32(em, c.at(s), c.etype)}")
+        acc.append(r)
+    per = layout.regs_per_tile
+    kb.emit("wgmma.fence.sync.aligned")
+    for step in range(K // 16):
+        dbs = _offset(em, db, step * 2 * _encode(16 * N))
+        for i in range(layout.tiles_m):
+            das = _offset(em, da, i * _encode(8 * SBO) + step * 2 * _encode(16 * M))
+            dl = ", ".join(acc[i * per:(i + 1) * per])
+            kb.emit(f"wgmma.mma_async.sync.aligned.m64n{N}k16.f32.{kind}.{kind} \t{{{dl}}}, {das}, {dbs}, "
+                    f"1, 1, 1, 0, 0")
+    kb.emit("wgmma.commit_group.sync.aligned")
+    kb.emit("wgmma.wait_group.sync.aligned \t0")
+    out = em.new_tile(rt, (M, N), layout)
+    for r, s in zip(out.regs, acc):
+        from_f32(em, r, s, rt)
+    return out
+
+
+def _offset(em, desc: str, add: int) -> str:
+    if not add:
+        return desc
+    r = em.kb.reg(B64)
+    em.kb.emit(f"add.s64 \t{r}, {desc}, {add}")
+    return r
