@@ -21,7 +21,6 @@ ARCHES = ("sm_80", "sm_90a")
 # fp8 has no sm_80 hardware path (no e4m3 conversion or MMA before sm_89)
 EXPECTED_UNSUPPORTED = {("matmul_fp8", "sm_80"): "is not supported on sm_80"}
 PTXAS = shutil.which("ptxas")
-# Known spills, each with its reason; any other spill fails the test.
 
 
 def _name(path):

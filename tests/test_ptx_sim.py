@@ -838,3 +838,21 @@ def test_i1_integer_ops_match_the_interpreter(op):
     interp_launch(parse_module(text, "i1.mlir"), None, (1,), [x.copy(), y.copy(), want])
     ptxsim.run_ptx(compile_text(text, "sm_80"), "k", (1, 1, 1), [x.copy(), y.copy(), got])
     assert np.array_equal(got, want), (x, y, got, want)
+
+
+@pytest.mark.parametrize("name,wgmma", [("matmul_f16_tiled", False), ("matmul_f16_tiled", True),
+                                         ("cutile_flash_attention_f16", False), ("cutile_matmul_i8_masked", False),
+                                         ("cutile_bmm_f16", False)])
+def test_two_consumer_warpgroups_on_sm_90a(name, wgmma):
+    """--num-warps 8 on sm_90a: the agent_switch gets num_agents_per_group = 2, so
+    the consumer region runs on two warpgroups next to the producer's one (384
+    threads, not a power of two: CTA-wide layouts leave a warpgroup holding
+    copies), and the result is still the interpreter's."""
+    from tilec.codegen.ptx import compile_text
+    case = cases.BY_NAME[name]
+    ptx = compile_text(case.text(), arch="sm_90a", num_warps=8, wgmma=wgmma)
+    assert ".reqntid 384, 1, 1" in ptx
+    assert ("wgmma.mma_async" in ptx) == wgmma
+    want, _, _ = interpreter_result(case)
+    got, _, _, launch = run_in_sim(case, ptx)
+    cases.compare(case, launch, got, want)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ..dialects.nv_tileas.layouts import LayoutAttr, tensor_core_acc
 from ..dialects.nv_tileas.ops.layout import ConvertLayoutOp
+from ..dialects.nv_tileas.ops.pipeline import agent_warps
 
 DOT = "nv_tileas.dot"
 AGENT_SWITCH = "nv_tileas.async.pipeline.agent_switch"
@@ -24,7 +25,7 @@ def cta_threads(entry, num_warps: int) -> int:
     """Threads of the CTA: all agents' warps when the entry is warp-specialized."""
     for op in entry.walk():
         if op.name == AGENT_SWITCH:
-            return 32 * sum(op.attributes["num_warps"].values)
+            return 32 * sum(agent_warps(op))
     return 32 * num_warps
 
 
@@ -35,7 +36,7 @@ def group_threads(op, cta: int) -> int:
         if p.name == AGENT_SWITCH:
             for i, r in enumerate(p.regions):
                 if child.parent in r.blocks:
-                    return 32 * list(p.attributes["num_warps"].values)[i]
+                    return 32 * agent_warps(p)[i]
         child, p = p, p.parent_op
     return cta
 

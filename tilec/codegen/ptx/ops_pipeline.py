@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from ...dialects.nv_tileas.ops.pipeline import agent_warps
 from .emitter import handles
 from .ops_control import Frame
 from .ops_memory import SharedView, needs_registers
@@ -74,7 +75,7 @@ def _agent_threads(op):
     sw, i = found
     if i is None:
         return None
-    return 32 * list(sw.attributes["num_warps"].values)[i]
+    return 32 * agent_warps(sw)[i]
 
 
 @handles("nv_tileas.async.pipeline.create_pipeline")
@@ -323,7 +324,7 @@ def _pipeline_yield(em, op):
 def _agent_switch(em, op):
     kb = em.kb
     outer = em.group
-    warps = list(op.attributes["num_warps"].values)
+    warps = agent_warps(op)
     if 32 * sum(warps) != outer.threads:
         em.fail(f"needs {32 * sum(warps)} threads but the kernel runs {outer.threads}")
     join = kb.label("agents_join")

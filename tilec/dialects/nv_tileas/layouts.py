@@ -50,7 +50,7 @@ class Blocked:
 
     @property
     def replicas(self) -> int:
-        return self.threads // self.used_threads
+        return -(-self.threads // self.used_threads)
 
     def step(self, d: int) -> int:
         """Elements along dimension d covered by one repetition."""
@@ -72,10 +72,13 @@ class Blocked:
 def blocked(shape, threads: int) -> Blocked:
     shape = tuple(shape)
     n = _prod(shape)
+    # a group of 3 warpgroups (producer + two consumers) is not a power of two:
+    # the layout uses the largest power of two of its threads, the rest hold copies
+    threads_pow2 = 1 << (threads.bit_length() - 1)
     vec = 1
-    while vec * 2 <= min(MAX_VEC, shape[-1], max(1, n // threads)):
+    while vec * 2 <= min(MAX_VEC, shape[-1], max(1, n // threads_pow2)):
         vec *= 2
-    remaining = threads
+    remaining = threads_pow2
     tpd = [1] * len(shape)
     for d in reversed(range(len(shape))):
         avail = shape[d] // (vec if d == len(shape) - 1 else 1)

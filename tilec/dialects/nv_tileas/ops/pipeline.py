@@ -262,6 +262,18 @@ class AgentSwitchOp(NvTileasOp):
         return True
 
 
+def agent_warps(op) -> list[int]:
+    """Warps running each region of an agent_switch `op`: its `num_warps` entry
+    (4 when absent or 0), and for every region after the first (the producer)
+    `num_agents_per_group` copies of that agent sharing the region: tilec's
+    reading of the count, so consumer warpgroups can grow without the
+    per-agent counts disagreeing."""
+    attr = op.attributes.get("num_warps")
+    counts = list(attr.values) if attr is not None else [0] * len(op.regions)
+    group = op.attributes["num_agents_per_group"].value
+    return [(c or 4) * (group if i else 1) for i, c in enumerate(counts)]
+
+
 class PipelineOp(enum.IntEnum):
     """The closed 16-entry enumeration of nv_tileas.async.pipeline.* ops."""
     CREATE_PIPELINE = 0
