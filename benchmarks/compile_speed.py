@@ -67,8 +67,9 @@ def main():
         warm = min(_timed(compile_text, src, args.arch) for _ in range(args.runs))
         print(f"tilec in-process: first {first:.2f} s (loads the parser tables), then {warm:.3f} s")
         tileiras = args.tileiras
-        if tileiras is None:
-            print("tileiras: not on PATH (source ../shared/tools/reference-toolchain.sh); no ratio")
+        if tileiras is None or not os.path.isfile(tileiras):
+            print(f"tileiras: {'not on PATH' if tileiras is None else tileiras + ' does not exist'} "
+                  "(../shared/tools/reference-toolchain.sh installs one); no ratio")
             return
         bc = os.path.join(d, "k.tilebc")
         subprocess.run(tilec + ["opt", args.kernel, "--emit-bytecode", "-o", bc], check=True)

@@ -160,12 +160,12 @@ def _identities(op):
     return [scalar_attr(a, v.type.element_type) for a, v in zip(op.attributes["identities"], op.operands)]
 
 
-@structural("cuda_tile.reduce")
-def _reduce(op, cc):
-    combine = _combiner(op, cc)
-    dim = op.attributes["dim"].value
+def reduce_step(op, combine, dim, ids, on_missing_identity=None):
+    """The step of a tree reduction along `dim` (cuda_tile.reduce's order, which
+    the nv_tileas evaluator shares): pad to a power of two with the identities,
+    then combine element j with j + m for m = n/2 .. 1. `on_missing_identity(n)`
+    raises when padding needs an identity that is None."""
     ins, results = list(op.operands), list(op.results)
-    ids = _identities(op)
     dtypes = [dtype_of(r.type.element_type) for r in results]
 
     def step(env):
@@ -173,6 +173,8 @@ def _reduce(op, cc):
         n = xs[0].shape[-1]
         m = 1 << max(n - 1, 0).bit_length()
         if m != n:
+            if on_missing_identity is not None and any(i is None for i in ids):
+                on_missing_identity(n)
             xs = [np.concatenate([x, np.broadcast_to(i, x.shape[:-1] + (m - n,))], axis=-1)
                   for x, i in zip(xs, ids)]
         while m > 1:
@@ -184,13 +186,10 @@ def _reduce(op, cc):
     return step
 
 
-@structural("cuda_tile.scan")
-def _scan(op, cc):
-    combine = _combiner(op, cc)
-    dim = op.attributes["dim"].value
-    reverse = op.attributes["reverse"].value
+def scan_step(op, combine, dim, reverse, ids, on_missing_identity=None):
+    """The step of a Hillis-Steele scan along `dim` (cuda_tile.scan's order),
+    the identities standing in below the offset."""
     ins, results = list(op.operands), list(op.results)
-    ids = _identities(op)
     dtypes = [dtype_of(r.type.element_type) for r in results]
 
     def step(env):
@@ -198,6 +197,8 @@ def _scan(op, cc):
         if reverse:
             xs = [x[..., ::-1] for x in xs]
         n = xs[0].shape[-1]
+        if n > 1 and on_missing_identity is not None and any(i is None for i in ids):
+            on_missing_identity(n)
         off = 1
         while off < n:
             prev = [np.concatenate([np.broadcast_to(i, x.shape[:-1] + (off,)), x[..., :n - off]], axis=-1)
@@ -210,3 +211,14 @@ def _scan(op, cc):
             env[r] = np.array(np.moveaxis(x, -1, dim), order="C").astype(dt, copy=False)
         return None
     return step
+
+
+@structural("cuda_tile.reduce")
+def _reduce(op, cc):
+    return reduce_step(op, _combiner(op, cc), op.attributes["dim"].value, _identities(op))
+
+
+@structural("cuda_tile.scan")
+def _scan(op, cc):
+    return scan_step(op, _combiner(op, cc), op.attributes["dim"].value, op.attributes["reverse"].value,
+                     _identities(op))

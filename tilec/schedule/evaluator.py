@@ -26,6 +26,7 @@ from ..interp.engine import run_block
 from ..interp.errors import InterpError
 from ..interp.numerics import BOOL, F32, F64, dtype_of, signed_value, unsigned, wrap_int
 from ..interp.registry import COMPUTE, STRUCTURAL, TOKEN, YIELD, compute, structural
+from ..interp.ops_control import reduce_step, scan_step
 from ..interp.ops_view import _PADDING
 from ..ir import attributes as A
 from ..ir.types import IndexType
@@ -599,62 +600,19 @@ def _identities(op):
 
 @structural("nv_tileas.reduce")
 def _nv_reduce(op, cc):
-    """The interpreter's order (cuda_tile.reduce): pad to a power of two with
-    the identity, then combine element j with j + m for m = n/2 .. 1."""
-    combine = _grouped_combiner(op, cc)
-    dim = op.attributes["dim"].value
-    ins, results = list(op.operands), list(op.results)
-    ids = _identities(op)
-    dtypes = [dtype_of(r.type.element_type) for r in results]
-
-    def step(env):
-        xs = [np.moveaxis(np.asarray(env[v]), dim, -1) for v in ins]
-        n = xs[0].shape[-1]
-        m = 1 << max(n - 1, 0).bit_length()
-        if m != n:
-            if any(i is None for i in ids):
-                raise InterpError(op, f"reduces {n} elements (not a power of two) without identities")
-            xs = [np.concatenate([x, np.broadcast_to(i, x.shape[:-1] + (m - n,))], axis=-1)
-                  for x, i in zip(xs, ids)]
-        while m > 1:
-            m //= 2
-            xs = combine(env, [x[..., :m] for x in xs], [x[..., m:] for x in xs])
-        for r, x, dt in zip(results, xs, dtypes):
-            env[r] = np.array(x[..., 0], order="C").astype(dt, copy=False)
-        return None
-    return step
+    """The interpreter's order (cuda_tile.reduce)."""
+    def missing(n):
+        raise InterpError(op, f"reduces {n} elements (not a power of two) without identities")
+    return reduce_step(op, _grouped_combiner(op, cc), op.attributes["dim"].value, _identities(op), missing)
 
 
 @structural("nv_tileas.scan")
 def _nv_scan(op, cc):
-    """The interpreter's order (cuda_tile.scan): Hillis-Steele doubling, the
-    identity standing in below the offset."""
-    combine = _grouped_combiner(op, cc)
-    dim = op.attributes["dim"].value
+    """The interpreter's order (cuda_tile.scan)."""
+    def missing(n):
+        raise InterpError(op, "scans without identities")
     reverse = bool(getattr(op.attributes.get("reverse"), "value", False))
-    ins, results = list(op.operands), list(op.results)
-    ids = _identities(op)
-    dtypes = [dtype_of(r.type.element_type) for r in results]
-
-    def step(env):
-        xs = [np.moveaxis(np.asarray(env[v]), dim, -1) for v in ins]
-        if reverse:
-            xs = [x[..., ::-1] for x in xs]
-        n = xs[0].shape[-1]
-        if n > 1 and any(i is None for i in ids):
-            raise InterpError(op, "scans without identities")
-        off = 1
-        while off < n:
-            prev = [np.concatenate([np.broadcast_to(i, x.shape[:-1] + (off,)), x[..., :n - off]], axis=-1)
-                    for x, i in zip(xs, ids)]
-            xs = combine(env, xs, prev)
-            off *= 2
-        for r, x, dt in zip(results, xs, dtypes):
-            if reverse:
-                x = x[..., ::-1]
-            env[r] = np.array(np.moveaxis(x, -1, dim), order="C").astype(dt, copy=False)
-        return None
-    return step
+    return scan_step(op, _grouped_combiner(op, cc), op.attributes["dim"].value, reverse, _identities(op), missing)
 
 
 @compute("nv_tileas.shuffle")
