@@ -197,3 +197,44 @@ def test_symbols_defined_by_two_modules_are_a_diagnostic():
     two = one.replace("  global @g <f32: [1.0]> : tile<1xf32>\n", "")
     with pytest.raises(CompileFailed, match=r"input:7:3: error: 'cuda_tile.entry' op defines '@k'"):
         parse_and_compile(two.replace("MOD", "a") + two.replace("MOD", "b"), "input")
+
+
+# Ampere/Ada (sm_86, sm_89: sm_80's code, 99 KiB of shared memory) and plain sm_90
+# (sm_90a's code without wgmma): a sample across the features, assembled for that arch
+OTHER_ARCH_SAMPLE = ["matmul_f16_tiled", "flash_attention_f16", "matmul_gelu_f16", "matmul_fp8", "atomics_f32",
+                     "layernorm_rows_f32", "cumsum_f32", "ticket_lock_i32"]
+
+
+@pytest.mark.parametrize("arch", ["sm_86", "sm_89", "sm_90"])
+@pytest.mark.parametrize("name", OTHER_ARCH_SAMPLE)
+def test_other_ampere_and_hopper_targets(name, arch, tmp_path):
+    from tilec.compiler import CompileFailed
+    path = next(p for p in EXAMPLES if _name(p) == name)
+    if name == "matmul_fp8" and arch == "sm_86":     # fp8 needs sm_89+
+        with pytest.raises(CompileFailed, match="'cuda_tile.mmaf' op is not supported on sm_86"):
+            compiled(path, arch)
+        return
+    ptx = compiled(path, arch)
+    assert f".target {arch}\n" in ptx and "wgmma" not in ptx
+    if PTXAS is None:
+        pytest.skip("ptxas not on PATH: PTX generated but not assembled")
+    src = tmp_path / "k.ptx"
+    src.write_text(ptx)
+    r = subprocess.run([PTXAS, f"-arch={arch}", "-v", str(src), "-o", str(tmp_path / "k.cubin")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert not any(int(s) for s in re.findall(r"(\d+) bytes spill stores", r.stderr)), r.stderr
+
+
+def test_compile_prints_warnings_and_still_writes(tmp_path, run_cli):
+    """A stage count cut to fit the target's shared memory is a warning on
+    stderr; the PTX is written with the stages that fit."""
+    path = next(p for p in EXAMPLES if _name(p) == "matmul_gelu_f16")
+    out = tmp_path / "k.ptx"
+    rc, _, err = run_cli("compile", path, "--arch", "sm_86", "--num-stages", "4", "-o", str(out))
+    assert rc == 0
+    assert re.search(r"matmul_gelu_f16\.mlir:\d+:\d+: warning: 4 pipeline stages need 131072 bytes of shared "
+                     r"memory, over the 101376 bytes of sm_86; using 3", err), err
+    assert "// tilec.dynamic_shared_bytes matmul_gelu_f16 98352" in out.read_text()
+    rc, _, err = run_cli("compile", path, "--arch", "sm_80", "--num-stages", "4", "-o", str(out))
+    assert rc == 0 and err == ""

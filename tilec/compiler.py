@@ -32,7 +32,9 @@ def default_num_warps(ops, arch: str) -> int:
     per thread (a 128x128 f32 tile on 4 warps needs 128 of the 255, and the
     staged operands then spill). sm_90a keeps 4: its warp-specialized loops
     add a producer warpgroup to a 4-warp consumer of their own."""
-    if arch != "sm_80":
+    from .conversion.target import target_for
+    target = target_for(arch)
+    if target is None or target.warp_specialized:
         return 4
     worst = 0
     for top in ops:
@@ -76,7 +78,11 @@ def _strip(name, message):
     return message[len(prefix):] if message.startswith(prefix) else message
 
 
-def parse_and_compile(text, filename="<input>", arch="sm_90a", num_warps=None, num_stages=None, wgmma=False) -> str:
+def parse_and_compile(text, filename="<input>", arch="sm_90a", num_warps=None, num_stages=None, wgmma=False,
+                      on_warnings=None) -> str:
+    """PTX for `text`, or CompileFailed with the rendered diagnostics. On
+    success, `on_warnings(text)` receives the rendered warnings, if any (a
+    stage count cut to fit shared memory, an expected spill)."""
     from .driver import process_chunk
     from .ir.diagnostics import DiagnosticEngine
 
@@ -87,6 +93,8 @@ def parse_and_compile(text, filename="<input>", arch="sm_90a", num_warps=None, n
     ptx = compile_ops(ops, engine, arch, num_warps, num_stages, wgmma) if ops is not None else None
     if ptx is None:
         raise CompileFailed(engine.render())
+    if engine.diagnostics and on_warnings is not None:
+        on_warnings(engine.render() + "\n")
     return ptx
 
 
@@ -130,7 +138,8 @@ def compile_command(args) -> int:
         print(f"tilec: error: could not open input file '{args.input}': {e.strerror}", file=sys.stderr)
         return 1
     try:
-        ptx = parse_and_compile(text, filename, args.arch, args.num_warps, args.num_stages, wgmma)
+        ptx = parse_and_compile(text, filename, args.arch, args.num_warps, args.num_stages, wgmma,
+                                on_warnings=sys.stderr.write)
     except CompileFailed as e:
         sys.stderr.write(str(e) + "\n")
         return 1

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ..ir.types import FloatType, IntegerType
 
-ARCHES = ("sm_80", "sm_90a")
+ARCHES = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_90a")
 
 
 @dataclass(frozen=True)
@@ -26,8 +26,13 @@ class Target:
         return "wgmma" if self.has_wgmma else "mma"
 
 
+# sm_86/sm_89 are sm_80's code with their smaller shared memory (99 KiB per
+# block); sm_90 is sm_90a's without the architecture-specific (wgmma) features
 TARGETS = {
     "sm_80": Target("sm_80", 163 * 1024, 65536, 255, False, False, False, 2),
+    "sm_86": Target("sm_86", 99 * 1024, 65536, 255, False, False, False, 2),
+    "sm_89": Target("sm_89", 99 * 1024, 65536, 255, False, False, False, 2),
+    "sm_90": Target("sm_90", 227 * 1024, 65536, 255, True, False, True, 3),
     "sm_90a": Target("sm_90a", 227 * 1024, 65536, 255, True, True, True, 3),
 }
 
@@ -44,11 +49,11 @@ def _ename(t) -> str:
 
 # operand element -> (atom operand tag, targets that have an MMA for it)
 _FLOAT_MMA = {
-    "f16": ("f16", ("sm_80", "sm_90a")),
-    "bf16": ("bf16", ("sm_80", "sm_90a")),
-    "f32": ("tf32", ("sm_80", "sm_90a")),        # f32 operands run as tf32
-    "f8E4M3FN": ("f8", ("sm_90a",)),
-    "f8E5M2": ("f8", ("sm_90a",)),
+    "f16": ("f16", ARCHES),
+    "bf16": ("bf16", ARCHES),
+    "f32": ("tf32", ARCHES),        # f32 operands run as tf32
+    "f8E4M3FN": ("f8", ("sm_89", "sm_90", "sm_90a")),   # fp8 needs sm_89+
+    "f8E5M2": ("f8", ("sm_89", "sm_90", "sm_90a")),
 }
 
 
