@@ -856,3 +856,18 @@ def test_two_consumer_warpgroups_on_sm_90a(name, wgmma):
     want, _, _ = interpreter_result(case)
     got, _, _, launch = run_in_sim(case, ptx)
     cases.compare(case, launch, got, want)
+
+
+@pytest.mark.parametrize("name,arch", [("cutile_matmul_fp8", "sm_89"), ("cutile_flash_attention_f16", "sm_90"),
+                                       ("cutile_matmul_gelu_f16", "sm_86")])
+def test_other_targets_match_the_interpreter(name, arch):
+    """sm_89 (fp8 on sm_80's code), sm_90 (sm_90a's code without wgmma) and
+    sm_86 (sm_80's code in 99 KiB of shared memory) compute what the
+    interpreter computes."""
+    from tilec.codegen.ptx import compile_text
+    case = cases.BY_NAME[name]
+    ptx = compile_text(case.text(), arch=arch)
+    assert f".target {arch}\n" in ptx
+    want, _, _ = interpreter_result(case)
+    got, _, _, launch = run_in_sim(case, ptx)
+    cases.compare(case, launch, got, want)
