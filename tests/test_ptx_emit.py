@@ -69,6 +69,28 @@ def test_large_accumulators_get_eight_warps_on_sm_80():
         assert ".reqntid 128, 1, 1" in compile_text(fh.read(), "sm_80", num_warps=4)
 
 
+def test_very_large_accumulators_get_two_consumer_warpgroups_on_sm_90a(tmp_path):
+    """A 128x256 f32 accumulator is 256 registers per thread of one consumer
+    warpgroup: the default gives the consumer two (384 threads with the
+    producer); 128x128 keeps one."""
+    from tilec.codegen.ptx import compile_text
+    path = os.path.join(ROOT, "examples", "matmul_f16_tiled.mlir")
+    assert ".reqntid 256, 1, 1" in compiled(path, "sm_90a")
+    with open(path) as fh:
+        wide = fh.read().replace("128x128", "128x256").replace("64x128", "64x256")
+    ptx = compile_text(wide, "sm_90a")
+    assert ".reqntid 384, 1, 1" in ptx
+    if PTXAS is None:
+        return
+    src = tmp_path / "k.ptx"
+    src.write_text(ptx)
+    r = subprocess.run([PTXAS, "-arch=sm_90a", "-v", str(src), "-o", str(tmp_path / "k.cubin")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    spilled = sum(int(s) for s in re.findall(r"(\d+) bytes spill stores", r.stderr))
+    assert spilled <= 64, r.stderr     # 1228 bytes on one consumer warpgroup
+
+
 def test_kernel_abi_matches_entry_signature():
     ptx = compiled(os.path.join(ROOT, "examples", "vector_add.mlir"), "sm_90a")
     params = re.findall(r"\.param (\.\w+) (\w+)", ptx)

@@ -23,18 +23,22 @@ def lower_and_schedule(ops, engine, arch: str, num_warps: int, num_stages: int |
     return pm.result_ops
 
 
-ACC_REGS_PER_THREAD = 64  # accumulator registers per thread past which a CTA gets 8 warps
+# accumulator registers per thread (at 4 warps) past which a CTA gets 8 warps:
+# one instruction stream (sm_80 family) / per consumer thread of a warp-specialized loop
+ACC_REGS_PER_THREAD = 64
+ACC_REGS_PER_CONSUMER_THREAD = 128
 
 
 def default_num_warps(ops, arch: str) -> int:
     """The warp count when none is asked for: 4, or 8 where a tensor-core
-    accumulator would otherwise take more than ACC_REGS_PER_THREAD registers
-    per thread (a 128x128 f32 tile on 4 warps needs 128 of the 255, and the
-    staged operands then spill). sm_90a keeps 4: its warp-specialized loops
-    add a producer warpgroup to a 4-warp consumer of their own."""
+    accumulator would otherwise take too many registers per thread. On sm_80
+    past 64 (a 128x128 f32 tile on 4 warps needs 128 of the 255, and the
+    staged operands then spill); on warp-specialized targets, where 4 warps
+    is the consumer warpgroup beside the producer's, past 128 (128x128 fits
+    one warpgroup; 128x256 spilled 1228 bytes on one and 64 on two)."""
     from .conversion.target import target_for
     target = target_for(arch)
-    if target is None or target.warp_specialized:
+    if target is None:
         return 4
     worst = 0
     for top in ops:
@@ -45,7 +49,8 @@ def default_num_warps(ops, arch: str) -> int:
                 for d in t.shape:
                     n *= d
                 worst = max(worst, n * max(1, t.element_type.width // 32))
-    return 8 if worst > ACC_REGS_PER_THREAD * 4 * 32 else 4
+    limit = ACC_REGS_PER_CONSUMER_THREAD if target.warp_specialized else ACC_REGS_PER_THREAD
+    return 8 if worst > limit * 4 * 32 else 4
 
 
 WGMMA_NEEDS_SM90A = "wgmma needs sm_90a (the target is {arch}); drop --wgmma or use --arch sm_90a"
