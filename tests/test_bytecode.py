@@ -251,10 +251,42 @@ def test_cli_reads_and_writes_bytecode(run_cli, tmp_path):
     assert rc == 0 and '"cuda_tile.module"' in generic
 
 
-def test_cli_default_version_is_13_1(run_cli, tmp_path):
+def test_cli_default_version_is_the_oldest_that_holds_the_module(run_cli, tmp_path):
+    """13.1 for what 13.1 can say; the version a newer feature needs when the
+    module has one (a private global: 13.3; a producer string is kept from
+    13.3 on); an explicit version older than that is still an error."""
     out = tmp_path / "k.tilebc"
     assert run_cli("opt", EXAMPLES[0], "--emit-bytecode", "-o", str(out))[0] == 0
     assert out.read_bytes()[8:12] == bytes([13, 1, 0, 0])
+    src = tmp_path / "g.mlir"
+    src.write_text('cuda_tile.module @m {\n  global private @g <i32: [1]> : tile<1xi32>\n}\n')
+    rc, _, err = run_cli("opt", str(src), "--emit-bytecode", "-o", str(out))
+    assert rc == 0, err
+    assert out.read_bytes()[8:10] == bytes([13, 3])
+    assert "global private  @g" in run_cli("opt", str(out))[1]   # two spaces, as NVIDIA prints it
+    rc, _, err = run_cli("opt", str(src), "--emit-bytecode", "--bytecode-version", "13.2", "-o", str(out) + "2")
+    assert rc == 1 and "requires bytecode 13.3+" in err and not os.path.exists(str(out) + "2")
+    src.write_text('cuda_tile.module @m attributes {producer = "tilec test"} {\n}\n')
+    assert run_cli("opt", str(src), "--emit-bytecode", "-o", str(out))[0] == 0
+    assert out.read_bytes()[8:10] == bytes([13, 3])
+    assert 'producer = "tilec test"' in run_cli("opt", str(out))[1]
+
+
+def test_tf32_constants_are_19_bit_patterns_in_3_bytes():
+    """MLIR stores tf32 (19 bits: sign, 8 exponent, 10 mantissa) in 3 bytes, as
+    NVIDIA's tileirdisasm reads it; hex literals are the same 19 bits."""
+    text = ('cuda_tile.module @m {\n  entry @k() {\n    %0 = constant <tf32: 3.14> : tile<tf32>\n'
+            '    %1 = constant <tf32: [9.0, -10.0]> : tile<2xtf32>\n'
+            '    %2 = constant <tf32: 0x3FE00> : tile<tf32>\n    return\n  }\n}')
+    data = write(parse(text))
+    assert bytes.fromhex("480202") in data                # 3.140625 = f32 0x40490000 >> 13
+    assert bytes.fromhex("800802" "000906") in data       # 9.0, -10.0
+    out = print_ops(read(data))
+    assert "<tf32: 3.140630e+00>" in out and "<tf32: [9.000000e+00, -1.000000e+01]>" in out
+    assert "<tf32: 0x3FE00>" in out                       # NaN keeps its 19-bit spelling
+    engine = DiagnosticEngine()
+    assert parse_text(text.replace("0x3FE00", "0x7FC00000"), engine, "t.mlir") is None
+    assert "hexadecimal float constant out of range for type" in engine.render()
 
 
 def test_cli_rejects_unknown_versions(run_cli, tmp_path):

@@ -44,8 +44,9 @@ def build_argparser():
     opt.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations")
     opt.add_argument("--verify-each", action="store_true", default=True, help=argparse.SUPPRESS)
     opt.add_argument("--emit-bytecode", action="store_true", help="write Tile IR bytecode instead of text")
-    opt.add_argument("--bytecode-version", default="13.1", metavar="VERSION",
-                     help="bytecode version to write: 13.1 (default) to 13.5")
+    opt.add_argument("--bytecode-version", default=None, metavar="VERSION",
+                     help="bytecode version to write, 13.1 to 13.5 (default: the oldest that holds "
+                          "the module: 13.1 unless newer features need more)")
     from .passes.cli import add_pass_options, add_target_options
     add_pass_options(opt)
     add_target_options(opt)

@@ -110,8 +110,8 @@ def emit_bytecode(chunks, filename, args) -> int:
     from .bytecode import parse_version, write_bytecode
     from .bytecode.format import supported_range
     from .ir.diagnostics import DiagnosticEngine
-    version = parse_version(args.bytecode_version)
-    if version is None:
+    version = parse_version(args.bytecode_version) if args.bytecode_version is not None else None
+    if args.bytecode_version is not None and version is None:
         print(f"tilec: error: unsupported bytecode version '{args.bytecode_version}', expected one of "
               f"{supported_range()}", file=sys.stderr)
         return 1

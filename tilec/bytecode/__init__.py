@@ -62,7 +62,11 @@ def read_bytecode(data: bytes, filename: str, engine):
 
 def write_bytecode(ops, engine, version=DEFAULT_VERSION):
     """Encode verified top-level ops (one cuda_tile.module, or its bare entries
-    and globals) as bytecode of `version`; None after reporting an error."""
+    and globals) as bytecode of `version`; None after reporting an error.
+    `version` None: the oldest version that holds all of `ops` (see
+    write_oldest)."""
+    if version is None:
+        return write_oldest(ops, engine)
     from .opcodec import WriteError
     from .writer import write_module
     try:
@@ -70,3 +74,24 @@ def write_bytecode(ops, engine, version=DEFAULT_VERSION):
     except WriteError as e:
         engine.error(e.op.location, e.message)
         return None
+
+
+def write_oldest(ops, engine):
+    """Bytecode of the oldest version that loses nothing of `ops`: 13.1 (what
+    every tileiras reads) unless an op, type or attribute needs a newer one, or
+    the module names its producer (kept from 13.3). When no version can hold
+    `ops`, the newest version's diagnostics are reported."""
+    from ..ir.diagnostics import DiagnosticEngine
+    from .format import V13_3
+    named = any(getattr(op, "name", None) == "cuda_tile.module" and "producer" in op.attributes for op in ops)
+    scratch = None
+    for version in SUPPORTED_VERSIONS:
+        if named and version < V13_3:
+            continue
+        scratch = DiagnosticEngine()
+        data = write_bytecode(ops, scratch, version)
+        if data is not None:
+            return data
+    for d in scratch.diagnostics:
+        engine.emit(d.severity, d.location, d.message)
+    return None

@@ -24,6 +24,7 @@ from ..dialects.cuda_tile.attributes_core import (BoundedAttr, DivByAttr, Optimi
                                                   SameElementsAttr)
 from ..dialects.cuda_tile.types import TileType
 from ..ir import attributes as A
+from ..ir.floats import bit_width, storage_bytes
 from ..ir.types import FloatType, IntegerType
 from . import format as F
 from .stream import BytecodeError, Reader, Writer
@@ -59,8 +60,9 @@ def _float_from_bits(bits: int, elt):
 
 
 def element_bytes(elt) -> int:
-    """Bytes per element in MLIR's dense storage (sub-byte types use a byte)."""
-    return max(1, (elt.width + 7) // 8)
+    """Bytes per element in MLIR's dense storage (sub-byte types use a byte,
+    tf32's 19 bits three)."""
+    return storage_bytes(elt)
 
 
 _STRUCT_INT = {1: "b", 2: "h", 4: "i", 8: "q"}
@@ -100,9 +102,10 @@ def decode_dense(raw: bytes, type_, at: int):
             half = struct.unpack_from(f"<{count}H", raw)
             vals = struct.unpack(f"<{count}f", struct.pack(f"<{count}I", *(h << 16 for h in half)))
         else:
-            bits = struct.unpack_from(f"<{count}{ {1: 'B', 2: 'H', 4: 'I', 8: 'Q'}[size] }", raw)
             if name == "tf32":
+                bits = [int.from_bytes(raw[i:i + 3], "little") for i in range(0, 3 * count, 3)]
                 return A.DenseElementsAttr(type_, tuple(_float_from_bits(b, elt) for b in bits), count == 1)
+            bits = struct.unpack_from(f"<{count}{ {1: 'B', 2: 'H', 4: 'I', 8: 'Q'}[size] }", raw)
             vals = tuple(_float_from_bits(b & ((1 << elt.width) - 1), elt) for b in bits)
     return A.DenseElementsAttr(type_, vals, count == 1)
 
@@ -174,7 +177,7 @@ class AttrReader:
                 raise BytecodeError(at, f"value {v} does not fit in {type_.width} bits")
             return A.IntegerAttr(signed(v, type_.width), type_)
         if isinstance(type_, FloatType):
-            w = type_.width
+            w = bit_width(type_)
             bits = r.byte() if w <= 8 else r.signed_varint() & ((1 << 64) - 1)
             if bits >> w:
                 raise BytecodeError(at, f"value {bits} does not fit in {w} bits")

@@ -41,6 +41,13 @@ def bit_width(elt) -> int:
     return e + m + (0 if kind in ("e8m0", "unsigned") else 1)
 
 
+def storage_bytes(elt) -> int:
+    """Bytes per element of MLIR's dense storage (hex strings, bytecode): the
+    encoding's bits rounded up to whole bytes, so tf32's 19 bits take 3."""
+    w = bit_width(elt) if getattr(elt, "name", None) in FORMATS else elt.width
+    return max(1, (w + 7) // 8)
+
+
 def _max_finite(e, m, bias, kind) -> Fraction:
     if kind == "ieee":
         return (2 - Fraction(1, 2 ** m)) * Fraction(2) ** ((2 ** e - 2) - bias)

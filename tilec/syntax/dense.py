@@ -6,6 +6,7 @@ import re
 import struct
 
 from ..ir.attributes import DenseElementsAttr
+from ..ir.floats import bit_width, storage_bytes
 from ..ir.types import FloatType, IntegerType
 from .reader import BodyError
 
@@ -125,10 +126,15 @@ def convert_element(tok, off, elt):
 
 
 def float_from_bits(bits, elt, off=0):
-    w = elt.width
+    """The value of bit pattern `bits` of float type `elt`. tf32's pattern is
+    its 19 bits (sign, 8 exponent, 10 mantissa), as MLIR's APFloat has it, not
+    the f32 container it computes in."""
+    w = bit_width(elt)
     if bits >> w:
         raise BodyError("hexadecimal float constant out of range for type", off)
-    if elt.name in ("f32", "tf32") and w == 32:
+    if elt.name == "tf32":
+        return struct.unpack("<f", struct.pack("<I", bits << 13))[0]
+    if elt.name == "f32":
         return struct.unpack("<f", struct.pack("<I", bits))[0]
     if elt.name == "f64":
         return struct.unpack("<d", struct.pack("<Q", bits))[0]
@@ -221,7 +227,7 @@ def _from_hex(body, type_, elt, shape):
     n = 1
     for d in shape:
         n *= d
-    nbytes = max(elt.width // 8, 1)
+    nbytes = storage_bytes(elt)
     if len(raw) == nbytes and n != 1:
         count, splat = 1, True
     elif len(raw) == nbytes * n:
