@@ -450,3 +450,26 @@ def test_pow_spellings():
     assert "= pow %" in printed and "= powf %" in printed and "= fpowf %" in printed
     back = print_ops(read(write(ops)))
     assert back.count("= fpowf %") == 3 and "= pow %" not in back
+
+
+def test_cli_split_input_writes_each_chunk_or_reports(run_cli, tmp_path):
+    """--split-input-file with --emit-bytecode: every chunk is written or
+    reported (so --verify-diagnostics checks the writer's errors per chunk); a
+    file holds one module, so two good chunks are refused, writing nothing."""
+    good = 'cuda_tile.module @m {\n  entry @k() {\n    return\n  }\n}\n'
+    bad = ('// expected-error @below {{only function and global ops are allowed in the body}}\n'
+           'cuda_tile.module @m {\n  // expected-remark @below {{invalid op}}\n'
+           '  cuda_tile.constant <f32: 5.0> : !cuda_tile.tile<f32>\n}\n')
+    src = tmp_path / "k.mlir"
+    src.write_text(good + "// -----\n" + bad)
+    out = tmp_path / "k.tilebc"
+    rc, _, err = run_cli("opt", str(src), "--split-input-file", "--verify-diagnostics", "--emit-bytecode",
+                         "-o", str(out))
+    assert rc == 0, err
+    rc, _, err = run_cli("opt", str(src), "--split-input-file", "--emit-bytecode", "-o", str(out))
+    assert rc == 1 and "k.mlir:8:1: error: only function and global ops are allowed in the body" in err
+    assert "k.mlir:10:3: remark: invalid op" in err and not out.exists()
+    src.write_text(good + "// -----\n" + good)
+    rc, _, err = run_cli("opt", str(src), "--split-input-file", "--emit-bytecode", "-o", str(out))
+    assert rc == 1 and "--emit-bytecode writes one module per file, and the split input holds 2" in err
+    assert not out.exists()

@@ -115,17 +115,25 @@ def emit_bytecode(chunks, filename, args) -> int:
         print(f"tilec: error: unsupported bytecode version '{args.bytecode_version}', expected one of "
               f"{supported_range()}", file=sys.stderr)
         return 1
-    if len(chunks) != 1:
-        print("tilec: error: --emit-bytecode writes one module; it cannot be combined with split input",
-              file=sys.stderr)
+    if args.verify_diagnostics:       # the writer's diagnostics (version limits) are checked too
+        from .verify_diagnostics import run_verify_diagnostics
+        return run_verify_diagnostics(chunks, filename, args, after=lambda ops, e: write_bytecode(ops, e, version))
+    written, failed = [], False
+    for text, offset in chunks:      # split input: each chunk is written (or reported) on its own
+        engine = DiagnosticEngine()
+        ops = process_chunk(text, filename, args, engine, offset)
+        data = write_bytecode(ops, engine, version) if ops is not None else None
+        if engine.diagnostics:
+            sys.stderr.write(engine.render() + "\n")
+        failed |= data is None
+        written += [data] if data is not None else []
+    if failed:
         return 1
-    engine = DiagnosticEngine()
-    ops = process_chunk(chunks[0][0], filename, args, engine)
-    data = write_bytecode(ops, engine, version) if ops is not None else None
-    if engine.diagnostics:
-        sys.stderr.write(engine.render() + "\n")
-    if data is None:
+    if len(written) != 1:
+        print(f"tilec: error: --emit-bytecode writes one module per file, and the split input holds "
+              f"{len(written)}", file=sys.stderr)
         return 1
+    data = written[0]
     if args.output == "-":
         sys.stdout.flush()
         sys.stdout.buffer.write(data)

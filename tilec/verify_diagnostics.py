@@ -99,7 +99,10 @@ def check(diagnostics, expectations, filename):
     return problems
 
 
-def run_verify_diagnostics(chunks, filename, args) -> int:
+def run_verify_diagnostics(chunks, filename, args, after=None) -> int:
+    """Check each chunk's diagnostics against its expected-* comments; `after(ops,
+    engine)` runs on a chunk that parsed and verified (e.g. writing bytecode),
+    and its diagnostics are checked too."""
     from .driver import process_chunk
     from .ir.diagnostics import DiagnosticEngine
     failed = False
@@ -110,6 +113,8 @@ def run_verify_diagnostics(chunks, filename, args) -> int:
             from .passes.cli import run_requested_passes, wants_passes
             if wants_passes(args):
                 run_requested_passes(ops, args, engine)
+        if ops is not None and after is not None:
+            after(ops, engine)
         problems = check(engine.diagnostics, collect_expectations(text, offset), filename)
         if problems:
             failed = True

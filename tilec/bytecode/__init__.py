@@ -73,6 +73,8 @@ def write_bytecode(ops, engine, version=DEFAULT_VERSION):
         return write_module(ops, tuple(version))
     except WriteError as e:
         engine.error(e.op.location, e.message)
+        for op, message in e.remarks:
+            engine.emit("remark", op.location, message)
         return None
 
 

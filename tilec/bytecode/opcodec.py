@@ -356,11 +356,12 @@ def _compile_reader(p: Plan):
 # encoding
 
 class WriteError(Exception):
-    """An op the target version or the format cannot express; carries the op."""
+    """An op the target version or the format cannot express; carries the op,
+    and (op, message) remarks pointing at what is wrong inside it."""
 
-    def __init__(self, op, message):
+    def __init__(self, op, message, remarks=()):
         super().__init__(message)
-        self.op, self.message = op, message
+        self.op, self.message, self.remarks = op, message, tuple(remarks)
 
 
 class OpEncoder:

@@ -46,12 +46,24 @@ def _has_debug_info(fn) -> bool:
     return any(isinstance(op.location, (DILocAttr, CallSiteLoc)) for op in fn.walk())
 
 
+def _check_self_contained(body, module):
+    """Bytecode holds functions and globals of cuda_tile ops only. Reported as
+    NVIDIA's writer does: an error at the module, a remark at the op."""
+    for op in body:
+        if op.name not in ("cuda_tile.entry", "cuda_tile.global"):
+            raise WriteError(module or op, "only function and global ops are allowed in the body",
+                             [(op, "invalid op")])
+    for fn in body:
+        for op in fn.walk():
+            if not op.name.startswith("cuda_tile."):
+                raise WriteError(module or op, "only ops from the 'cuda_tile' dialect are allowed",
+                                 [(op, "invalid op")])
+
+
 def write_module(ops, version) -> bytes:
     """Encode; raises WriteError(op, message) when something cannot be written."""
     body, producer, module = module_body(ops)
-    for op in body:
-        if op.name not in ("cuda_tile.entry", "cuda_tile.global"):
-            raise WriteError(op, f"only entry and global ops can be written to bytecode, got '{op.name}'")
+    _check_self_contained(body, module)
     v = version
     types = TypeWriter(v)
     strings: dict = {}
