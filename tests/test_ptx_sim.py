@@ -871,3 +871,27 @@ def test_other_targets_match_the_interpreter(name, arch):
     want, _, _ = interpreter_result(case)
     got, _, _, launch = run_in_sim(case, ptx)
     cases.compare(case, launch, got, want)
+
+
+# Other CTA shapes: one warp (every layout replicated least, reductions within a warp),
+# sixteen (tiles spread thin, replicas), and sm_90a with two consumer warpgroups and two
+# stages. The emitter's layouts, reductions and pipelines must give the interpreter's
+# results at every warp count, not only at the default.
+OTHER_SHAPES = [("sm_80", 1, None), ("sm_80", 16, None), ("sm_90a", 8, 2)]
+
+
+@pytest.mark.parametrize("arch,warps,stages", OTHER_SHAPES, ids=[f"{a}-w{w}-s{s}" for a, w, s in OTHER_SHAPES])
+@pytest.mark.parametrize("name", [c.name for c in cases.CASES])
+def test_sim_matches_interpreter_at_other_warp_counts(name, arch, warps, stages):
+    from tilec.codegen.ptx import compile_text
+    from tilec.compiler import CompileFailed
+    case = cases.BY_NAME[name]
+    try:
+        ptx = compile_text(case.text(), arch=arch, num_warps=warps, num_stages=stages)
+    except CompileFailed as e:
+        if any(text in str(e) for text in case.unsupported.get(arch, ())):
+            return
+        raise
+    want, _, _ = interpreter_result(case)
+    got, _, _, launch = run_in_sim(case, ptx)
+    cases.compare(case, launch, got, want)
