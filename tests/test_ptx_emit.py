@@ -260,3 +260,21 @@ def test_compile_prints_warnings_and_still_writes(tmp_path, run_cli):
     assert "// tilec.dynamic_shared_bytes matmul_gelu_f16 98352" in out.read_text()
     rc, _, err = run_cli("compile", path, "--arch", "sm_80", "--num-stages", "4", "-o", str(out))
     assert rc == 0 and err == ""
+
+
+def test_shared_memory_over_the_target_is_a_diagnostic(tmp_path, run_cli):
+    """IR scheduled for sm_90a with six stages (196800 bytes of shared memory)
+    compiled for sm_86 (101376 per block) is refused at the entry instead of
+    failing at launch; sm_90a takes it."""
+    src = next(p for p in EXAMPLES if _name(p) == "matmul_gelu_f16")
+    sched = tmp_path / "s.mlir"
+    rc, _, err = run_cli("opt", src, "--lower-to-tileas", "--schedule=num-stages=6", "-o", str(sched))
+    assert rc == 0, err
+    out = tmp_path / "k.ptx"
+    rc, _, err = run_cli("compile", str(sched), "--arch", "sm_86", "-o", str(out))
+    assert rc == 1 and not out.exists()
+    assert re.search(r"s\.mlir:\d+:\d+: error: 'cuda_tile.entry' op needs 196800 bytes of shared memory, more "
+                     r"than the 101376 bytes a block may use on sm_86", err), err
+    rc, _, err = run_cli("compile", str(sched), "--arch", "sm_90a", "-o", str(out))
+    assert rc == 0, err
+    assert "// tilec.dynamic_shared_bytes matmul_gelu_f16 196800" in out.read_text()

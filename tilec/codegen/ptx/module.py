@@ -120,6 +120,11 @@ class ModuleEmitter:
         kb.emit("ret")
         out = []
         _, smem = kb.shared_layout()
+        limit = _shared_limit(self.target.arch)
+        if limit is not None and smem > limit:
+            # IR scheduled for a bigger target (or asked for more stages) would fail at launch
+            raise CodegenError(entry, f"needs {smem} bytes of shared memory, more than the {limit} bytes a "
+                                      f"block may use on {self.target.arch}")
         if smem > STATIC_SHARED_LIMIT:
             # over the static limit: the launcher passes `smem` bytes of dynamic
             # shared memory (and raises the kernel's dynamic-shared-memory cap)
@@ -143,6 +148,12 @@ _ONE_NAMESPACE = ("defines '@{name}', which an earlier cuda_tile.module of this 
 
 
 WGMMA_NEEDS_SM90A = "wgmma needs sm_90a (the target is {arch})"
+
+
+def _shared_limit(arch):
+    from ...conversion.target import target_for
+    t = target_for(arch)
+    return t.smem_bytes if t is not None else None
 
 
 def emit_ptx(ops, arch: str = "sm_90a", num_warps: int = 4, wgmma: bool = False) -> str:
