@@ -278,3 +278,17 @@ def test_shared_memory_over_the_target_is_a_diagnostic(tmp_path, run_cli):
     rc, _, err = run_cli("compile", str(sched), "--arch", "sm_90a", "-o", str(out))
     assert rc == 0, err
     assert "// tilec.dynamic_shared_bytes matmul_gelu_f16 196800" in out.read_text()
+
+
+def test_warp_specialized_cta_over_1024_threads_is_a_diagnostic(tmp_path, run_cli):
+    """32 consumer warps plus the producer warpgroup would be 1152 threads: refused
+    at the loop; a kernel without a pipelined loop keeps its 32 warps."""
+    path = os.path.join(ROOT, "examples", "matmul_f16_tiled.mlir")
+    out = tmp_path / "k.ptx"
+    rc, _, err = run_cli("compile", path, "--arch", "sm_90a", "--num-warps", "32", "-o", str(out))
+    assert rc == 1 and not out.exists()
+    assert ("matmul_f16_tiled.mlir:18:5: error: num-warps=32 consumer warps and the producer warpgroup make 36 "
+            "warps, more than the 32 (1024 threads) of a CTA on sm_90a; use at most 28") in err
+    plain = next(p for p in EXAMPLES if _name(p) == "vector_add_f32")
+    rc, _, err = run_cli("compile", plain, "--arch", "sm_90a", "--num-warps", "32", "-o", str(out))
+    assert rc == 0 and ".reqntid 1024, 1, 1" in out.read_text()

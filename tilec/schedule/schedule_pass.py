@@ -36,6 +36,10 @@ def _cleanup(blocks, arch):
     GreedyDriver(pats, fold=True, max_iterations=10).run(blocks, None)
 
 
+PRODUCER_WARPS = 4      # the load-issuing warpgroup of a warp-specialized loop
+MAX_CTA_WARPS = 32      # 1024 threads
+
+
 def hoist_resident(analysis, materialization):
     """Loop-invariant loads (and their address ops) move before the loop."""
     loop = analysis.loop
@@ -52,6 +56,11 @@ def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True)
     mat = materialize_schedule(analysis, MaterializeOptions(target, num_stages))
     if not mat.pending_loads:
         return True
+    if target.warp_specialized and num_warps + PRODUCER_WARPS > MAX_CTA_WARPS:
+        engine.error(loc, f"num-warps={num_warps} consumer warps and the producer warpgroup make "
+                          f"{num_warps + PRODUCER_WARPS} warps, more than the {MAX_CTA_WARPS} (1024 threads) of a "
+                          f"CTA on {target.arch}; use at most {MAX_CTA_WARPS - PRODUCER_WARPS}")
+        return False
     stages = build_stages(analysis, mat, num_stages)
     fitted = fit_stages(stages, target, num_stages)
     if fitted == 0:
@@ -105,7 +114,7 @@ class Schedule(Pass):
         warps = self.options["num-warps"]
         if stages < 1 or warps < 1 or (t.warp_specialized and warps % 4):
             engine.error(target.location, f"invalid schedule options: num-stages={stages} num-warps={warps}"
-                                          + (" (sm_90a consumers are whole warpgroups: a multiple of 4)"
+                                          + (f" ({t.arch} consumers are whole warpgroups: a multiple of 4)"
                                              if t.warp_specialized and warps % 4 else ""))
             return False
         _cleanup(blocks, t.arch)

@@ -114,8 +114,8 @@ def verify_agent_switch(op) -> bool:
     if any(c != explicit[0] for c in explicit[1:]):
         op.emit_error("agent regions disagree on warp count")
         return False
-    per_agent = explicit[0] if explicit else 0
-    if per_agent * len(counts) > warp_budget(op):
+    from .ops.pipeline import agent_warps
+    if explicit and sum(agent_warps(op)) > warp_budget(op):
         op.emit_error("agent warp count exceeds module budget")
         return False
     return True
