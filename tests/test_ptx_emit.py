@@ -292,3 +292,15 @@ def test_warp_specialized_cta_over_1024_threads_is_a_diagnostic(tmp_path, run_cl
     plain = next(p for p in EXAMPLES if _name(p) == "vector_add_f32")
     rc, _, err = run_cli("compile", plain, "--arch", "sm_90a", "--num-warps", "32", "-o", str(out))
     assert rc == 0 and ".reqntid 1024, 1, 1" in out.read_text()
+
+
+def test_entry_arguments_must_be_rank_0_tiles(tmp_path, run_cli):
+    """A token parameter verifies (the spec allows it) but has no place in the
+    kernel ABI: a diagnostic at the entry, as tileiras refuses it too."""
+    src = tmp_path / "k.mlir"
+    src.write_text("cuda_tile.module @m {\n  entry @k(%t0: token, %a: tile<i32>) {\n    return\n  }\n}\n")
+    out = tmp_path / "k.ptx"
+    rc, _, err = run_cli("compile", str(src), "-o", str(out))
+    assert rc == 1 and not out.exists()
+    assert ("k.mlir:2:3: error: 'cuda_tile.entry' op entry argument #0 has type '!cuda_tile.token', but a kernel "
+            "parameter must be a rank-0 tile") in err

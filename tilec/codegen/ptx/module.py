@@ -94,6 +94,10 @@ class ModuleEmitter:
         params = []
         for i, arg in enumerate(block.arguments):
             t = arg.type
+            if getattr(t, "shape", None) != () or not hasattr(t, "element_type"):
+                # the kernel ABI has scalars and pointers only (tileiras refuses the same)
+                raise CodegenError(entry, f"entry argument #{i} has type '{t.text()}', but a kernel parameter "
+                                          f"must be a rank-0 tile")
             elt = t.element_type
             pname = f"{name}_param_{i}"
             params.append(f"\t.param {param_type(elt)} {pname}")
