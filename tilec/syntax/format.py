@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from ..ir import attributes as A
-from ..ir.opdef import OPTIONAL, SINGLE, VARIADIC, AttrDef, OperandDef, RegionDef, ResultDef
+from ..ir.opdef import VARIADIC, AttrDef, OperandDef, RegionDef, ResultDef
 from ..ir.printing import symbol
 from ..ir.types import IntegerType
 

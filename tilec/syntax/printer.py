@@ -2,7 +2,7 @@
 assembly format), everything else in MLIR's generic form."""
 from __future__ import annotations
 
-from ..ir.attributes import DenseArrayAttr, entry_text
+from ..ir.attributes import entry_text
 from ..ir.core import Block, Operation, Region
 from ..ir.location import UNKNOWN
 from ..ir.printing import quote

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from ..ir.attributes import DenseElementsAttr, IntegerAttr
 from ..ir.core import Block
-from ..ir.types import IntegerType
 from ..passes.base import Pass, target_blocks
 from ..rewrite.clone import clone_op
 from ..rewrite.driver import _post_order

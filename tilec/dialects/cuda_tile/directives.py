@@ -6,7 +6,6 @@ from ...ir.types import FunctionType
 from ...syntax.dense import parse_elements
 from ...syntax.format import BuildError, Directive, directive
 from ...syntax.reader import BodyError, parse_type
-from .types import TileType
 
 
 _ELEMENT_KINDS = ("i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or "

@@ -13,11 +13,10 @@ from ...ir.location import UNKNOWN, Location
 from ...ir.types import FloatType, IndexType, IntegerType, RankedTensorType
 from ..arith import ops as arith
 from .attributes import AtomAttr, MemoryScopeAttr, MemorySemanticAttr
-from .directives import DYNAMIC_INDEX
 from .ops import compute, memops, pipeline, slices
 from .ops.layout import ViewOp
 from .ops.pipeline import PIPELINE_DISPATCH, PipelineOp
-from .types import AsyncTokenType, PipelineIteratorType
+from .types import PipelineIteratorType
 
 
 class Builder:

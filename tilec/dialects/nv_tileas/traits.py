@@ -11,7 +11,6 @@ Tiled memory ops expose `view_value()`, `coord_values()`, `offset_values()`,
 from __future__ import annotations
 
 from ...ir.attributes import DenseArrayAttr, FloatAttr
-from ...ir.core import OpResult
 from ...ir.traits import Trait
 from ...ir.types import FloatType, IndexType, RankedTensorType
 from .attributes import AtomAttr, PaddingAttr

@@ -8,8 +8,7 @@ from ...ir.core import OpResult
 from ...ir.traits import Terminator
 from ...ir.types import FloatType, IntegerType
 from .attributes import PaddingAttr, semantic_of
-from .types import (NV4E0M3FType, PipelineConsumerTokenType, TiledViewType, element_width, payload,
-                    unwrap_iterator)
+from .types import NV4E0M3FType, PipelineConsumerTokenType, element_width, payload, unwrap_iterator
 
 PIPELINE_YIELD = "nv_tileas.async.pipeline.yield"
 

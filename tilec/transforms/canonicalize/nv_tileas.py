@@ -5,10 +5,8 @@ rewrite alters memory semantic, scope, in-bounds, padding or RMW attributes
 (the patterns only create slice, view, alloc_tensor, arith and scf ops)."""
 from __future__ import annotations
 
-from ...ir.core import Block, Region
+from ...ir.core import Block
 from ...ir.traits import Pure
-from ...ir.types import IndexType, IntegerType
-from ...rewrite.clone import clone_op
 from ...rewrite.effects import is_memory_consistency_op
 from ...rewrite.pattern import RewritePattern
 from ._util import (SLICE_LISTS, chain_to_sink, const_int, defined_outside, index_constant, is_tile_structure,

@@ -12,7 +12,7 @@ from ....ir.traits import Pure, SameOperandsAndResultType, Terminator, has_paren
 from .. import directives  # noqa: F401
 from ..traits import FirstOperandIsNonAliasingQueue, MemoryModelReadTrait, MemoryModelWriteTrait, \
     PipelineAcquireOpTrait, PipelineReleaseOpTrait
-from ..types import (ASYNC_TOKEN, CONSUMER_TOKEN, ITERATOR, PRODUCER_TOKEN, TILED_VIEW, PipelineIteratorType)
+from ..types import ASYNC_TOKEN, CONSUMER_TOKEN, ITERATOR, PRODUCER_TOKEN, TILED_VIEW
 from ..verifiers import (check_consumer_idx, verify_agent_switch, verify_pipeline_region_op,
                          verify_yield_against_parent)
 from .base import NvTileasOp

@@ -3,10 +3,10 @@ MLIR's mixed static/dynamic offsets, sizes and strides."""
 from __future__ import annotations
 
 from ....ir import attributes as A
-from ....ir.opdef import AttrDef, OptOperand, Operand, Result, VarOperand
+from ....ir.opdef import AttrDef, Operand, Result, VarOperand
 from ....ir.traits import Pure
 from ..directives import DYNAMIC_INDEX
-from ..types import ANY_TOKEN, ASYNC_VALUE, SHAPED, TILED_VIEW, payload
+from ..types import ASYNC_VALUE, SHAPED, TILED_VIEW, payload
 from .base import NvTileasOp
 
 _LISTS = ("offsets", "sizes", "strides")

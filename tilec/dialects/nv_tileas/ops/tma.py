@@ -2,15 +2,14 @@
 from __future__ import annotations
 
 from ....ir import attributes as A
-from ....ir.opdef import AttrDef, OptOperand, Operand, Result, VarOperand
+from ....ir.opdef import AttrDef, Operand, Result, VarOperand
 from ....ir.core import OpResult
 from ....ir.types import DYNAMIC, FloatType
 from ..attributes import AtomAttr, OobModeAttr, PaddingAttr, SwizzleModeAttr
 from ..traits import (MemoryConsistencyOpInterface, MemoryModelReadTrait, MemoryModelWriteTrait,
                       SameOperandsAndResultsAtom, SameOperationAndResultsAtom)
-from ..types import ASYNC_RESULT, ASYNC_TOKEN, MEM_TOKEN, SHAPED, TILED_VIEW, TMA_DESC, TmaDescType, element_width
-from ..verifiers import (TMA_LOWERED_MARK, constant_index, defined_under_scf, is_zero_padding,
-                         tma_lowered_point)
+from ..types import ASYNC_RESULT, ASYNC_TOKEN, MEM_TOKEN, SHAPED, TILED_VIEW, TMA_DESC, element_width
+from ..verifiers import constant_index, defined_under_scf, is_zero_padding, tma_lowered_point
 from .base import NvTileasOp
 
 PADDING = (A.FloatAttr, A.IntegerAttr, PaddingAttr)
