@@ -37,6 +37,23 @@ def compiled(path, arch, wgmma=False):
 CASES = [(p, a) for p in EXAMPLES for a in ARCHES]
 
 
+def assemble(ptx, arch, tmp_path) -> str:
+    """`ptxas -v` of `ptx` for `arch`: its report (skips without ptxas; fails when ptxas refuses)."""
+    if PTXAS is None:
+        pytest.skip("ptxas not on PATH: PTX generated but not assembled")
+    src = tmp_path / "k.ptx"
+    src.write_text(ptx)
+    r = subprocess.run([PTXAS, f"-arch={arch}", "-v", str(src), "-o", str(tmp_path / "k.cubin")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return r.stderr
+
+
+def spill_bytes(report) -> list[int]:
+    """Spill-store bytes per function of a `ptxas -v` report."""
+    return [int(s) for s in re.findall(r"(\d+) bytes spill stores", report)]
+
+
 @pytest.mark.parametrize("path,arch", CASES, ids=[f"{_name(p)}-{a}" for p, a in CASES])
 def test_example_compiles_and_assembles(path, arch, tmp_path):
     from tilec.compiler import CompileFailed
@@ -47,15 +64,8 @@ def test_example_compiles_and_assembles(path, arch, tmp_path):
         return
     ptx = compiled(path, arch)
     assert f".target {arch}" in ptx
-    if PTXAS is None:
-        pytest.skip("ptxas not on PATH: PTX generated but not assembled")
-    src = tmp_path / "k.ptx"
-    src.write_text(ptx)
-    r = subprocess.run([PTXAS, f"-arch={arch}", "-v", str(src), "-o", str(tmp_path / "k.cubin")],
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    spills = [int(s) for s in re.findall(r"(\d+) bytes spill stores", r.stderr)]
-    assert spills and not any(spills), r.stderr  # ptxas -v reports, and no example spills
+    spills = spill_bytes(assemble(ptx, arch, tmp_path))
+    assert spills and not any(spills)   # ptxas -v reports, and no example spills
 
 
 def test_large_accumulators_get_eight_warps_on_sm_80():
@@ -80,15 +90,7 @@ def test_very_large_accumulators_get_two_consumer_warpgroups_on_sm_90a(tmp_path)
         wide = fh.read().replace("128x128", "128x256").replace("64x128", "64x256")
     ptx = compile_text(wide, "sm_90a")
     assert ".reqntid 384, 1, 1" in ptx
-    if PTXAS is None:
-        return
-    src = tmp_path / "k.ptx"
-    src.write_text(ptx)
-    r = subprocess.run([PTXAS, "-arch=sm_90a", "-v", str(src), "-o", str(tmp_path / "k.cubin")],
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    spilled = sum(int(s) for s in re.findall(r"(\d+) bytes spill stores", r.stderr))
-    assert spilled <= 64, r.stderr     # 1228 bytes on one consumer warpgroup
+    assert sum(spill_bytes(assemble(ptx, "sm_90a", tmp_path))) <= 64   # 1228 bytes on one consumer warpgroup
 
 
 def test_kernel_abi_matches_entry_signature():
@@ -238,14 +240,7 @@ def test_other_ampere_and_hopper_targets(name, arch, tmp_path):
         return
     ptx = compiled(path, arch)
     assert f".target {arch}\n" in ptx and "wgmma" not in ptx
-    if PTXAS is None:
-        pytest.skip("ptxas not on PATH: PTX generated but not assembled")
-    src = tmp_path / "k.ptx"
-    src.write_text(ptx)
-    r = subprocess.run([PTXAS, f"-arch={arch}", "-v", str(src), "-o", str(tmp_path / "k.cubin")],
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    assert not any(int(s) for s in re.findall(r"(\d+) bytes spill stores", r.stderr)), r.stderr
+    assert not any(spill_bytes(assemble(ptx, arch, tmp_path)))
 
 
 def test_compile_prints_warnings_and_still_writes(tmp_path, run_cli):

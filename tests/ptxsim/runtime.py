@@ -632,39 +632,12 @@ class Kernel(KernelCodegen, WgmmaRuntime):
                         if (wg + 1) * 128 > cta.nthreads:
                             raise PTXRuntimeError(f"{w.instr.where()}: thread {t} is in no complete warpgroup "
                                                   f"(the CTA has {cta.nthreads} threads)")
-                        key = ("wg", wg, w.instr.lid)
-                        coll = cta.colls.get(key)
-                        if coll is None:
-                            coll = cta.colls[key] = Collective(128)
-                        coll.lanes[t & 127] = R
-                        if len(coll.lanes) == coll.expected:
-                            del cta.colls[key]
-                            self._wgmma_collective(w, coll.lanes, wg)
-                            coll.done = True
-                            if coll.waiters:
-                                cta.runnable.extend(coll.waiters)
-                                coll.waiters = []
-                        else:
-                            cta.waiting_at[t] = w
-                            while not coll.done:
-                                yield coll
+                        yield from _join(cta, w, t, ("wg", wg, w.instr.lid), 128, t & 127, R,
+                                         lambda lanes, w=w, wg=wg: self._wgmma_collective(w, lanes, wg))
                     elif w.kind in (MMA, LDMATRIX):
-                        key = (t >> 5, w.instr.lid)
-                        coll = cta.colls.get(key)
-                        if coll is None:
-                            coll = cta.colls[key] = Collective(min(32, cta.nthreads - (t & ~31)))
-                        coll.lanes[t & 31] = R
-                        if len(coll.lanes) == coll.expected:
-                            del cta.colls[key]
-                            (self._mma_compute if w.kind == MMA else self._ldmatrix_compute)(w, coll.lanes)
-                            coll.done = True
-                            if coll.waiters:
-                                cta.runnable.extend(coll.waiters)
-                                coll.waiters = []
-                        else:
-                            cta.waiting_at[t] = w
-                            while not coll.done:
-                                yield coll
+                        compute = self._mma_compute if w.kind == MMA else self._ldmatrix_compute
+                        yield from _join(cta, w, t, (t >> 5, w.instr.lid), min(32, cta.nthreads - (t & ~31)),
+                                         t & 31, R, lambda lanes, w=w, compute=compute: compute(w, lanes))
                     else:
                         ik, iv = w.args["id"]
                         bid = R[iv] if ik == "reg" else iv
@@ -767,6 +740,27 @@ class Collective:
     def __init__(self, expected):
         self.expected, self.lanes, self.done = expected, {}, False
         self.waiters = []
+
+
+def _join(cta, w, t, key, expected, lane, regs, compute):
+    """Thread `t` arrives at the collective `key` with its registers; the last of
+    `expected` lanes runs `compute(lanes)` and wakes the others (a generator:
+    the waiting threads yield until it is done)."""
+    coll = cta.colls.get(key)
+    if coll is None:
+        coll = cta.colls[key] = Collective(expected)
+    coll.lanes[lane] = regs
+    if len(coll.lanes) == coll.expected:
+        del cta.colls[key]
+        compute(coll.lanes)
+        coll.done = True
+        if coll.waiters:
+            cta.runnable.extend(coll.waiters)
+            coll.waiters = []
+    else:
+        cta.waiting_at[t] = w
+        while not coll.done:
+            yield coll
 
 
 def _mma_index():
