@@ -97,3 +97,116 @@ def test_version(run_cli):
     with pytest.raises(SystemExit) as e:
         run_cli("--version")
     assert e.value.code == 0
+
+
+def _dir_listing(path):
+    return sorted(p.name for p in path.iterdir())
+
+
+def test_input_that_is_not_utf8_is_refused_not_altered(run_cli, tmp_path):
+    # a replaced byte used to reach the output as U+FFFD inside the string
+    f = tmp_path / "k.mlir"
+    f.write_bytes(b'// caf\xc3\xa9\n"x.foo"() {s = "\xc3\xa9\xff"} : () -> ()\n')   # columns count characters
+    out_path = tmp_path / "o.mlir"
+    rc, out, err = run_cli("opt", "--allow-unregistered-dialect", str(f), "-o", str(out_path))
+    assert rc == 1 and out == "" and not out_path.exists()
+    assert err == f"tilec: error: could not open input file '{f}': not UTF-8 text (byte 0xff at line 2, column 18)\n"
+
+
+def test_unprintable_character_is_escaped(run_cli, tmp_path):
+    f = tmp_path / "k.mlir"
+    f.write_text("cuda_tile.module @m {\x14}\n")
+    rc, _, err = run_cli("verify", str(f))
+    assert rc == 1 and err == f"{f}:1:22: error: unexpected character '\\x14'\n"
+
+
+def test_output_path_that_cannot_be_written(run_cli, tmp_path):
+    f = tmp_path / "k.mlir"
+    f.write_text(GOOD)
+    ptx = tmp_path / "v.mlir"
+    ptx.write_text(open(os.path.join(ROOT, "examples", "vector_add.mlir")).read())
+    (tmp_path / "d").mkdir()
+    before = _dir_listing(tmp_path)
+    for prefix, cmd in (("tilec", ["opt", str(f)]),
+                        ("tilec", ["opt", str(ptx), "--emit-bytecode"]),
+                        ("tilec compile", ["compile", str(ptx)])):
+        for target, reason in ((tmp_path / "nodir" / "o", "No such file or directory"),
+                               (tmp_path / "d", "Is a directory")):
+            rc, out, err = run_cli(*cmd, "-o", str(target))
+            assert (rc, out) == (1, ""), err
+            assert err == f"{prefix}: error: could not write output file '{target}': {reason}\n"
+    assert _dir_listing(tmp_path) == before and _dir_listing(tmp_path / "d") == []   # no temporaries left
+
+
+def test_write_output_cleans_up_when_the_rename_fails(tmp_path, capsys):
+    from tilec.driver import write_output
+    (tmp_path / "d").mkdir()
+    assert write_output(str(tmp_path / "d"), b"x") is False
+    assert capsys.readouterr().err == f"tilec: error: could not write output file '{tmp_path / 'd'}': Is a directory\n"
+    assert _dir_listing(tmp_path) == ["d"]
+
+
+def test_output_to_a_pipe_is_written_in_place(run_cli, tmp_path):
+    # renaming a temporary over `-o /dev/null` (as root) replaced the device with a file
+    import stat
+    import threading
+    f = tmp_path / "k.mlir"
+    f.write_text(GOOD)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo).read()))
+    reader.start()
+    rc, out, err = run_cli("opt", str(f), "-o", str(fifo))
+    reader.join(10)
+    assert rc == 0, err
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and "addf %arg0, %arg0" in got[0]
+    # compile writes through the same path: the pipe gets the PTX and stays a pipe
+    got.clear()
+    reader = threading.Thread(target=lambda: got.append(open(fifo).read()))
+    reader.start()
+    rc, out, err = run_cli("compile", os.path.join(ROOT, "examples", "vector_add.mlir"), "-o", str(fifo))
+    reader.join(10)
+    assert rc == 0, err
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and ".visible .entry" in got[0]
+
+
+def test_a_second_input_file_is_an_error(run_cli, tmp_path):
+    f = tmp_path / "k.mlir"
+    f.write_text(GOOD)
+    rc, out, err = run_cli("opt", str(f), "extra.mlir", "-o", str(tmp_path / "o.mlir"))
+    assert (rc, out) == (2, "") and not (tmp_path / "o.mlir").exists()
+    assert err == "tilec opt: error: unexpected argument 'extra.mlir' (one input file per command)\n"
+
+
+def test_bad_pass_flags_are_reported_once_before_the_input_is_read(run_cli, tmp_path):
+    f = tmp_path / "k.mlir"
+    f.write_text(GOOD + "// -----\n" + GOOD + "// -----\n" + GOOD.replace("addf %a, %a", "addf %a %a"))
+    out_path = tmp_path / "o.mlir"
+    pipeline = "invalid pass pipeline: "
+    for flags, msg in [
+            (["--pass-pipeline=builtin.module(canonicalize"], pipeline + "expected ')' in pipeline "
+                                                              "'builtin.module(canonicalize'"),
+            (["--pass-pipeline=builtin.module(nope)"], pipeline + "'nope' does not refer to a registered pass "
+                                                                  "or pass pipeline"),
+            (["--schedule=num-stages=x"], pipeline + "invalid value 'x' for option 'num-stages' of pass "
+                                                     "'schedule': expected an integer"),
+            (["--canonicalize=max-iterations"], pipeline + "option 'max-iterations' of pass 'canonicalize' "
+                                                           "needs a value (max-iterations=...)"),
+            (["--test-debuginfo-update-symbol-name=new-name=x"],
+             pipeline + "test-debuginfo-update-symbol-name needs 'symbol-to-rename' and 'new-name'"),
+            (["--arch", "sm_99"], "unknown target 'sm_99' for --arch (known: sm_80, sm_86, sm_89, sm_90, sm_90a)"),
+            (["--bytecode-version", "13.9"], "unsupported bytecode version '13.9', expected one of [13.1 - 13.5]")]:
+        for extra in ([], ["--verify-diagnostics"]):
+            rc, out, err = run_cli("opt", "--split-input-file", str(f), *flags, *extra, "-o", str(out_path))
+            assert (rc, out) == (1, "") and not out_path.exists()
+            assert err == f"tilec opt: error: {msg}\n"
+
+
+def test_pass_pipeline_may_be_given_once(run_cli, tmp_path):
+    import pytest
+    f = tmp_path / "k.mlir"
+    f.write_text(GOOD)
+    with pytest.raises(SystemExit) as e:
+        run_cli("opt", str(f), "--pass-pipeline=cse", "--pass-pipeline=canonicalize", "-o", str(tmp_path / "o"))
+    assert e.value.code == 2 and not (tmp_path / "o").exists()

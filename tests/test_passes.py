@@ -44,8 +44,16 @@ class Crash(Pass):
         raise ValueError("boom")
 
 
+class BadOptionAtRun(Pass):
+    name = "test-bad-option-at-run"
+
+    def run(self, target):
+        raise PassError("needs 'x'")
+
+
 registry.register_pass(BreakTypes)
 registry.register_pass(Crash)
+registry.register_pass(BadOptionAtRun)
 
 
 def test_pipeline_nesting_as_mlir_opt_writes_it():
@@ -111,6 +119,14 @@ def test_crashing_pass_is_a_diagnostic(run_cli, tmp_path):
     assert rc == 1
     assert "internal error in pass 'test-crash': ValueError: boom" in err
     assert "Traceback" not in err
+
+
+def test_pass_error_while_running_is_not_an_internal_error(run_cli, tmp_path):
+    f = tmp_path / "k.mlir"
+    f.write_text(MODULE)
+    rc, out, err = run_cli("opt", str(f), "--pass-pipeline=builtin.module(test-bad-option-at-run)")
+    assert (rc, out) == (1, "")
+    assert err.endswith(": error: pass 'test-bad-option-at-run': needs 'x'\n") and "internal error" not in err
 
 
 def test_bad_pipeline_is_a_diagnostic(run_cli, tmp_path):

@@ -95,6 +95,10 @@ def main(argv=None) -> int:
         if bad:
             print(f"tilec {args.command}: error: unknown option '{bad[0]}'", file=sys.stderr)
             return 2
+        # a second file would otherwise be dropped without a word
+        print(f"tilec {args.command}: error: unexpected argument '{unknown[0]}' "
+              f"(one input file per command)", file=sys.stderr)
+        return 2
     from .driver import run_command
     import gc
     # IR is many small long-lived objects and no cycles worth chasing while a

@@ -103,14 +103,6 @@ def parse_and_compile(text, filename="<input>", arch="sm_90a", num_warps=None, n
     return ptx
 
 
-def _write_atomically(path, data: bytes):
-    import os
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-    os.replace(tmp, path)
-
-
 def compile_command(args) -> int:
     """`tilec compile`: diagnostics on stderr, output written only on success."""
     import os
@@ -158,13 +150,8 @@ def compile_command(args) -> int:
         data = _assemble(ptx, args.arch)
         if data is None:
             return 1
-    if out == "-":
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-    else:
-        _write_atomically(out, data)
-    return 0
+    from .driver import write_output
+    return 0 if write_output(out, data, "tilec compile") else 1
 
 
 def _assemble(ptx: str, arch: str):

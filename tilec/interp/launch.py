@@ -87,16 +87,18 @@ def _entries(module):
 
 def find_kernel(module, kernel=None):
     entries, globals_ = _entries(module)
+    if not entries:   # "name the kernel" would send the user looking for a name to give
+        raise LaunchError([Diagnostic("error", None, "the module has no entry to run")])
     if kernel is None:
         if len(entries) != 1:
-            names = ", ".join("@" + e.sym_name.value for e in entries) or "none"
+            names = ", ".join("@" + e.sym_name.value for e in entries)
             raise LaunchError([Diagnostic("error", None, f"name the kernel to run (entries: {names})")])
         return entries[0], globals_
     name = kernel.lstrip("@")
     for e in entries:
         if e.sym_name.value == name:
             return e, globals_
-    names = ", ".join("@" + e.sym_name.value for e in entries) or "none"
+    names = ", ".join("@" + e.sym_name.value for e in entries)
     raise LaunchError([Diagnostic("error", None, f"no kernel @{name} in the module (entries: {names})")])
 
 

@@ -62,10 +62,15 @@ class Pass:
                 raise PassError(f"'{self.name}' does not have an option named '{k}'"
                                 + (f" (known: {', '.join(sorted(self.OPTIONS))})" if self.OPTIONS else ""))
             conv = self.OPTIONS[k][0]
+            if raw is None and conv is not bool:   # `{max-iterations}`: only a flag may go bare
+                raise PassError(f"option '{k}' of pass '{self.name}' needs a value ({k}=...)")
             try:
                 self.options[k] = _to_bool(raw) if conv is bool else conv(raw)
-            except (ValueError, TypeError) as e:
-                raise PassError(f"invalid value for option '{k}' of pass '{self.name}': {e}")
+            except (ValueError, TypeError):
+                # Python's own text ("invalid literal for int() with base 10") means nothing to a user
+                what = {int: "an integer", float: "a number", bool: "true or false"}.get(conv, "a valid value")
+                raise PassError(f"invalid value '{raw}' for option '{k}' of pass '{self.name}': "
+                                f"expected {what}") from None
 
     @property
     def display_name(self):

@@ -19,6 +19,16 @@ class _PassFlag(argparse.Action):
         namespace.pass_flags = lst
 
 
+class _Once(argparse.Action):
+    """A flag that may be given once (mlir-opt refuses a second --pass-pipeline
+    rather than silently dropping the first)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, self.dest, None) is not None:
+            parser.error(f"{option_string} may be given only once")
+        setattr(namespace, self.dest, values)
+
+
 def expand_pass_flags(argv):
     """`--canonicalize=max-iterations=3` -> `--pass-with-options canonicalize=max-iterations=3`
     (argparse cannot give a flag an optional value without eating the input path)."""
@@ -35,7 +45,7 @@ def expand_pass_flags(argv):
 
 def add_pass_options(p):
     p.set_defaults(pass_flags=[])
-    p.add_argument("--pass-pipeline", metavar="PIPELINE",
+    p.add_argument("--pass-pipeline", metavar="PIPELINE", action=_Once,
                    help="a textual pipeline, e.g. 'builtin.module(cuda_tile.module(canonicalize))'")
     p.add_argument("--mlir-print-ir-after-all", action="store_true", help="print the IR after every pass (stderr)")
     p.add_argument("--mlir-timing", action="store_true", help="report the time each pass took (stderr)")
@@ -47,6 +57,11 @@ def add_pass_options(p):
         p.add_argument(f"--{name}", action=_PassFlag, const=name, nargs=0,
                        help=registry.description(name) + f" (options: --{name}='key=value ...')",
                        dest="pass_flags_" + name.replace("-", "_"))
+
+
+class FlagError(Exception):
+    """A bad --arch, --num-stages or --num-warps: the flag's fault, not the pipeline
+    text's. (Not a PassError: passes.base is too heavy an import for `tilec --help`.)"""
 
 
 # top-level `tilec opt` flag (argparse dest) -> {pass name: pass option} it sets
@@ -84,14 +99,13 @@ def apply_target_flags(root, args):
     flags = {dest: getattr(args, dest, None) for dest in TARGET_FLAGS}
     if all(v is None for v in flags.values()):
         return root
-    from .base import PassError
     if flags["arch"] is not None:
         from ..conversion.target import ARCHES
         if flags["arch"] not in ARCHES:
-            raise PassError(f"unknown target '{flags['arch']}' for --arch (known: {', '.join(ARCHES)})")
+            raise FlagError(f"unknown target '{flags['arch']}' for --arch (known: {', '.join(ARCHES)})")
     for dest, name in (("num_stages", "--num-stages"), ("num_warps", "--num-warps")):
         if flags[dest] is not None and flags[dest] < 1:
-            raise PassError(f"{name} must be at least 1, not {flags[dest]}")
+            raise FlagError(f"{name} must be at least 1, not {flags[dest]}")
     for p in _passes_of(root):
         for dest, value in flags.items():
             opt = TARGET_FLAGS[dest].get(p.name)
@@ -119,7 +133,7 @@ def run_requested_passes(ops, args, engine):
     from .manager import PassManager
     try:
         root = build_pipeline(args)
-    except PassError as e:
+    except (PassError, FlagError) as e:
         engine.error(None, f"invalid pass pipeline: {e}")
         return None
     pm = PassManager(root, verify_each=not getattr(args, "no_verify_each", False),

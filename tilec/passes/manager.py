@@ -8,7 +8,7 @@ import time
 from ..ir.core import Block
 from ..ir.diagnostics import current_engine, using_engine
 from ..ir.verifier import verify
-from .base import Pass, TopLevel
+from .base import Pass, PassError, TopLevel
 from .pipeline import Nest
 
 
@@ -69,6 +69,9 @@ class PassManager:
             ok = p.run(target)
         except RecursionError:
             engine.error(target.location, f"pass '{p.name}' failed: input nests too deeply")
+            return False
+        except PassError as e:   # bad options found only when the pass runs: the user's error, not a bug
+            engine.error(target.location, f"pass '{p.name}': {e}")
             return False
         except Exception as e:  # a bug in a pass: a diagnostic naming it, never a traceback
             engine.error(target.location, f"internal error in pass '{p.name}': {type(e).__name__}: {e}")

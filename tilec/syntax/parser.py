@@ -21,7 +21,7 @@ from ..ir.opdef import Op, OPTIONAL, SINGLE, VARIADIC, SEGMENTS
 from ..ir.types import IntegerType
 from . import format as F
 from . import snapshot
-from .reader import BodyError, parse_location, parse_type, unquote, LOC_ALIASES, TYPE_ALIASES
+from .reader import BodyError, char_text, parse_location, parse_type, unquote, LOC_ALIASES, TYPE_ALIASES
 
 GRAMMAR_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                            "grammar")
@@ -897,7 +897,7 @@ def _wrong_token_pos(text, e, line, col):
 
 def _describe_unexpected(e) -> str:
     if isinstance(e, UnexpectedCharacters):
-        return f"unexpected character '{e.char}'"
+        return f"unexpected character '{char_text(e.char)}'"
     if isinstance(e, UnexpectedEOF):
         return "unexpected end of file"
     if isinstance(e, UnexpectedToken):

@@ -14,6 +14,11 @@ from ..ir.types import (FLOAT_KINDS, FloatType, FunctionType, IndexType, Integer
                         OpaqueType, RankedTensorType, DYNAMIC)
 
 
+def char_text(c: str) -> str:
+    """`c` as a diagnostic shows it: an unprintable character escaped, not written raw."""
+    return c if c.isprintable() else ascii(c)[1:-1]
+
+
 class BodyError(Exception):
     def __init__(self, message: str, offset: int = 0):
         super().__init__(message)
@@ -42,7 +47,7 @@ class Reader:
         while pos < len(text):
             m = _TOKEN.match(text, pos)
             if not m:
-                raise BodyError(f"unexpected character '{text[pos]}'", base + pos)
+                raise BodyError(f"unexpected character '{char_text(text[pos])}'", base + pos)
             if m.lastgroup != "ws":
                 self.toks.append((m.lastgroup, m.group(), pos))
             pos = m.end()

@@ -68,11 +68,14 @@ class UpdateSymbolName(Pass):
     OPTIONS = {"symbol-to-rename": (str, ""), "new-name": (str, ""), "update-uses": (bool, False),
                "scope": (str, "")}
 
+    def __init__(self, options=None):
+        super().__init__(options)
+        if not self.options["symbol-to-rename"] or not self.options["new-name"]:   # a pipeline error, up front
+            raise PassError(f"{self.name} needs 'symbol-to-rename' and 'new-name'")
+
     def run(self, target) -> bool:
         engine = current_engine()
         path, new = self.options["symbol-to-rename"], self.options["new-name"]
-        if not path or not new:
-            raise PassError(f"{self.name} needs 'symbol-to-rename' and 'new-name'")
         roots = list(target.block.ops) if hasattr(target, "block") else [target]
         func = _find(roots, path)
         if func is None:
