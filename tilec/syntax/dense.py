@@ -94,10 +94,10 @@ def convert_element(tok, off, elt):
         try:
             v = int(tok, 16) if tok.lower().lstrip("+-").startswith("0x") else int(tok)
         except ValueError:
-            raise BodyError(f"expected integer elements, but parsed floating-point", off)
+            raise BodyError("expected integer elements, but parsed floating-point", off)
         if w == 1:
             if v not in (0, 1):
-                raise BodyError(f"integer constant out of range for type", off)
+                raise BodyError("integer constant out of range for type", off)
             return v
         lo, hi = -(1 << (w - 1)), (1 << w) - 1
         if v < lo or v > hi:
@@ -189,7 +189,6 @@ def parse_elements(body: str, type_):
     converted = [convert_element(t, o, elt) for t, o in leaves]  # element errors come first, as in MLIR
     lit_shape = _shape_of(v)
     if lit_shape != shape:
-        sh = "x".join(str(d) for d in lit_shape)
         raise BodyError(f"inferred shape of elements literal ([{', '.join(map(str, lit_shape))}]) does not "
                         f"match type ([{', '.join(map(str, shape))}])", 0)
     flat = []

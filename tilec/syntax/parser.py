@@ -9,7 +9,7 @@ import os
 import re
 import tempfile
 
-from lark import Lark, Token, Transformer, Tree, v_args
+from lark import Lark, Token, Transformer, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from ..ir import attributes as A
@@ -17,11 +17,11 @@ from ..ir import registry
 from ..ir.core import Block, Operation, Region, Value
 from ..ir.diagnostics import DiagnosticEngine
 from ..ir.location import FileLineColLoc, Location, UNKNOWN
-from ..ir.opdef import Op, OPTIONAL, SINGLE, VARIADIC, SEGMENTS
+from ..ir.opdef import SINGLE, SEGMENTS
 from ..ir.types import IntegerType
 from . import format as F
 from . import snapshot
-from .reader import BodyError, char_text, parse_location, parse_type, unquote, LOC_ALIASES, TYPE_ALIASES
+from .reader import BodyError, char_text, parse_location, parse_type, unquote, TYPE_ALIASES
 
 GRAMMAR_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                            "grammar")
@@ -679,10 +679,7 @@ class _Resolver:
                 elif base in self.scope or any(k.startswith(base + "#") for k in self.scope):
                     self.err("reference to invalid result number", ref.line, ref.col)
             if real is None:
-                base = ref.ref.split("#")[0]
-                self.err(f"use of undeclared SSA value name" if base not in self.scope and not any(
-                    k.startswith(base + "#") for k in self.scope) else
-                    f"use of undeclared SSA value name", ref.line, ref.col)
+                self.err("use of undeclared SSA value name", ref.line, ref.col)
             if ref.expected is not None and real.type is not None and real.type != ref.expected:
                 if real in self.unreached:  # a forward use: MLIR finds out at the definition
                     number = ref.ref if "#" in ref.ref else ref.ref + "#0"
@@ -701,12 +698,12 @@ class _Resolver:
             for s in succ:
                 if s not in labels:
                     flc = _written_at(op)
-                    self.err(f"reference to an undefined block", *(flc[1:] if flc else (None, None)))
+                    self.err("reference to an undefined block", *(flc[1:] if flc else (None, None)))
             op.successors = [labels[s] for s in succ]
         if getattr(op, "_infer", False):
             try:
                 types = op.infer_result_types()
-            except Exception as e:  # inference on malformed operands: report, don't crash
+            except Exception:  # inference on malformed operands: report, don't crash
                 types = None
             if types is None:
                 flc = _written_at(op)
