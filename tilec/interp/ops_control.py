@@ -34,7 +34,8 @@ structural("cuda_tile.return")(_terminator(RETURN))
 
 
 @structural("cuda_tile.if")
-def _if(op, cc):
+def if_step(op, cc):
+    """The step of an if: the branch taken runs, and its yield sets the results."""
     cond = op.operands[0]
     then = cc.block(op.regions[0].blocks[0])
     other = cc.block(op.regions[1].blocks[0]) if op.regions[1].blocks else None

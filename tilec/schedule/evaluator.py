@@ -26,7 +26,7 @@ from ..interp.engine import run_block
 from ..interp.errors import InterpError
 from ..interp.numerics import BOOL, F32, F64, dtype_of, signed_value, unsigned, wrap_int
 from ..interp.registry import COMPUTE, STRUCTURAL, TOKEN, YIELD, compute, structural
-from ..interp.ops_control import reduce_step, scan_step
+from ..interp.ops_control import if_step, reduce_step, scan_step
 from ..interp.ops_view import _PADDING
 from ..ir import attributes as A
 from ..ir.types import IndexType
@@ -262,24 +262,8 @@ def _for(op, cc):
     return step
 
 
-@structural("scf.if")
-def _if(op, cc):
-    cond = op.operands[0]
-    then = cc.block(op.regions[0].blocks[0])
-    other = cc.block(op.regions[1].blocks[0]) if op.regions[1].blocks else None
-    results = list(op.results)
-
-    def step(env):
-        prog = then if env[cond] else other
-        if prog is None:
-            return None
-        sig = run_block(prog, env)
-        if sig[0] != YIELD:
-            return sig
-        for r, v in zip(results, sig[1]):
-            env[r] = v
-        return None
-    return step
+# scf.if runs as cuda_tile.if does: the branch taken yields the results
+structural("scf.if")(if_step)
 
 
 CONDITION = "condition"   # the signal scf.condition ends scf.while's before region with
