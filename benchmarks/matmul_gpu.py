@@ -31,7 +31,7 @@ Exit status: 0 all ran and matched (also: no GPU, unless --require-gpu);
 --require-gpu; 3 torch missing.
 
     python benchmarks/matmul_gpu.py [--size 4096] [--arch sm_90a] [--num-warps 4]
-        [--tileiras-cubin FILE] [--ptx FILE] [--save-ptx FILE] [--reps 30] [--warmup 5]
+        [--wgmma] [--tileiras-cubin FILE] [--ptx FILE] [--save-ptx FILE] [--reps 30] [--warmup 5]
 """
 from __future__ import annotations
 
@@ -58,6 +58,14 @@ def _tile_of_output(text):
     return int(m.group(1)), int(m.group(2))
 
 
+def tiled_kernel(text, tile):
+    """The example with other tile sizes: tile = (BM, BN, BK) makes A's tiles BMxBK,
+    B's BKxBN and the accumulator and C's BMxBN (the example is (64, 64, 32))."""
+    bm, bn, bk = tile
+    subst = {"64x32": f"{bm}x{bk}", "32x64": f"{bk}x{bn}", "64x64": f"{bm}x{bn}"}
+    return re.sub(r"\b(64x32|32x64|64x64)(?=xf|\))", lambda m: subst[m.group(1)], text)
+
+
 def _check(torch, name, c, ref, scale):
     err = (c.float() - ref).abs()
     bound = RTOL * scale + 1e-6
@@ -80,6 +88,11 @@ def main(argv=None):
     ap.add_argument("--size", type=int, default=4096, help="M = N = K (default 4096)")
     ap.add_argument("--arch", default="sm_90a", choices=["sm_80", "sm_90a"])
     ap.add_argument("--num-warps", type=int, default=None, help="default: the compiler's choice")
+    ap.add_argument("--wgmma", action="store_true", help="tilec's experimental wgmma path (sm_90a)")
+    ap.add_argument("--kernel", default=KERNEL, help="the kernel's text (default the example); "
+                    "same 15 parameters and entry name, e.g. from benchmarks/export_cutile_matmul.py")
+    ap.add_argument("--tile", help="BMxBNxBK: the example with these tile sizes (default 64x64x32)")
+    ap.add_argument("--write-kernel", metavar="FILE", help="write the (tiled) kernel's text to FILE and exit")
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--tileiras-cubin", help="NVIDIA's cubin of the same kernel (make_tileiras_cubin.sh)")
@@ -88,6 +101,19 @@ def main(argv=None):
     ap.add_argument("--require-gpu", action="store_true", help="exit 2 (not 0) when there is no GPU")
     opts = ap.parse_args(argv)
     reps = max(opts.reps, 20)
+    with open(opts.kernel) as fh:
+        text = fh.read()
+    if opts.tile:
+        try:
+            tile = tuple(int(v) for v in opts.tile.lower().split("x"))
+            assert len(tile) == 3
+        except (ValueError, AssertionError):
+            ap.error(f"--tile takes BMxBNxBK, not {opts.tile!r}")
+        text = tiled_kernel(text, tile)
+    if opts.write_kernel:
+        with open(opts.write_kernel, "w") as fh:
+            fh.write(text)
+        return 0
 
     from tilec.runtime import cuda_available, unavailable_reason
     if not cuda_available():
@@ -102,8 +128,6 @@ def main(argv=None):
     from tilec.runtime import (LaunchInfoError, device_info, entry_arg_types, load_cubin, load_ptx,
                                median_ms, tflops, time_ms)
 
-    with open(KERNEL) as fh:
-        text = fh.read()
     tm, tn = _tile_of_output(text)
     M = N = K = opts.size
     grid = (-(-M // tm), -(-N // tn), 1)
@@ -111,7 +135,8 @@ def main(argv=None):
     dev = device_info()
     print(f"device: {dev['name']} (sm_{dev['cc'][0]}{dev['cc'][1]}, {dev['sms']} SMs), "
           f"torch {torch.__version__}")
-    print(f"matmul f16 {M}x{N}x{K}, f32 accumulation; {os.path.relpath(KERNEL, ROOT)}: {tm}x{tn} output tiles, "
+    print(f"matmul f16 {M}x{N}x{K}, f32 accumulation; {os.path.relpath(opts.kernel, ROOT)}"
+          f"{' with tiles ' + opts.tile if opts.tile else ''}: {tm}x{tn} output tiles, "
           f"grid {grid}; median of {reps} timed runs after {opts.warmup} warm-up runs")
 
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -146,8 +171,9 @@ def main(argv=None):
         else:
             from tilec.codegen.ptx import compile_text
             t0 = time.perf_counter()
-            ptx = compile_text(text, arch=opts.arch, num_warps=opts.num_warps)
-            print(f"tilec: compiled for {opts.arch}, num_warps {opts.num_warps}, in {time.perf_counter() - t0:.2f} s")
+            ptx = compile_text(text, arch=opts.arch, num_warps=opts.num_warps, wgmma=opts.wgmma)
+            print(f"tilec: compiled for {opts.arch}, num_warps {opts.num_warps}"
+                  f"{', wgmma' if opts.wgmma else ''}, in {time.perf_counter() - t0:.2f} s")
         if opts.save_ptx:
             with open(opts.save_ptx, "w") as fh:
                 fh.write(ptx)

@@ -182,6 +182,7 @@ _EIATTR_MAX_THREADS = 0x05
 _EIATTR_REQNTID = 0x10
 _EIATTR_KPARAM_INFO = 0x17
 _EIATTR_CBANK_PARAM_SIZE = 0x19
+_EIATTR_KPARAM_INFO_V2 = 0x45   # newer ptxas (e.g. kernels with tensor maps): size in the low 16 bits
 
 
 @dataclass
@@ -238,6 +239,9 @@ def cubin_kernels(data: bytes) -> dict:
             elif attr == _EIATTR_KPARAM_INFO and len(payload) >= 12:
                 _index, ordinal, offset, word = struct.unpack_from("<IHHI", payload)
                 raw_params.append((ordinal, offset, (word >> 18) & 0x3FFF))
+            elif attr == _EIATTR_KPARAM_INFO_V2 and len(payload) >= 12:
+                _index, ordinal, offset, word = struct.unpack_from("<IHHI", payload)
+                raw_params.append((ordinal, offset, word & 0xFFFF))
             elif attr == _EIATTR_CBANK_PARAM_SIZE:
                 k.param_bytes = val
         for ordinal, offset, psize in sorted(raw_params):

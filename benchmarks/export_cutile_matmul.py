@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""cuTile Python's own f16 matmul, exported as cuTile would launch it on 4096^3
+torch tensors (shapes and strides divisible by 16, 16-byte aligned bases): the
+Tile IR text (for tilec) and NVIDIA's tileiras cubin of the same bytecode, so
+benchmarks/matmul_gpu.py --kernel/--tileiras-cubin compare the two compilers on
+a kernel annotated the way NVIDIA's front end annotates it.
+
+Run with the reference toolchain's python (shared/tools/reference-toolchain.sh):
+    $TILEIR_REF/bin/python benchmarks/export_cutile_matmul.py OUTDIR [BMxBNxBK ...]
+Writes OUTDIR/cutile_matmul_<tile>.{tilebc,mlir,sm_90.cubin}."""
+import os
+import shutil
+import subprocess
+import sys
+
+import cuda.tile as ct
+from cuda.tile.compilation import (ArrayConstraint, CallingConvention, KernelSignature,
+                                   export_kernel)
+
+
+@ct.kernel
+def matmul_f16(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.full((BM, BN), 0, dtype=ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
+        ta = ct.load(a, index=(bm, k), shape=(BM, BK), padding_mode=ct.PaddingMode.ZERO)
+        tb = ct.load(b, index=(k, bn), shape=(BK, BN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(ta, tb, acc)
+    ct.store(c, index=(bm, bn), tile=ct.astype(acc, ct.float16))
+
+
+def array2d():
+    return ArrayConstraint(dtype=ct.float16, ndim=2, index_dtype=ct.int32, stride_lower_bound_incl=0,
+                           alias_groups=(), may_alias_internally=False, stride_constant=(None, 1),
+                           shape_divisible_by=16, stride_divisible_by=(16, 1), base_addr_divisible_by=16)
+
+
+def export(tile, out):
+    name = f"cutile_matmul_{tile[0]}x{tile[1]}x{tile[2]}"
+    sig = KernelSignature([array2d()] * 3 + list(tile), calling_convention=CallingConvention.cutile_python_v1(),
+                          symbol="matmul_f16")
+    bc = os.path.join(out, name + ".tilebc")
+    export_kernel(matmul_f16, [sig], bc, output_format="tileir_bytecode", bytecode_version="13.1", gpu_code="sm_90")
+    text = subprocess.run([shutil.which("tileirdisasm"), bc], capture_output=True, text=True, check=True).stdout
+    with open(os.path.join(out, name + ".mlir"), "w") as fh:
+        fh.write(text)
+    subprocess.run([shutil.which("tileiras"), "--gpu-name=sm_90", bc, "-o", os.path.join(out, name + ".sm_90.cubin")],
+                   check=True)
+    print(name)
+
+
+if __name__ == "__main__":
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    for spec in sys.argv[2:] or ["128x128x64"]:
+        export(tuple(int(v) for v in spec.split("x")), out)
