@@ -90,7 +90,9 @@ def test_very_large_accumulators_get_two_consumer_warpgroups_on_sm_90a(tmp_path)
         wide = fh.read().replace("128x128", "128x256").replace("64x128", "64x256")
     ptx = compile_text(wide, "sm_90a")
     assert ".reqntid 384, 1, 1" in ptx
-    assert sum(spill_bytes(assemble(ptx, "sm_90a", tmp_path))) <= 64   # 1228 bytes on one consumer warpgroup
+    # 1228 bytes on one consumer warpgroup; 84 with two (the swizzled slots' ldmatrix
+    # addresses cost the consumer two registers more than row-major ones, which spilled 64)
+    assert sum(spill_bytes(assemble(ptx, "sm_90a", tmp_path))) <= 96
 
 
 def test_kernel_abi_matches_entry_signature():

@@ -381,10 +381,13 @@ def test_sim_wgmma_enforces_the_isa_ordering_rules(kw, message):
         _sim_wgmma(16, "f16", LAYOUTS[0], **kw)
 
 
-def test_sim_wgmma_rejects_swizzled_descriptors():
+def test_sim_wgmma_rejects_a_base_offset():
+    """Swizzled layouts are simulated from whole swizzle patterns only (what tilec
+    emits: 1024-aligned slots); a descriptor with a base offset is reported."""
     n, size = 8, 4096
     ptx = _wgmma_kernel(n, "f16", size)
     args = [np.zeros(size, np.uint8), np.zeros((64, n), np.float32), np.zeros((64, n), np.float32),
-            np.uint64(descriptor(0, 128, 256, swizzle=1)), np.uint64(descriptor(2048, 128, 256)), np.uint32(1)]
-    with pytest.raises(ptxsim.PTXRuntimeError, match="swizzled layouts are not simulated"):
+            np.uint64(descriptor(0, 128, 256, swizzle=1) | (3 << 49)), np.uint64(descriptor(2048, 128, 256)),
+            np.uint32(1)]
+    with pytest.raises(ptxsim.PTXRuntimeError, match="nonzero base offset is not simulated"):
         ptxsim.run_ptx(ptx, "k", 1, args)

@@ -65,7 +65,7 @@ def build_argparser():
                       help="ptx (default) or cubin (runs ptxas, which must be on PATH)")
     comp.add_argument("--wgmma", action="store_true",
                       help="experimental, sm_90a only: run f16/bf16 dots that fit on wgmma.mma_async "
-                           "(checked by ptxas and a simulator, never on a GPU)")
+                           "(checked on an H100; not faster than the default yet)")
     comp.add_argument("--Wunsupported-hints", dest="warn_hints", action="store_true", help=argparse.SUPPRESS)
     comp.add_argument("--Werr-hints", dest="error_hints", action="store_true", help=argparse.SUPPRESS)
     comp.set_defaults(allow_unregistered_dialect=False, split_input_file=False, verify_diagnostics=False)

@@ -1450,9 +1450,7 @@ class KernelCodegen:
         for x in (ta, tb):
             if not isinstance(x, Imm) or x.ival not in (0, 1):
                 self._fail("wgmma.mma_async imm-trans-a/b (0 or 1)")
-        if ta.ival or tb.ival:
-            self._fail("wgmma.mma_async with transposed (MN-major) operands")
         w, term = self._wait(ins, WGMMA, k, nblocks)
         w.args.update(d=list(d.items), a=a.slot, b=b.slot, scale=sk, scale_a=float(sa.ival),
-                      scale_b=float(sb.ival), n=n, atype=rest[2])
+                      scale_b=float(sb.ival), n=n, atype=rest[2], trans_a=ta.ival, trans_b=tb.ival)
         return term

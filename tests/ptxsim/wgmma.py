@@ -9,10 +9,12 @@ independent of tilec's emitter, which it must agree with:
 
 * A descriptor is 64 bits: bits 0-13 start address >> 4, 16-29 leading
   dimension byte offset (LBO) >> 4, 32-45 stride dimension byte offset (SBO)
-  >> 4, 49-51 base offset (unused without swizzle), 62-63 swizzle mode (0: none,
-  the only one modelled). The other bits are reserved; a descriptor with any of
-  them set is reported. The encoded address is the shared-window address
-  (x & 0x3FFFF) >> 4, so the simulator reads it as SHARED_BASE + (field << 4).
+  >> 4, 49-51 base offset, 62-63 swizzle mode (0: none, 1: 128-byte, 2:
+  64-byte, 3: 32-byte). The other bits are reserved; a descriptor with any of
+  them set, or a nonzero base offset (the layouts modelled start on a whole
+  swizzle pattern), is reported. The encoded address is the shared-window
+  address (x & 0x3FFFF) >> 4, so the simulator reads it as SHARED_BASE +
+  (field << 4).
 * K-major without swizzle, 16-bit elements (T = 8 elements per 16 bytes): the
   canonical layout ((8, m), (T, 2k)) : ((1T, SBO), (1, LBO)) puts element
   (row, col) -- row along M (A) or N (B), col along K -- at byte
@@ -20,6 +22,14 @@ independent of tilec's emitter, which it must agree with:
   8x8 core matrices of 8 rows x 16 contiguous bytes, SBO between core matrices
   adjacent in M/N, LBO between ones adjacent in K. With imm-trans 0, A (M x K)
   and B (given as N x K) are both K-major.
+* Swizzled, W = 128, 64 or 32 bytes (T = W / 2 elements): K-major puts (row,
+  col) at start + (row % 8) W + (row // 8) SBO + 2 col (the K step of one
+  instruction, 16 elements, lies within a W-byte row); MN-major (imm-trans 1)
+  puts element (mn, k) at start + 2 (mn % T) + (k % 8) W + (k // 8) SBO +
+  (mn // T) LBO. Then the address is swizzled as the hardware does, on shared
+  addresses: bits 4-6 (32-byte: bit 4, 64-byte: bits 4-5) XOR bits 7-9. tilec's
+  in-place wgmma (swizzled pipeline slots) matched an H100 on the examples
+  (tests/gpu/test_wgmma_gpu.py, 2026-11-24) under this reading.
 * D (m64nNk16, .f32): N/2 registers per thread; warp w of the warpgroup holds
   rows 16 w .. 16 w + 15; register i of lane l is row 16 w + l / 4 + 8 ((i / 2) % 2),
   column 8 (i / 4) + 2 (l % 4) + (i % 2) (the ISA's figure for the D fragment).
@@ -64,6 +74,29 @@ def kmajor_offsets(rows, cols, lbo, sbo):
     r = np.arange(rows)[:, None]
     c = np.arange(cols)[None, :]
     return (r % 8) * 16 + (r // 8) * sbo + (c % 8) * 2 + (c // 8) * lbo
+
+
+SWIZZLE_BYTES = {1: 128, 2: 64, 3: 32}
+
+
+def operand_offsets(rows, desc, mn_major):
+    """Shared-window byte offsets (rows x 16) of an operand: row along M/N, col
+    along K (the module docstring's layouts)."""
+    start, lbo, sbo, _, mode = decode_descriptor(desc)
+    if mode == 0:
+        if mn_major:
+            raise PTXRuntimeError("wgmma: an MN-major operand without swizzle is not simulated")
+        return start + kmajor_offsets(rows, 16, lbo, sbo)
+    w = SWIZZLE_BYTES[mode]
+    r = np.arange(rows)[:, None]
+    c = np.arange(16)[None, :]
+    if mn_major:
+        t = w // 2
+        off = start + 2 * (r % t) + (c % 8) * w + (c // 8) * sbo + (r // t) * lbo
+    else:
+        off = start + (r % 8) * w + (r // 8) * sbo + 2 * c
+    mask = w // 16 - 1
+    return off ^ (((off >> 7) & mask) << 4)
 
 
 def d_fragment(n):
@@ -144,9 +177,9 @@ class WgmmaRuntime:
         for d in (adesc, bdesc):
             if d & RESERVED_BITS:
                 raise PTXRuntimeError(f"wgmma matrix descriptor {d:#x} sets reserved bits ({where})")
-            if decode_descriptor(d)[4] != 0:
-                raise PTXRuntimeError(f"wgmma matrix descriptor {d:#x}: swizzled layouts are not simulated "
-                                      f"({where})")
+            if decode_descriptor(d)[3] != 0:
+                raise PTXRuntimeError(f"wgmma matrix descriptor {d:#x}: a nonzero base offset is not "
+                                      f"simulated ({where})")
         op = WgmmaOp(w, threads, adesc, bdesc, scale_d)
         for l in range(128):
             R = lanes[l]
@@ -199,16 +232,18 @@ class WgmmaRuntime:
         ft = np.float16 if atype == "f16" else ml_dtypes.bfloat16
         h = np.asarray(self.sviews["H"])
 
-        def operand(desc, rows):
-            start, lbo, sbo, _, _ = decode_descriptor(desc)
-            addr = SHARED_BASE + start + kmajor_offsets(rows, 16, lbo, sbo)
+        def operand(desc, rows, mn_major):
+            try:
+                addr = SHARED_BASE + operand_offsets(rows, desc, mn_major)
+            except PTXRuntimeError as e:
+                raise PTXRuntimeError(f"{e} ({where})") from None
             lo, hi = SHARED_BASE, SHARED_BASE + self.launch_shared
             if addr.min() < lo or addr.max() + 2 > hi:
                 raise MemoryFault(f"wgmma.mma_async operand (descriptor {desc:#x}) reaches outside the "
                                   f"{self.launch_shared} shared bytes ({where})")
             return h[addr // 2].view(ft).astype(np.float64)
-        a = operand(op.adesc, 64) * w.args["scale_a"]           # (64, 16): A[m][k]
-        b = operand(op.bdesc, n).T * w.args["scale_b"]          # (16, N): B[k][n] from the N x K layout
+        a = operand(op.adesc, 64, w.args["trans_a"]) * w.args["scale_a"]     # (64, 16): A[m][k]
+        b = operand(op.bdesc, n, w.args["trans_b"]).T * w.args["scale_b"]    # (16, N): B[k][n]
         row, col = d_fragment(n)
         c = np.zeros((64, n))
         if op.scale_d:

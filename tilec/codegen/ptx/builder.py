@@ -83,6 +83,11 @@ class KernelBuilder:
                 return entry[2]
         return 1
 
+    def shared_alignment(self) -> int:
+        """The alignment the CTA's shared block is declared with: 128, or more when a
+        buffer needs it (swizzled tiles that wgmma reads start 1024-aligned)."""
+        return max([128] + [entry[2] for entry in self.shared])
+
     def grow_shared(self, sym: str, size: int):
         for entry in self.shared:
             if entry[0] == sym:

@@ -33,6 +33,7 @@ class Emitter:
         self.loops: list = []          # enclosing loop frames (for break/continue)
         self.op = None                 # the op being emitted (for diagnostics)
         self.align_of: dict = {}       # shared-address register -> known byte alignment
+        self.swizzle_of: dict = {}     # shared-address register -> Swizzle of the tile stored there
         self.async_targets: dict = {}  # load op -> the pipeline slot it may fill with cp.async
         self.async_issued = None       # set by such a load: predicate of its cp.async path (True: always)
         self.wgmma = False             # the opt-in wgmma path for tensor-core dots (sm_90a)
@@ -304,15 +305,14 @@ class Emitter:
             coeffs = (0,)
         es = byte_size(tile.etype)
         lin = self.linear_base(layout, coeffs)
-        addr = kb.reg(B32)
-        kb.emit(f"mad.lo.u32 \t{addr}, {lin}, {es}, {base}")
+        where = self._shared_addresses(base, lin, es)
         st = mem_type(tile.etype).replace(".s", ".b").replace(".u8", ".b8")
         run = self.shared_run(layout, coeffs, tile.etype, base, extra) if tile.shape else 1
         if run > 1:
             for slot in range(0, layout.nslots, run):
                 off = (sum(o * c for o, c in zip(layout.offsets(slot), coeffs)) + extra) * es
                 regs = ", ".join(tile.at(slot + k) for k in range(run))
-                kb.emit(f"st.shared.v{run}{st} \t[{addr}+{off}], {{{regs}}}")
+                kb.emit(f"st.shared.v{run}{st} \t{where(off)}, {{{regs}}}")
             return
         for slot in range(layout.nslots):
             off = (sum(o * c for o, c in zip(layout.offsets(slot), coeffs)) + extra) * es
@@ -321,7 +321,20 @@ class Emitter:
                 b = kb.reg(B32)
                 kb.emit(f"selp.u32 \t{b}, 1, 0, {reg}")
                 reg, st = b, ".b8"
-            kb.emit(f"st.shared{st} \t[{addr}+{off}], {reg}")
+            kb.emit(f"st.shared{st} \t{where(off)}, {reg}")
+
+    def _shared_addresses(self, base: str, lin: str, es: int):
+        """`off` (bytes) -> the PTX address of linear byte offset lin * es + off
+        of the tile at `base`, through its swizzle when it has one."""
+        kb = self.kb
+        swz = self.swizzle_of.get(base)
+        if swz is None:
+            addr = kb.reg(B32)
+            kb.emit(f"mad.lo.u32 \t{addr}, {lin}, {es}, {base}")
+            return lambda off: f"[{addr}+{off}]"
+        xb = kb.reg(B32)
+        kb.emit(f"mul.lo.u32 \t{xb}, {lin}, {es}")
+        return swz.addresses(kb, base, xb)
 
     def load_shared(self, etype, shape, layout, base: str, coeffs, extra_reg: str | None = None) -> Tile:
         """Read a tile in `layout`: element coords c from base + esize * (sum c_d * coeffs_d + extra)."""
@@ -340,8 +353,7 @@ class Emitter:
             t = kb.reg(B32)
             kb.emit(f"add.u32 \t{t}, {lin}, {extra_reg}")
             lin = t
-        addr = kb.reg(B32)
-        kb.emit(f"mad.lo.u32 \t{addr}, {lin}, {es}, {base}")
+        where = self._shared_addresses(base, lin, es)
         out = self.new_tile(etype, shape, layout)
         run = self.shared_run(layout, coeffs, etype, base) if extra_reg is None else 1
         step = run if run > 1 else 1
@@ -349,9 +361,9 @@ class Emitter:
             off = sum(o * c for o, c in zip(layout.offsets(slot), coeffs)) * es
             if run > 1:
                 kb.emit(f"ld.shared.v{run}{mem_type(etype)} \t{{{', '.join(out.regs[slot:slot + run])}}}, "
-                        f"[{addr}+{off}]")
+                        f"{where(off)}")
             else:
-                self._ld_shared(out.regs[slot], etype, f"[{addr}+{off}]")
+                self._ld_shared(out.regs[slot], etype, where(off))
         return out
 
     def _ld_shared(self, reg, etype, where):

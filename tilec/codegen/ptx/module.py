@@ -133,9 +133,9 @@ class ModuleEmitter:
             # over the static limit: the launcher passes `smem` bytes of dynamic
             # shared memory (and raises the kernel's dynamic-shared-memory cap)
             out.append(f"// tilec.dynamic_shared_bytes {name} {smem}")
-            out.append(f".extern .shared .align 128 .b8 {kb.shared_symbol}[];")
+            out.append(f".extern .shared .align {kb.shared_alignment()} .b8 {kb.shared_symbol}[];")
         elif smem:
-            out.append(f".shared .align 128 .b8 {kb.shared_symbol}[{smem}];")
+            out.append(f".shared .align {kb.shared_alignment()} .b8 {kb.shared_symbol}[{smem}];")
         out += [f".visible .entry {name}(", ",\n".join(params), ")", f".reqntid {threads}, 1, 1", "{"]
         out += kb.declarations()
         if kb.local_bytes:

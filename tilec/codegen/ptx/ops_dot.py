@@ -19,9 +19,18 @@ def _operand_home(em, tile):
     return None
 
 
-def _stage(em, tiles):
-    """Shared addresses of row-major copies of `tiles` (homes reused)."""
-    need = [t for t in tiles if t.home is None]
+def plain_home(em, tile):
+    """`tile`'s shared home when it is plainly row-major (not swizzled), else None."""
+    if tile.home is None or tile.home in em.swizzle_of:
+        return None
+    return tile.home
+
+
+def _stage(em, tiles, swizzled_ok=False):
+    """Shared addresses of row-major copies of `tiles` (homes reused; swizzled
+    homes only when the caller reads through their swizzle)."""
+    home = (lambda t: t.home) if swizzled_ok else (lambda t: plain_home(em, t))
+    need = [t for t in tiles if home(t) is None]
     addrs = {}
     if need:
         sizes = []
@@ -42,7 +51,7 @@ def _stage(em, tiles):
             addrs[id(t)] = a
             off += s
         em.sync()
-    return [t.home if t.home is not None else addrs[id(t)] for t in tiles]
+    return [home(t) if home(t) is not None else addrs[id(t)] for t in tiles]
 
 
 MMA_TYPES = {"f16": "f16", "bf16": "bf16"}
@@ -109,7 +118,7 @@ def _batched_dot(em, op, a, b, c, rt):
     nb, M, K = a.shape
     N = b.shape[2]
     homes = []
-    need = [t for t in (a, b) if t.home is None]
+    need = [t for t in (a, b) if plain_home(em, t) is None]
     if need:
         sizes = [(_prod(t.shape) * byte_size(t.etype) + 15) // 16 * 16 for t in need]
         base = em.addr_of(kb.shared_buffer(sum(sizes), 16, "bdot"))
@@ -122,7 +131,7 @@ def _batched_dot(em, op, a, b, c, rt):
             em.store_shared(em.regs_of(t), r, linear_offsets(t.shape))
             where[id(t)] = r
             off += size
-    homes = [t.home if t.home is not None else where[id(t)] for t in (a, b)]
+    homes = [plain_home(em, t) or where[id(t)] for t in (a, b)]
     es_c = byte_size(rt)
     cbuf = em.addr_of(kb.shared_buffer(nb * M * N * max(es_c, byte_size(c.etype)), 16, "bacc"))
     em.sync()
@@ -262,7 +271,7 @@ def _mma_dot(em, op, a, b, c, layout, rt):
     N = b.shape[1]
     kind = MMA_TYPES[float_name(a.etype)]
     c = em.in_layout(c, layout)       # before staging: converting uses the same scratch
-    a_addr, b_addr = _stage(em, [a, b])
+    a_addr, b_addr = _stage(em, [a, b], swizzled_ok=True)
     acc = []
     for s in range(layout.nslots):
         r = kb.reg(F32)
@@ -280,13 +289,13 @@ def _mma_dot(em, op, a, b, c, layout, rt):
     kb.emit(f"and.b32 \t{lo}, {lane}, 15")
     kb.emit(f"shr.u32 \t{hi}, {lane}, 4")
     kb.emit(f"shl.b32 \t{hi}, {hi}, 3")
-    pa, pb = kb.reg(B32), kb.reg(B32)
-    kb.emit(f"add.u32 \t{pa}, {wrow}, {lo}")
-    kb.emit(f"mad.lo.u32 \t{pa}, {pa}, {K}, {hi}")
-    kb.emit(f"mad.lo.u32 \t{pa}, {pa}, 2, {a_addr}")
-    kb.emit(f"add.u32 \t{pb}, {wcol}, {hi}")
-    kb.emit(f"mad.lo.u32 \t{pb}, {lo}, {N}, {pb}")
-    kb.emit(f"mad.lo.u32 \t{pb}, {pb}, 2, {b_addr}")
+    ca, cb, ra = kb.reg(B32), kb.reg(B32), kb.reg(B32)   # this lane's A row, A and B byte columns
+    kb.emit(f"add.u32 \t{ra}, {wrow}, {lo}")
+    kb.emit(f"shl.b32 \t{ca}, {hi}, 1")
+    kb.emit(f"add.u32 \t{cb}, {wcol}, {hi}")
+    kb.emit(f"shl.b32 \t{cb}, {cb}, 1")
+    a_rows = _RowReader(em, a_addr, 2 * K, ra, ca)
+    b_rows = _RowReader(em, b_addr, 2 * N, lo, cb)
     k = kb.reg(B32)
     kb.emit(f"mov.u32 \t{k}, 0")
     head = kb.label("mma_k")
@@ -294,26 +303,24 @@ def _mma_dot(em, op, a, b, c, layout, rt):
     afr = []
     for i in range(layout.tiles_m):
         regs = [kb.reg(B32) for _ in range(4)]
-        off = i * 16 * K * 2
         kb.emit(f"ldmatrix.sync.aligned.m8n8.x4.shared.b16 \t{{{', '.join(regs)}}}, "
-                f"[{pa}{f'+{off}' if off else ''}]")
+                f"{a_rows.address(0, i * 16)}")
         afr.append(regs)
     # B fragments two column tiles at a time (all their MMAs issued before the
     # next pair is loaded): 4 live registers instead of 2 * tiles_n
     for j in range(0, layout.tiles_n, 2):
         pair = min(2, layout.tiles_n - j)
         regs = [kb.reg(B32) for _ in range(2 * pair)]
-        off = j * 8 * 2
         kb.emit(f"ldmatrix.sync.aligned.m8n8.x{2 * pair}.trans.shared.b16 \t{{{', '.join(regs)}}}, "
-                f"[{pb}{f'+{off}' if off else ''}]")
+                f"{b_rows.address(16 * j, 0)}")
         for jj in range(pair):
             for i in range(layout.tiles_m):
                 t = i * layout.tiles_n + j + jj
                 dl = ", ".join(acc[t * 4:t * 4 + 4])
                 kb.emit(f"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32 \t{{{dl}}}, "
                         f"{{{', '.join(afr[i])}}}, {{{', '.join(regs[2 * jj:2 * jj + 2])}}}, {{{dl}}}")
-    kb.emit(f"add.u32 \t{pa}, {pa}, 32")
-    kb.emit(f"add.u32 \t{pb}, {pb}, {16 * N * 2}")
+    a_rows.advance_columns(32)
+    b_rows.advance_rows(16)
     kb.emit(f"add.u32 \t{k}, {k}, 16")
     more = kb.reg(PRED)
     kb.emit(f"setp.lt.u32 \t{more}, {k}, {K}")
@@ -323,3 +330,49 @@ def _mma_dot(em, op, a, b, c, layout, rt):
     for r, s in zip(out.regs, acc):
         from_f32(em, r, s, rt)
     return out
+
+
+class _RowReader:
+    """ldmatrix addresses into a row-major shared tile of `pitch`-byte rows at
+    `base`, plain or swizzled (em.swizzle_of): each lane reads its own row `row`
+    from byte column `col` on. Rows move in multiples of 16, which keeps a
+    row's swizzle term; columns stay within the row."""
+
+    def __init__(self, em, base, pitch, row, col):
+        kb = em.kb
+        self.kb = kb
+        self.swz = em.swizzle_of.get(base)
+        self.pitch = pitch if self.swz is None else self.swz.row_bytes
+        self.ptr = kb.reg(B32)
+        kb.emit(f"mad.lo.u32 \t{self.ptr}, {row}, {self.pitch}, {base}")
+        if self.swz is None:
+            kb.emit(f"add.u32 \t{self.ptr}, {self.ptr}, {col}")   # row and column in one pointer
+            self.col = None
+        else:
+            self.term = self.swz.row_term(kb, row)
+            self.col = kb.reg(B32)
+            kb.emit(f"mov.b32 \t{self.col}, {col}")
+        self.made = {}       # col_off -> its address register, until the next move
+
+    def address(self, col_off, rows):
+        """[..] of this lane's element `col_off` bytes right and `rows` rows down."""
+        imm = rows * self.pitch
+        if self.col is None:
+            imm += col_off
+            return f"[{self.ptr}{f'+{imm}' if imm else ''}]"
+        a = self.made.get(col_off)
+        if a is None:
+            c = self.kb.reg(B32)
+            self.kb.emit(f"add.u32 \t{c}, {self.col}, {col_off}")
+            a = self.made[col_off] = self.swz.column(self.kb, c, self.term)
+            self.kb.emit(f"add.u32 \t{a}, {a}, {self.ptr}")
+        return f"[{a}{f'+{imm}' if imm else ''}]"
+
+    def advance_columns(self, nbytes):
+        self.made = {}
+        target = self.ptr if self.col is None else self.col
+        self.kb.emit(f"add.u32 \t{target}, {target}, {nbytes}")
+
+    def advance_rows(self, rows):
+        self.made = {}
+        self.kb.emit(f"add.u32 \t{self.ptr}, {self.ptr}, {rows * self.pitch}")

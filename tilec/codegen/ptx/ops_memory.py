@@ -144,7 +144,10 @@ def _alloc_tensor(em, op):
     n = 1
     for d in t.shape:
         n *= d
-    sym = em.kb.shared_buffer(n * byte_size(t.element_type), 128, "stage")
+    # a stage buffer that may hold swizzled slots starts where the hardware's
+    # swizzle pattern does (wgmma reads such slots in place)
+    align = 1024 if len(t.shape) == 3 and byte_size(t.element_type) == 2 and n * 2 >= 1024 else 128
+    sym = em.kb.shared_buffer(n * byte_size(t.element_type), align, "stage")
     em.bind(op.results[0], SharedView(sym, t.element_type, t.shape))
 
 
@@ -386,8 +389,7 @@ def async_copy(em, slots, etype, layout, plan, pad, dst, shape):
         return None
     kb = em.kb
     lin = em.linear_base(layout, coeffs)
-    d = kb.reg(B32)
-    kb.emit(f"mad.lo.u32 \t{d}, {lin}, {es}, {dst}")
+    where = em._shared_addresses(dst, lin, es)
     slow = done = None
     if ok is not None:
         slow, done = kb.label("sync_copy"), kb.label("copy_done")
@@ -400,7 +402,7 @@ def async_copy(em, slots, etype, layout, plan, pad, dst, shape):
         if p is not None:
             size = kb.reg(B32)
             kb.emit(f"selp.u32 \t{size}, {vec * es}, 0, {p}")
-        kb.emit(f"cp.async.{cache}.shared.global \t[{d}+{off}], {_where(a, imm)}, {vec * es}, {size}")
+        kb.emit(f"cp.async.{cache}.shared.global \t{where(off)}, {_where(a, imm)}, {vec * es}, {size}")
     if ok is None:
         return True
     kb.emit(f"bra.uni \t{done}")

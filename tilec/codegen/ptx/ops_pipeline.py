@@ -23,9 +23,10 @@ AGENT_SWITCH = "nv_tileas.async.pipeline.agent_switch"
 
 
 class Pipe:
-    def __init__(self, view, stages, slot_bytes, full=None, empty=None):
+    def __init__(self, view, stages, slot_bytes, full=None, empty=None, swizzle=None):
         self.view, self.stages, self.slot_bytes = view, stages, slot_bytes
         self.full, self.empty = full, empty   # shared symbols of the mbarrier arrays (agent mode)
+        self.swizzle = swizzle                # Swizzle of every slot, or None (row-major)
 
     @property
     def agents(self) -> bool:
@@ -85,6 +86,7 @@ def _create_pipeline(em, op):
     if not isinstance(view, SharedView):
         em.fail("needs a shared-memory stage buffer")
     stages = op.attributes["numStages"].value
+    swizzle = _slot_swizzle(op, view)
     slot_elems = 1
     for d in view.shape[1:]:
         slot_elems *= d
@@ -103,7 +105,7 @@ def _create_pipeline(em, op):
         if em.target.hopper:
             kb.emit("fence.mbarrier_init.release.cluster")
         em.sync()
-        pipe = Pipe(view, stages, slot_bytes, full, empty)
+        pipe = Pipe(view, stages, slot_bytes, full, empty, swizzle)
     elif all(_async_load_of(u.regions[0].blocks[0]) is not None
              for u in op.results[0].users if u.name.endswith("produce_one")):
         # one group, slots filled by cp.async: a `full` mbarrier per slot tracks the copies
@@ -114,9 +116,9 @@ def _create_pipeline(em, op):
         if em.target.hopper:
             kb.emit("fence.mbarrier_init.release.cluster")
         em.sync()
-        pipe = Pipe(view, stages, slot_bytes, full)
+        pipe = Pipe(view, stages, slot_bytes, full, swizzle=swizzle)
     else:
-        pipe = Pipe(view, stages, slot_bytes)
+        pipe = Pipe(view, stages, slot_bytes, swizzle=swizzle)
     em.bind(op.results[0], pipe)
     em.bind(op.results[1], pipe)
 
@@ -149,7 +151,32 @@ def slot_address(em, pipe, it) -> str:
     r = kb.reg(B32)
     kb.emit(f"mad.lo.u32 \t{r}, {it.stage}, {pipe.slot_bytes}, {base}")
     em.align_of[r] = math.gcd(em.align_of.get(base, 1), pipe.slot_bytes)
+    if pipe.swizzle is not None:
+        em.swizzle_of[r] = pipe.swizzle
     return r
+
+
+DOT = "nv_tileas.dot"
+
+
+def _slot_swizzle(op, view):
+    """The Swizzle for the slots of pipeline `op` when every consumer hands its
+    slot straight to rank-2 16-bit tensor-core dots (which read it with ldmatrix,
+    eight rows at a time), else None: other readers gain nothing from it."""
+    if len(view.shape) != 3 or byte_size(view.etype) != 2:
+        return None
+    consumers = [u for u in op.results[1].users if u.name.endswith("consume_one")]
+    if not consumers:
+        return None
+    for c in consumers:
+        for arg in c.regions[0].blocks[0].arguments:
+            for use in arg.users:
+                if use.name == "nv_tileas.async.pipeline.yield":
+                    continue
+                if use.name != DOT or len(use.results[0].type.shape) != 2 or arg is use.operands[2]:
+                    return None
+    from .swizzle import Swizzle
+    return Swizzle.for_rows(view.shape[-1] * 2, view.shape[-2])
 
 
 def _barrier(em, sym, it) -> str:

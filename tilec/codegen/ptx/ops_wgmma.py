@@ -1,9 +1,15 @@
 """nv_tileas.dot on Hopper's warpgroup tensor cores: wgmma.mma_async (sm_90a).
 
-Experimental and opt-in (`tilec compile --wgmma`, `emit_ptx(..., wgmma=True)`):
-it has been checked by ptxas and by the test simulator (tests/ptxsim, a second
-reading of the PTX ISA), never on a GPU. A dot that does not fit falls back to
-mma.sync (ops_dot._mma_dot) without a word.
+Opt-in (`tilec compile --wgmma`, `emit_ptx(..., wgmma=True)`): checked by
+ptxas, by the test simulator (tests/ptxsim) and on an H100 (tests/gpu, every
+wgmma case matches the interpreter). It is not the default because, fed by the
+cp.async producer, it is not faster than mma.sync on swizzled slots
+(docs/decisions.md, "Swizzled pipeline slots"). A dot that does not fit falls
+back to mma.sync (ops_dot._mma_dot) without a word.
+
+In place: when A and B sit in swizzled pipeline slots (swizzle.py) of the
+dot's own shapes, wgmma reads them where they are (_wgmma_in_place). Otherwise
+they are copied as below.
 
 What qualifies: a rank-2 dot with f16 or bf16 A and B of one type and an f32
 accumulator, run by whole warpgroups (the group's thread count a multiple of
@@ -94,12 +100,94 @@ def _canonical(em, tile: Tile, shape4, coeffs, base: str):
     em.store_shared(t4, base, coeffs)
 
 
+def _in_place(em, a, b):
+    """(A's, B's) Swizzle when both operands sit in swizzled pipeline slots that
+    wgmma can read where they are, else None: A (M x K) row-major is K-major,
+    B (K x N) row-major is MN-major (transposed), each slot 1024-aligned."""
+    M, K = a.shape
+    N = b.shape[1]
+    got = []
+    for t, pitch, rows in ((a, 2 * K, M), (b, 2 * N, K)):
+        swz = em.swizzle_of.get(t.home) if t.home is not None else None
+        if swz is None or swz.pitch != pitch or swz.rows != rows or em.align_of.get(t.home, 1) % 1024:
+            return None
+        got.append(swz)
+    return tuple(got)
+
+
+def _descriptor(em, start: str, lbo: int, sbo: int, mode: int) -> str:
+    """The 64-bit matrix descriptor of a tile at shared address `start` (a register)."""
+    kb = em.kb
+    enc = kb.reg(B32)
+    kb.emit(f"and.b32 \t{enc}, {start}, {0x3FFFF}")
+    kb.emit(f"shr.u32 \t{enc}, {enc}, 4")
+    d = kb.reg(B64)
+    kb.emit(f"cvt.u64.u32 \t{d}, {enc}")
+    kb.emit(f"or.b64 \t{d}, {d}, {(_encode(lbo) << 16) | (_encode(sbo) << 32) | (mode << 62)}")
+    return d
+
+
+def _warpgroup_rows(em, layout, base: str, row_bytes: int, rows: int) -> str:
+    """`base` moved to this warpgroup's first row when several warpgroups split M."""
+    wgs = layout.warpgroups
+    if wgs == 1:
+        return base
+    kb = em.kb
+    wg = kb.reg(B32)
+    kb.emit(f"shr.u32 \t{wg}, {em.group.tid}, 7")
+    out = kb.reg(B32)
+    kb.emit(f"mad.lo.u32 \t{out}, {wg}, {(rows // wgs) * row_bytes}, {base}")
+    return out
+
+
+def _wgmma_in_place(em, a, b, acc, layout, kind, swz):
+    """The dot on the slots themselves: A's descriptor K-major with the slot's
+    swizzle (SBO: eight rows; each K step 32 bytes further, in the next panel
+    past 128 bytes), B's MN-major (imm-trans-b = 1; SBO: eight K rows, LBO: the
+    panel stride between 64-column panels; each K step 16 rows further). The
+    slots were written by cp.async (the generic proxy): the proxy fence makes
+    them visible to wgmma's async-proxy reads."""
+    kb = em.kb
+    M, K = a.shape
+    N = b.shape[1]
+    sa, sb = swz
+    kb.emit("fence.proxy.async.shared::cta")
+    a_start = _warpgroup_rows(em, layout, a.home, sa.row_bytes, M)
+    da = _descriptor(em, a_start, 16, 8 * sa.row_bytes, sa.mode)
+    db = _descriptor(em, b.home, sb.panel_bytes, 8 * sb.row_bytes, sb.mode)
+    per = layout.regs_per_tile
+    kb.emit("wgmma.fence.sync.aligned")
+    for step in range(K // 16):
+        kbyte = 32 * step
+        a_off = (kbyte // 128) * sa.panel_bytes + kbyte % 128 if sa.pitch > 128 else kbyte
+        dbs = _offset(em, db, _encode(16 * step * sb.row_bytes))
+        for i in range(layout.tiles_m):
+            das = _offset(em, da, _encode(a_off + 64 * i * sa.row_bytes))
+            dl = ", ".join(acc[i * per:(i + 1) * per])
+            kb.emit(f"wgmma.mma_async.sync.aligned.m64n{N}k16.f32.{kind}.{kind} \t{{{dl}}}, {das}, {dbs}, "
+                    f"1, 1, 1, 0, 1")
+    kb.emit("wgmma.commit_group.sync.aligned")
+    kb.emit("wgmma.wait_group.sync.aligned \t0")
+
+
 def wgmma_dot(em, op, a, b, c, layout: WgmmaAcc, rt):
     kb = em.kb
     M, K = a.shape
     N = b.shape[1]
     kind = float_name(a.etype)
     c = em.in_layout(c, layout)       # before staging: converting uses the group scratch
+    swz = _in_place(em, a, b)
+    if swz is not None:
+        acc = []
+        for s in range(layout.nslots):
+            r = kb.reg(F32)
+            kb.emit(f"mov.f32 \t{r}, {to_f32(em, c.at(s), c.etype)}")
+            acc.append(r)
+        _wgmma_in_place(em, a, b, acc, layout, kind, swz)
+        out = em.new_tile(rt, (M, N), layout)
+        for r, s in zip(out.regs, acc):
+            from_f32(em, r, s, rt)
+        return out
     a_bytes = M * K * 2
     buf = kb.shared_buffer(a_bytes + N * K * 2, 128, "wgmma")
     base = em.addr_of(buf)
@@ -114,23 +202,10 @@ def wgmma_dot(em, op, a, b, c, layout: WgmmaAcc, rt):
     kb.emit("fence.proxy.async.shared::cta")
     em.sync()
     # descriptors: start >> 4 | LBO >> 4 << 16 | SBO >> 4 << 32 (swizzle 0, base offset 0)
-    a_start = base
-    wgs = layout.warpgroups
-    if wgs > 1:                       # warpgroup g multiplies rows [g M / wgs, (g + 1) M / wgs)
-        wg = kb.reg(B32)
-        kb.emit(f"shr.u32 \t{wg}, {em.group.tid}, 7")
-        a_start = kb.reg(B32)
-        kb.emit(f"mad.lo.u32 \t{a_start}, {wg}, {(M // wgs) * 16}, {base}")
-    descs = []
-    for start, lbo in ((a_start, 16 * M), (b_base, 16 * N)):
-        enc = kb.reg(B32)
-        kb.emit(f"and.b32 \t{enc}, {start}, {0x3FFFF}")
-        kb.emit(f"shr.u32 \t{enc}, {enc}, 4")
-        d = kb.reg(B64)
-        kb.emit(f"cvt.u64.u32 \t{d}, {enc}")
-        kb.emit(f"or.b64 \t{d}, {d}, {(_encode(lbo) << 16) | (_encode(SBO) << 32)}")
-        descs.append(d)
-    da, db = descs
+    # warpgroup g multiplies rows [g M / wgs, (g + 1) M / wgs): 8-row core-matrix blocks of 128 bytes
+    a_start = _warpgroup_rows(em, layout, base, 16, M)
+    da = _descriptor(em, a_start, 16 * M, SBO, 0)
+    db = _descriptor(em, b_base, 16 * N, SBO, 0)
     acc = []
     for s in range(layout.nslots):
         r = kb.reg(F32)

@@ -1,0 +1,130 @@
+"""XOR-swizzled shared-memory tiles.
+
+A row-major tile whose rows are P bytes is read by ldmatrix eight rows at a
+time, 16 bytes per row. With P a multiple of 128 those eight rows start in the
+same four banks: an eight-way conflict on every load. A swizzled tile moves
+16-byte chunks so that any eight consecutive rows' copies of one logical chunk
+sit in eight different chunks of the 128-byte bank line:
+
+* P = 32, 64 or 128: byte offset x of the row-major tile is stored at
+  x ^ (((x >> 7) & m) << 4), m = 1, 3, 7: Hopper's 32-, 64- and 128-byte
+  swizzles of a K-major (P = 2K) or MN-major tile.
+* P = 256, 512, ...: the tile is cut into 128-byte-wide column panels stored
+  one after another (panel p, row r, byte c at p R 128 + r 128 + c for R rows),
+  each with the 128-byte swizzle: the layout wgmma reads as an MN-major (or
+  K-major) operand whose panels are `panel_bytes` apart.
+
+Only bits 4-6 of an offset within a panel change, so 16-byte chunks stay whole
+and every vector access of up to 16 aligned bytes stays contiguous. The
+hardware swizzles absolute addresses: a tile read by wgmma starts 1024-aligned.
+"""
+from __future__ import annotations
+
+import attrs
+
+from .ptxtypes import B32
+
+LINE = 128       # bytes: one bank line, the widest swizzle
+
+
+@attrs.frozen
+class Swizzle:
+    pitch: int      # bytes per row of the row-major tile
+    rows: int       # rows of the tile (the panel height when pitch > LINE)
+
+    @classmethod
+    def for_rows(cls, pitch: int, rows: int) -> "Swizzle | None":
+        """The swizzle for `rows` rows of `pitch` bytes, or None (pitches below 32
+        bytes or not a power of two: nothing to gain or not expressible)."""
+        if pitch < 32 or pitch & (pitch - 1) or rows % 8:
+            return None
+        return cls(pitch, rows)
+
+    @property
+    def panels(self) -> int:
+        return max(1, self.pitch // LINE)
+
+    @property
+    def panel_bytes(self) -> int:
+        return self.rows * LINE
+
+    @property
+    def row_bytes(self) -> int:
+        """Bytes between a row and the next within a panel."""
+        return min(self.pitch, LINE)
+
+    @property
+    def mask(self) -> int:
+        return min(self.pitch, LINE) // 16 - 1
+
+    @property
+    def mode(self) -> int:
+        """wgmma's matrix-descriptor swizzle field: 1, 2, 3 = 128-, 64-, 32-byte."""
+        return {LINE: 1, 64: 2, 32: 3}[min(self.pitch, LINE)]
+
+    @property
+    def period(self) -> int:
+        """Row-major byte distance that moves the stored offset by `stored(period)`
+        without changing the XOR term: eight rows (1024 bytes when rows are 128
+        bytes or shorter)."""
+        return 8 * self.pitch if self.pitch >= LINE else 1024
+
+    def stored(self, delta: int) -> int:
+        """The stored distance of a row-major distance that is a multiple of `period`."""
+        return delta // self.pitch * LINE if self.pitch > LINE else delta
+
+    def apply(self, x: int) -> int:
+        """The stored byte offset of row-major byte offset `x` (host side: tests, simulators)."""
+        if self.pitch > LINE:
+            row, c = divmod(x, self.pitch)
+            x = (c // LINE) * self.panel_bytes + row * LINE + c % LINE
+        return x ^ (((x >> 7) & self.mask) << 4)
+
+    def row_term(self, kb, row: str) -> str:
+        """A register with the XOR term of every byte of row `row` (a register)."""
+        t = kb.reg(B32)
+        if self.pitch >= LINE:
+            kb.emit(f"and.b32 \t{t}, {row}, 7")
+        else:
+            kb.emit(f"shr.u32 \t{t}, {row}, {LINE.bit_length() - 1 - (self.pitch.bit_length() - 1)}")
+            kb.emit(f"and.b32 \t{t}, {t}, {self.mask}")
+        kb.emit(f"shl.b32 \t{t}, {t}, 4")
+        return t
+
+    def column(self, kb, col: str, term: str) -> str:
+        """A register with the stored offset, from its row's start, of byte column
+        `col` (a register) of a row whose XOR term is `term`."""
+        c = kb.reg(B32)
+        if self.pitch > LINE:
+            p = kb.reg(B32)
+            kb.emit(f"shr.u32 \t{p}, {col}, 7")
+            kb.emit(f"and.b32 \t{c}, {col}, {LINE - 1}")
+            kb.emit(f"xor.b32 \t{c}, {c}, {term}")
+            kb.emit(f"mad.lo.u32 \t{c}, {p}, {self.panel_bytes}, {c}")
+        else:
+            kb.emit(f"xor.b32 \t{c}, {col}, {term}")
+        return c
+
+    def addresses(self, kb, base: str, xb: str):
+        """off -> PTX address of row-major byte offset xb + off (xb a register,
+        off an immediate) of the tile at `base`. Offsets that differ by a
+        multiple of `period` share one register."""
+        cache = {}
+        shift = self.pitch.bit_length() - 1
+
+        def where(off: int) -> str:
+            rem = off % self.period
+            reg = cache.get(rem)
+            if reg is None:
+                x = kb.reg(B32)
+                kb.emit(f"add.u32 \t{x}, {xb}, {rem}")
+                row, col = kb.reg(B32), kb.reg(B32)
+                kb.emit(f"shr.u32 \t{row}, {x}, {shift}")
+                kb.emit(f"and.b32 \t{col}, {x}, {self.pitch - 1}")
+                reg = self.column(kb, col, self.row_term(kb, row))
+                kb.emit(f"mad.lo.u32 \t{reg}, {row}, {self.row_bytes}, {reg}")
+                kb.emit(f"add.u32 \t{reg}, {reg}, {base}")
+                cache[rem] = reg
+            imm = self.stored(off - rem)
+            return f"[{reg}+{imm}]"
+        return where
