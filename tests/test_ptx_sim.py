@@ -489,7 +489,8 @@ def test_misaligned_views_take_the_element_wise_path(arch):
     from tilec.runtime import convert_scalars
     case = cases.BY_NAME["cutile_matmul_f16"]
     ptx = ptx_or_fail(case, arch)
-    assert "cp.async.ca.shared.global" in ptx and "$L_sync_copy" in ptx   # stage loads: cp.async or the branch
+    # stage loads: 16-byte cp.async or the branch
+    assert "cp.async.cg.shared.global" in ptx and "$L_sync_copy" in ptx
     rng = np.random.default_rng(7)
     M, K, N = 128, 80, 128
     abuf = rng.standard_normal(M * (K + 1) + 1).astype(np.float16)

@@ -26,6 +26,7 @@ class KernelBuilder:
         self.globals: list[str] = []                   # module-scope declarations
         self.out = self.lines                          # where emit() appends
         self.local_bytes = 0                           # per-thread .local buffer (vprintf arguments)
+        self.cold = Section()                          # rarely run code, placed after the body
 
     # ---- registers and labels --------------------------------------------------------
     def reg(self, cls: str) -> str:
@@ -123,7 +124,7 @@ class KernelBuilder:
                     yield from flat(x)
                 else:
                     yield x
-        lines = list(flat(self.lines))
+        lines = list(flat(self.lines + [self.cold]))
         if not self.shared:
             return lines
         offsets, _ = self.shared_layout()

@@ -280,19 +280,21 @@ class Emitter:
         self.align_of[r] = self.kb.alignment(sym)
         return r
 
-    def shared_run(self, layout, coeffs, etype, base: str, extra: int = 0) -> int:
+    def shared_run(self, layout, coeffs, etype, base: str, extra: int = 0, max_elems: int = 4) -> int:
         """How many consecutive slots of `layout` one vector access moves at
         base + esize * (sum c_d * coeffs_d + extra): runs of the blocked layout's
         `vec` elements are contiguous when the last coefficient is 1, and start
         aligned when the other coefficients and `extra` are multiples of the run
-        and `base` is known aligned (align_of). 1: element by element."""
+        and `base` is known aligned (align_of). 1: element by element. At most
+        `max_elems` (ld/st.shared take .v2 and .v4 registers; cp.async, no
+        registers, moves 16 bytes)."""
         vec = getattr(layout, "vec", 1)
         es = byte_size(etype)
         if vec < 2 or not coeffs or coeffs[-1] != 1 or es not in (2, 4, 8):
             return 1
         if reg_class(etype) == PRED or (es == 2 and reg_class(etype) != "b16"):
             return 1
-        while vec > 1 and (vec * es > 16 or extra % vec or any(c % vec for c in coeffs[:-1])
+        while vec > 1 and (vec * es > 16 or vec > max_elems or extra % vec or any(c % vec for c in coeffs[:-1])
                            or self.align_of.get(base, 1) % (vec * es)):
             vec //= 2
         return vec

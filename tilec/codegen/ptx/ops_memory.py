@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from .emitter import handles
-from ...dialects.nv_tileas.layouts import linear_offsets
+from ...dialects.nv_tileas.layouts import MAX_VEC, blocked, linear_offsets
 from .numeric import float_name
 from .ptxtypes import B32, B64, PRED, bits, byte_size, mem_type, reg_class
 from .values import Tile
@@ -373,11 +373,26 @@ def load_slots(em, regs, etype, slots, layout, plan, pad):
     access_slots(em, regs, etype, slots, layout, plan, one, vector)
 
 
-def async_copy(em, slots, etype, layout, plan, pad, dst, shape):
+def async_fill(em, base, etype, shape, starts, strides, extents, in_bounds, pad, dst):
+    """Fill the shared tile at `dst` from global memory with cp.async (see
+    async_copy; None when it cannot). The copy has a distribution of its own,
+    never seen by another op: runs of 16 bytes, half the copies of the usual
+    4-element runs of 16-bit data."""
+    layout = blocked(shape, em.group.threads, max(MAX_VEC, 16 // byte_size(etype)))
+    slots = global_slots(em, base, etype, shape, layout, starts, strides, extents, in_bounds)
+    plan = vector_width(em, etype, layout, strides, extents, in_bounds, slots[0][0])
+    # the element-wise branch computes its own addresses: the copy loop then needs
+    # only the run starts' (the others' arithmetic is dead there)
+    return async_copy(em, slots, etype, layout, plan, pad, dst, shape,
+                      lambda: global_slots(em, base, etype, shape, layout, starts, strides, extents, in_bounds))
+
+
+def async_copy(em, slots, etype, layout, plan, pad, dst, shape, slow_slots=None):
     """Copy the tile of `slots` into the row-major shared tile at `dst` with
     cp.async (runs of plan's width; out-of-bounds runs read nothing and are
     zero-filled), the element-wise register path behind the plan's run-time
-    test. Returns the predicate under which copies were issued (True: always),
+    test (with `slow_slots()`'s addresses when given). Returns the predicate
+    under which copies were issued (True: always),
     or None when cp.async cannot do it (nothing emitted): no vector plan, a
     nonzero padding value, or a destination not aligned to the run."""
     if plan is None or pad != 0 or (isinstance(pad, float) and math.copysign(1.0, pad) < 0):
@@ -385,7 +400,7 @@ def async_copy(em, slots, etype, layout, plan, pad, dst, shape):
     vec, ok = plan
     es = byte_size(etype)
     coeffs = linear_offsets(shape)
-    if vec * es not in (4, 8, 16) or em.shared_run(layout, coeffs, etype, dst) < vec:
+    if vec * es not in (4, 8, 16) or em.shared_run(layout, coeffs, etype, dst, max_elems=16) < vec:
         return None
     kb = em.kb
     lin = em.linear_base(layout, coeffs)
@@ -405,12 +420,15 @@ def async_copy(em, slots, etype, layout, plan, pad, dst, shape):
         kb.emit(f"cp.async.{cache}.shared.global \t{where(off)}, {_where(a, imm)}, {vec * es}, {size}")
     if ok is None:
         return True
-    kb.emit(f"bra.uni \t{done}")
-    kb.place(slow)
-    tile = em.new_tile(etype, shape, layout)
-    load_slots(em, tile.regs, etype, slots, layout, None, pad)
-    em.store_shared(tile, dst, coeffs)
     kb.place(done)
+    # the element-wise copy for misaligned views is large and rarely run: kept out
+    # of line, so the copy loop stays small in the instruction cache
+    with kb.into(kb.cold):
+        kb.place(slow)
+        tile = em.new_tile(etype, shape, layout)
+        load_slots(em, tile.regs, etype, slow_slots() if slow_slots else slots, layout, None, pad)
+        em.store_shared(tile, dst, coeffs)
+        kb.emit(f"bra.uni \t{done}")
     return ok
 
 
@@ -493,21 +511,22 @@ def _tiled_load(em, op):
     if not isinstance(ref, TileRef):
         em.fail("loads through an unsupported view")
     starts, strides, extents = _ref_geometry(em, op, ref, list(op.coords))
-    layout = em.layout_for(shape)
     pad_attr = op.attributes.get("padding_value")
     pad = _pad_value(getattr(pad_attr, "value", None), t.element_type)
-    slots = global_slots(em, ref.view.tv.base, t.element_type, shape, layout, starts, strides, extents,
-                         _in_bounds(op))
-    plan = vector_width(em, t.element_type, layout, strides, extents, _in_bounds(op), slots[0][0])
     slot = em.async_targets.get(op)     # a pipeline slot this load fills (see ops_pipeline)
     if slot is not None:
-        issued = async_copy(em, slots, t.element_type, layout, plan, pad, slot, shape)
+        issued = async_fill(em, ref.view.tv.base, t.element_type, shape, starts, strides, extents,
+                            _in_bounds(op), pad, slot)
         if issued is not None:
             em.async_issued = issued
             em.bind(op.results[0], em.home_tile(t.element_type, shape, slot))
             for r in op.results[1:]:
                 em.bind(r, None)
             return
+    layout = em.layout_for(shape)
+    slots = global_slots(em, ref.view.tv.base, t.element_type, shape, layout, starts, strides, extents,
+                         _in_bounds(op))
+    plan = vector_width(em, t.element_type, layout, strides, extents, _in_bounds(op), slots[0][0])
     out = em.new_tile(t.element_type, shape, layout)
     load_slots(em, out.regs, t.element_type, slots, layout, plan, pad)
     em.bind(op.results[0], out)

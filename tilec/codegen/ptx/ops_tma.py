@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .emitter import handles
 from ...dialects.nv_tileas.layouts import linear_offsets
-from .ops_memory import SharedView, async_copy, global_slots, load_slots, vector_width
+from .ops_memory import SharedView, async_fill, global_slots, load_slots, vector_width
 
 
 class TmaDesc:
@@ -30,19 +30,19 @@ def _tma_load(em, op):
     if not isinstance(dest, SharedView):
         em.fail("needs a shared-memory destination")
     shape = dest.shape
-    layout = em.layout_for(shape)
     coords = [em.tile(v).reg for v in op.coords]
     tv = desc.tv
-    slots = global_slots(em, tv.base, dest.etype, shape, layout, coords, tv.strides, tv.shape)
-    plan = vector_width(em, dest.etype, layout, tv.strides, tv.shape, None, slots[0][0])
     base = dest.addr if dest.addr.startswith("%") else em.addr_of(dest.addr)
     if em.async_targets.get(op) is not None:      # filling a pipeline slot: cp.async, tracked by its barrier
-        issued = async_copy(em, slots, dest.etype, layout, plan, 0, base, shape)
+        issued = async_fill(em, tv.base, dest.etype, shape, coords, tv.strides, tv.shape, None, 0, base)
         if issued is not None:
             em.async_issued = issued
             for r in op.results:
                 em.bind(r, None)
             return
+    layout = em.layout_for(shape)
+    slots = global_slots(em, tv.base, dest.etype, shape, layout, coords, tv.strides, tv.shape)
+    plan = vector_width(em, dest.etype, layout, tv.strides, tv.shape, None, slots[0][0])
     tile = em.new_tile(dest.etype, shape, layout)
     load_slots(em, tile.regs, dest.etype, slots, layout, plan, 0)
     em.store_shared(tile, base, linear_offsets(shape))

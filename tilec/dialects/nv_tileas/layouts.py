@@ -69,14 +69,14 @@ class Blocked:
         return tuple(out)
 
 
-def blocked(shape, threads: int) -> Blocked:
+def blocked(shape, threads: int, max_vec: int = MAX_VEC) -> Blocked:
     shape = tuple(shape)
     n = _prod(shape)
     # a group of 3 warpgroups (producer + two consumers) is not a power of two:
     # the layout uses the largest power of two of its threads, the rest hold copies
     threads_pow2 = 1 << (threads.bit_length() - 1)
     vec = 1
-    while vec * 2 <= min(MAX_VEC, shape[-1], max(1, n // threads_pow2)):
+    while vec * 2 <= min(max_vec, shape[-1], max(1, n // threads_pow2)):
         vec *= 2
     remaining = threads_pow2
     tpd = [1] * len(shape)
