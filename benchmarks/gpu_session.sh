@@ -40,7 +40,7 @@ fi
 if [ "$WHAT" = all ] || [ "$WHAT" = bench ]; then
   CUBIN=.gpu-artifacts/matmul_f16.sm_90.cubin
   PEER=(); [ -f "$CUBIN" ] && PEER=(--tileiras-cubin "$CUBIN")
-  for variant in "--arch sm_90a" "--arch sm_90a --wgmma" "--arch sm_80"; do
+  for variant in "--arch sm_90a" "--arch sm_90a --no-wgmma" "--arch sm_80"; do
     tag=$(echo "$variant" | tr -c 'a-z0-9\n' '_' | tr -s _)
     echo "=== matmul_gpu.py $variant"
     # shellcheck disable=SC2086
@@ -53,7 +53,7 @@ if [ "$WHAT" = all ] || [ "$WHAT" = tiles ]; then
   for t in $TILES; do
     CUBIN=.gpu-artifacts/matmul_$t.sm_90.cubin
     PEER=(); [ -f "$CUBIN" ] && PEER=(--tileiras-cubin "$CUBIN")
-    for variant in "--arch sm_90a" "--arch sm_90a --wgmma" "--arch sm_80"; do
+    for variant in "--arch sm_90a" "--arch sm_90a --no-wgmma" "--arch sm_80"; do
       echo "=== tile $t $variant"
       # shellcheck disable=SC2086
       python3 benchmarks/matmul_gpu.py --require-gpu --tile "$t" $variant "${PEER[@]}" --reps 20 --warmup 3 2>&1 \
@@ -68,7 +68,7 @@ fi
 if [ "$WHAT" = all ] || [ "$WHAT" = cutile ]; then
   for k in .gpu-artifacts/cutile_matmul_*.mlir; do
     [ -f "$k" ] || continue
-    for variant in "--arch sm_90a" "--arch sm_90a --wgmma" "--arch sm_90a --wgmma --num-warps 8"; do
+    for variant in "--arch sm_90a" "--arch sm_90a --no-wgmma" "--arch sm_90a --num-warps 8"; do
       echo "=== $k $variant"
       # shellcheck disable=SC2086
       python3 benchmarks/matmul_gpu.py --require-gpu --kernel "$k" $variant --tileiras-cubin "${k%.mlir}.sm_90.cubin" \

@@ -31,7 +31,7 @@ Exit status: 0 all ran and matched (also: no GPU, unless --require-gpu);
 --require-gpu; 3 torch missing.
 
     python benchmarks/matmul_gpu.py [--size 4096] [--arch sm_90a] [--num-warps 4]
-        [--wgmma] [--tileiras-cubin FILE] [--ptx FILE] [--save-ptx FILE] [--reps 30] [--warmup 5]
+        [--wgmma | --no-wgmma] [--tileiras-cubin FILE] [--ptx FILE] [--save-ptx FILE] [--reps 30] [--warmup 5]
 """
 from __future__ import annotations
 
@@ -88,7 +88,9 @@ def main(argv=None):
     ap.add_argument("--size", type=int, default=4096, help="M = N = K (default 4096)")
     ap.add_argument("--arch", default="sm_90a", choices=["sm_80", "sm_90a"])
     ap.add_argument("--num-warps", type=int, default=None, help="default: the compiler's choice")
-    ap.add_argument("--wgmma", action="store_true", help="tilec's experimental wgmma path (sm_90a)")
+    ap.add_argument("--wgmma", dest="wgmma", action="store_const", const=True, default=None,
+                    help="tilec: wgmma for every dot that fits (sm_90a)")
+    ap.add_argument("--no-wgmma", dest="wgmma", action="store_const", const=False, help="tilec: mma.sync only")
     ap.add_argument("--kernel", default=KERNEL, help="the kernel's text (default the example); "
                     "same 15 parameters and entry name, e.g. from benchmarks/export_cutile_matmul.py")
     ap.add_argument("--tile", help="BMxBNxBK: the example with these tile sizes (default 64x64x32)")
@@ -173,7 +175,8 @@ def main(argv=None):
             t0 = time.perf_counter()
             ptx = compile_text(text, arch=opts.arch, num_warps=opts.num_warps, wgmma=opts.wgmma)
             print(f"tilec: compiled for {opts.arch}, num_warps {opts.num_warps}"
-                  f"{', wgmma' if opts.wgmma else ''}, in {time.perf_counter() - t0:.2f} s")
+                  f"{ {True: ', --wgmma', False: ', --no-wgmma'}.get(opts.wgmma, '')}, "
+                  f"in {time.perf_counter() - t0:.2f} s")
         if opts.save_ptx:
             with open(opts.save_ptx, "w") as fh:
                 fh.write(ptx)

@@ -28,7 +28,7 @@ def _name(path):
 
 
 @functools.lru_cache(maxsize=None)
-def compiled(path, arch, wgmma=False):
+def compiled(path, arch, wgmma=None):
     from tilec.codegen.ptx import compile_text
     with open(path) as fh:
         return compile_text(fh.read(), arch, filename=path, wgmma=wgmma)
@@ -198,9 +198,10 @@ def test_ptx_golden(check):
     pytest.importorskip("filecheck")
     with open(check) as fh:
         head = fh.readline()
-    m = re.match(r"//\s*COMPILE:\s*(\S+)\s+--arch\s+(\S+)\s*(--wgmma)?\s*$", head)
-    assert m, f"{check}: first line must be '// COMPILE: <example> --arch <arch> [--wgmma]'"
-    ptx = compiled(os.path.join(ROOT, m.group(1)), m.group(2), bool(m.group(3)))
+    m = re.match(r"//\s*COMPILE:\s*(\S+)\s+--arch\s+(\S+)\s*(--wgmma|--no-wgmma)?\s*$", head)
+    assert m, f"{check}: first line must be '// COMPILE: <example> --arch <arch> [--wgmma|--no-wgmma]'"
+    wgmma = {"--wgmma": True, "--no-wgmma": False}.get(m.group(3))
+    ptx = compiled(os.path.join(ROOT, m.group(1)), m.group(2), wgmma)
     fc = subprocess.run([sys.executable, "-m", "filecheck", check], input=ptx, capture_output=True, text=True,
                         timeout=120)
     assert fc.returncode == 0, fc.stderr + fc.stdout

@@ -109,14 +109,18 @@ def test_examples_simulate_like_the_interpreter(rel):
                     pytrace=False)
 
 
-def test_default_output_is_unchanged():
-    """Without the option nothing changes; with it, only the dots that fit do."""
+def test_default_runs_wgmma_where_it_reads_slots_in_place():
+    """The sm_90a default: dots whose operands sit in swizzled pipeline slots run
+    on wgmma (the same PTX as --wgmma for these examples, whose dots all read in
+    place), the others on mma.sync (the same PTX as --no-wgmma)."""
     from tilec.codegen.ptx import compile_text
     for rel, (_, fits) in EXAMPLES.items():
         text = example_text(rel)
-        plain = compile_text(text, "sm_90a")
+        default = compile_text(text, "sm_90a")
+        plain = compile_text(text, "sm_90a", wgmma=False)
         assert "wgmma" not in plain
-        assert (wgmma_ptx(text) == plain) != fits
+        assert default == (wgmma_ptx(text) if fits else plain)
+        assert ("wgmma.mma_async" in default) == fits
 
 
 def test_golden_pins_the_wgmma_sequence():

@@ -63,9 +63,11 @@ def build_argparser():
                       help="pipeline stages (default: the target's)")
     comp.add_argument("--emit", choices=("ptx", "cubin"), default="ptx",
                       help="ptx (default) or cubin (runs ptxas, which must be on PATH)")
-    comp.add_argument("--wgmma", action="store_true",
-                      help="experimental, sm_90a only: run f16/bf16 dots that fit on wgmma.mma_async "
-                           "(checked on an H100; not faster than the default yet)")
+    comp.add_argument("--wgmma", dest="wgmma", action="store_const", const=True, default=None,
+                      help="sm_90a only: run every f16/bf16 dot that fits on wgmma.mma_async (by default only "
+                           "those that read their pipeline slots in place do)")
+    comp.add_argument("--no-wgmma", dest="wgmma", action="store_const", const=False,
+                      help="run tensor-core dots on mma.sync only")
     comp.add_argument("--Wunsupported-hints", dest="warn_hints", action="store_true", help=argparse.SUPPRESS)
     comp.add_argument("--Werr-hints", dest="error_hints", action="store_true", help=argparse.SUPPRESS)
     comp.set_defaults(allow_unregistered_dialect=False, split_input_file=False, verify_diagnostics=False)

@@ -56,12 +56,14 @@ def default_num_warps(ops, arch: str) -> int:
 WGMMA_NEEDS_SM90A = "wgmma needs sm_90a (the target is {arch}); drop --wgmma or use --arch sm_90a"
 
 
-def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgmma=False) -> str | None:
+def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgmma=None) -> str | None:
     """PTX text for verified cuda_tile `ops`, or None after reporting to
-    `engine`. `num_warps` None: default_num_warps. `wgmma`: the experimental
-    wgmma path for tensor-core dots (sm_90a only; others are an error)."""
+    `engine`. `num_warps` None: default_num_warps. `wgmma`: None (the default:
+    on sm_90a, wgmma for the dots that read their pipeline slots in place), True
+    (wgmma for every dot that fits; sm_90a only, others are an error), False
+    (mma.sync only)."""
     from .codegen.ptx import CodegenError, emit_ptx
-    if wgmma and arch != "sm_90a":
+    if wgmma is True and arch != "sm_90a":
         engine.error(None, WGMMA_NEEDS_SM90A.format(arch=arch))
         return None
     if num_warps is None:
@@ -83,7 +85,7 @@ def _strip(name, message):
     return message[len(prefix):] if message.startswith(prefix) else message
 
 
-def parse_and_compile(text, filename="<input>", arch="sm_90a", num_warps=None, num_stages=None, wgmma=False,
+def parse_and_compile(text, filename="<input>", arch="sm_90a", num_warps=None, num_stages=None, wgmma=None,
                       on_warnings=None) -> str:
     """PTX for `text`, or CompileFailed with the rendered diagnostics. On
     success, `on_warnings(text)` receives the rendered warnings, if any (a
@@ -122,8 +124,8 @@ def compile_command(args) -> int:
     except ValueError as e:
         print(f"tilec compile: error: {e}", file=sys.stderr)
         return 1
-    wgmma = bool(getattr(args, "wgmma", False))
-    if wgmma and args.arch != "sm_90a":
+    wgmma = getattr(args, "wgmma", None)
+    if wgmma is True and args.arch != "sm_90a":
         print(f"tilec compile: error: {WGMMA_NEEDS_SM90A.format(arch=args.arch)}", file=sys.stderr)
         return 1
     if args.warn_hints or args.error_hints:

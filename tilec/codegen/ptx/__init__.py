@@ -8,10 +8,10 @@ from .values import CodegenError
 
 
 def compile_text(text, arch: str = "sm_90a", num_warps: int | None = None, num_stages: int | None = None,
-                 filename: str = "<input>", wgmma: bool = False) -> str:
+                 filename: str = "<input>", wgmma: bool | None = None) -> str:
     """cuda_tile text (or bytecode) to PTX; raises tilec.compiler.CompileFailed
-    carrying the rendered diagnostics. `wgmma`: the experimental wgmma path for
-    tensor-core dots (sm_90a only)."""
+    carrying the rendered diagnostics. `wgmma`: None (default), True or False, as
+    in compile_ops."""
     from ...compiler import parse_and_compile
     return parse_and_compile(text, filename, arch, num_warps, num_stages, wgmma=wgmma)
 

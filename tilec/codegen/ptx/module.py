@@ -160,14 +160,18 @@ def _shared_limit(arch):
     return t.smem_bytes if t is not None else None
 
 
-def emit_ptx(ops, arch: str = "sm_90a", num_warps: int = 4, wgmma: bool = False) -> str:
+def emit_ptx(ops, arch: str = "sm_90a", num_warps: int = 4, wgmma: bool | None = None) -> str:
     """PTX for every entry of the (lowered, scheduled, verified) top-level `ops`.
-    Raises CodegenError for an op the emitter cannot translate. `wgmma`: run
-    the tensor-core dots that fit on wgmma.mma_async (experimental, sm_90a
-    only; ops_wgmma.py), the others on mma.sync as without it."""
+    Raises CodegenError for an op the emitter cannot translate. `wgmma` (sm_90a,
+    ops_wgmma.py): None, the default, runs on wgmma.mma_async the tensor-core dots
+    that read both operands in place from swizzled pipeline slots; True every
+    dot that fits; False none. The other dots run on mma.sync."""
     target = Target.parse(arch)
-    if wgmma and target.arch != "sm_90a":
+    if wgmma is True and target.arch != "sm_90a":
         raise CodegenError(None, WGMMA_NEEDS_SM90A.format(arch=target.arch))
+    if wgmma is None:
+        from .ops_wgmma import AUTO
+        wgmma = AUTO if target.arch == "sm_90a" else False
     me = ModuleEmitter(target, num_warps, wgmma)
     me.declare_globals(ops)
     kernels, names = [], set()

@@ -163,7 +163,12 @@ def _slot_swizzle(op, view):
     """The Swizzle for the slots of pipeline `op` when every consumer hands its
     slot straight to rank-2 16-bit tensor-core dots (which read it with ldmatrix,
     eight rows at a time), else None: other readers gain nothing from it."""
-    if len(view.shape) != 3 or byte_size(view.etype) != 2:
+    return slot_swizzle(op, view.shape, view.etype)
+
+
+def slot_swizzle(op, shape, etype):
+    """_slot_swizzle from the stage buffer's (stages, rows, cols) shape and element type."""
+    if len(shape) != 3 or byte_size(etype) != 2:
         return None
     consumers = [u for u in op.results[1].users if u.name.endswith("consume_one")]
     if not consumers:
@@ -176,7 +181,7 @@ def _slot_swizzle(op, view):
                 if use.name != DOT or len(use.results[0].type.shape) != 2 or arg is use.operands[2]:
                     return None
     from .swizzle import Swizzle
-    return Swizzle.for_rows(view.shape[-1] * 2, view.shape[-2])
+    return Swizzle.for_rows(shape[-1] * 2, shape[-2])
 
 
 def _barrier(em, sym, it) -> str:

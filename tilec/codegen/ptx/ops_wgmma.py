@@ -75,9 +75,37 @@ def wgmma_layout(em, op, a_shape=None, c_shape=None):
     g = em.group
     if k % 16 or m % 8 or n % 8 or g.threads % 128 or getattr(g, "first_thread", 0) % 128:
         return None
+    if em.wgmma == AUTO and not reads_slots_in_place(op):
+        return None
     if (m * k + n * k) * 2 > STAGE_LIMIT:
         return None
     return wgmma_acc((m, n), g.threads)
+
+
+AUTO = "auto"     # em.wgmma: wgmma only where it reads both operands in place (the sm_90a default)
+
+
+def reads_slots_in_place(op) -> bool:
+    """Whether dot `op`'s A and B will sit in swizzled, 1024-aligned pipeline
+    slots of their own shapes (what _in_place finds at emission), from the IR:
+    each operand is a consume_one region's slot of a pipeline that
+    ops_pipeline.slot_swizzle swizzles, with whole 1024-byte slots."""
+    from .ops_pipeline import slot_swizzle
+    for v in op.operands[:2]:
+        block = getattr(v, "block", None)
+        owner = getattr(block, "parent_op", None) if block is not None else None
+        if owner is None or not owner.name.endswith("consume_one") or v not in block.arguments:
+            return False
+        pipe = getattr(owner.operands[0], "op", None)
+        if pipe is None or pipe.name != "nv_tileas.async.pipeline.create_pipeline":
+            return False
+        buf = pipe.operands[0].type
+        shape, etype = tuple(getattr(buf, "shape", ())), getattr(buf, "element_type", None)
+        if len(shape) != 3 or shape[1:] != tuple(v.type.shape) or (shape[1] * shape[2] * 2) % 1024:
+            return False
+        if slot_swizzle(pipe, shape, etype) is None:
+            return False
+    return True
 
 
 def _encode(x: int) -> int:
