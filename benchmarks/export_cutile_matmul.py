@@ -13,20 +13,12 @@ import shutil
 import subprocess
 import sys
 
-import cuda.tile as ct
-from cuda.tile.compilation import (ArrayConstraint, CallingConvention, KernelSignature,
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples"))
+
+import cuda.tile as ct  # noqa: E402
+from cuda.tile.compilation import (ArrayConstraint, CallingConvention, KernelSignature,  # noqa: E402
                                    export_kernel)
-
-
-@ct.kernel
-def matmul_f16(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
-    bm, bn = ct.bid(0), ct.bid(1)
-    acc = ct.full((BM, BN), 0, dtype=ct.float32)
-    for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
-        ta = ct.load(a, index=(bm, k), shape=(BM, BK), padding_mode=ct.PaddingMode.ZERO)
-        tb = ct.load(b, index=(k, bn), shape=(BK, BN), padding_mode=ct.PaddingMode.ZERO)
-        acc = ct.mma(ta, tb, acc)
-    ct.store(c, index=(bm, bn), tile=ct.astype(acc, ct.float16))
+from export_cutile import matmul_f16  # noqa: E402  (the example kernel: examples/cutile/matmul_f16.mlir)
 
 
 def array2d():
