@@ -210,3 +210,20 @@ def test_pass_pipeline_may_be_given_once(run_cli, tmp_path):
     with pytest.raises(SystemExit) as e:
         run_cli("opt", str(f), "--pass-pipeline=cse", "--pass-pipeline=canonicalize", "-o", str(tmp_path / "o"))
     assert e.value.code == 2 and not (tmp_path / "o").exists()
+
+
+def test_console_entry_flushes_everything_and_keeps_the_exit_code(tmp_path):
+    """`tilec` (cli.entry) leaves with os._exit, skipping IR teardown: whatever
+    main wrote must still arrive whole, and the exit code must be main's."""
+    big = "cuda_tile.module @m {\n" + "".join(
+        f"  testing$func @e{i}(%a: tile<4xf32>) {{\n    %b = addf %a, %a : tile<4xf32>\n  }}\n"
+        for i in range(300)) + "}\n"
+    f = tmp_path / "k.mlir"
+    f.write_text(big)
+    entry = [sys.executable, "-c", "import sys; from tilec.cli import entry; sys.argv[0] = 'tilec'; entry()"]
+    ok = subprocess.run(entry + ["opt", str(f)], capture_output=True, text=True, cwd=ROOT)
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.count("addf %arg0, %arg0") == 300 and ok.stdout.rstrip().endswith("}")
+    bad = subprocess.run(entry + ["verify", str(tmp_path / "absent.mlir")], capture_output=True, text=True,
+                         cwd=ROOT)
+    assert bad.returncode == 1 and "absent.mlir" in bad.stderr

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 
@@ -120,5 +121,19 @@ def main(argv=None) -> int:
         return 1
 
 
+def entry() -> None:
+    """The `tilec` console script: `main`, then an exit that skips tearing the
+    IR down. A big module is millions of cyclic objects; collecting them at
+    interpreter shutdown took 1.9 s of a 5 s `tilec verify` of 1 MB of
+    bytecode. Output files are closed by then; the standard streams are flushed here."""
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:
+        code = code or 1
+    os._exit(int(code or 0))
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -46,6 +46,9 @@ class OperandDef(_Field):
     def __get__(self, op, owner=None):
         if op is None:
             return self
+        uses = op._operands
+        if op._all_single and len(uses) == len(op.operand_defs):  # operand_groups' common case
+            return uses[self.index].value
         return op.operand_groups()[self.index]
 
 
@@ -56,6 +59,8 @@ class ResultDef(_Field):
     def __get__(self, op, owner=None):
         if op is None:
             return self
+        if not op._results_variable and len(op.results) == len(op.result_defs):
+            return op.results[self.index]
         return op.result_groups()[self.index]
 
 
@@ -174,6 +179,15 @@ class Op(Operation):
         cls._segmented = sum(d.kind != SINGLE for d in cls.operand_defs) > 1
         cls._all_single = all(d.kind == SINGLE for d in cls.operand_defs)
         cls._result_segmented = sum(d.kind != SINGLE for d in cls.result_defs) > 1
+        # the declaration's counts, once per class: verify_structure runs per op
+        ods, rds = cls.operand_defs, cls.result_defs
+        cls._n_single_operands = sum(d.kind == SINGLE for d in ods)
+        cls._operands_variadic = any(d.kind == VARIADIC for d in ods)
+        cls._operands_optional = any(d.kind == OPTIONAL for d in ods)
+        cls._n_single_results = sum(d.kind == SINGLE for d in rds)
+        cls._results_variable = any(d.kind != SINGLE for d in rds)
+        cls._n_fixed_regions = sum(d.kind != VARIADIC for d in cls.region_defs)
+        cls._regions_variadic = any(d.kind == VARIADIC for d in cls.region_defs)
         if cls.name and register:
             register_op(cls)
 
@@ -257,9 +271,8 @@ class Op(Operation):
                                 f"size ({sum(seg.values)}) specified in attribute '{SEGMENTS}'")
                 return False
         else:
-            n_single = sum(d.kind == SINGLE for d in self.operand_defs)
-            has_var = any(d.kind == VARIADIC for d in self.operand_defs)
-            has_opt = any(d.kind == OPTIONAL for d in self.operand_defs)
+            n_single = self._n_single_operands
+            has_var, has_opt = self._operands_variadic, self._operands_optional
             n = len(self._operands)
             if (not has_var and not has_opt and n != n_single) or n < n_single or (
                     has_opt and not has_var and n > n_single + 1):
@@ -267,29 +280,27 @@ class Op(Operation):
                 self.emit_error(f"expected {n_single} {word}, but found {n}" if not (has_var or has_opt)
                                 else f"expected {n_single} or more operands, but found {n}")
                 return False
-        idx = 0
-        for d, g in zip(self.operand_defs, self.operand_groups()):
-            vals = g if isinstance(g, list) else ([] if g is None else [g])
-            for v in vals:
-                if not d.constraint(v.type):
-                    self.emit_error(f"operand #{idx} must be {_summary(d)}, but got '{v.type.text()}'")
+        if self._all_single:  # one operand per definition: no groups to build
+            for idx, (d, u) in enumerate(zip(self.operand_defs, self._operands)):
+                if not d.constraint.check(u.value.type):
+                    self.emit_error(f"operand #{idx} must be {_summary(d)}, but got '{u.value.type.text()}'")
                     return False
-                idx += 1
-        n_single = sum(d.kind == SINGLE for d in self.result_defs)
-        has_var = any(d.kind != SINGLE for d in self.result_defs)
+        elif not self._check_groups(self.operand_defs, self.operand_groups(), "operand"):
+            return False
+        n_single = self._n_single_results
+        has_var = self._results_variable
         if (not has_var and len(self.results) != n_single) or len(self.results) < n_single:
             word = "result" if n_single == 1 else "results"
             self.emit_error(f"requires {'one' if n_single == 1 else n_single} {word}" if n_single
                             else f"requires zero results")
             return False
-        idx = 0
-        for d, g in zip(self.result_defs, self.result_groups()):
-            vals = g if isinstance(g, list) else ([] if g is None else [g])
-            for v in vals:
+        if not has_var:
+            for idx, (d, v) in enumerate(zip(self.result_defs, self.results)):
                 if not d.constraint(v.type):
                     self.emit_error(f"result #{idx} must be {_summary(d)}, but got '{v.type.text()}'")
                     return False
-                idx += 1
+        elif not self._check_groups(self.result_defs, self.result_groups(), "result"):
+            return False
         for d in self.attr_defs:
             v = self.attributes.get(d.name)
             if v is None:
@@ -301,10 +312,23 @@ class Op(Operation):
                 self.emit_error(f"attribute '{d.name}' failed to satisfy constraint: "
                                 f"{getattr(kinds[0], 'description', kinds[0].__name__)}")
                 return False
-        n_fixed = sum(d.kind != VARIADIC for d in self.region_defs)
-        if len(self.regions) != n_fixed and not any(d.kind == VARIADIC for d in self.region_defs):
+        n_fixed = self._n_fixed_regions
+        if len(self.regions) != n_fixed and not self._regions_variadic:
             self.emit_error(f"requires {n_fixed} regions" if n_fixed != 1 else "requires one region")
             return False
+        return True
+
+    def _check_groups(self, defs, groups, what: str) -> bool:
+        """Each value of each operand/result group satisfies its definition's
+        constraint; the first that does not is reported by its flat index."""
+        idx = 0
+        for d, g in zip(defs, groups):
+            vals = g if isinstance(g, list) else ([] if g is None else [g])
+            for v in vals:
+                if not d.constraint(v.type):
+                    self.emit_error(f"{what} #{idx} must be {_summary(d)}, but got '{v.type.text()}'")
+                    return False
+                idx += 1
         return True
 
     def verify_op(self) -> bool:

@@ -3,7 +3,7 @@ trait's hook, then the op's own verify_op; then its regions; then, once all
 nested ops verified, the op's verify_regions (MLIR's region verifier)."""
 from __future__ import annotations
 
-from .core import Operation
+from .core import OpResult, Operation
 from .diagnostics import DiagnosticEngine, using_engine
 from .traits import IsolatedFromAbove
 
@@ -67,9 +67,20 @@ def _position(op, positions) -> int:
 def _verify_dominance(op, positions) -> bool:
     """A use must be dominated by its definition: earlier in the same block, or in
     an enclosing block, never across an isolated-from-above op."""
-    for i, v in enumerate(op.operands):
-        home = v.owner_block()
-        block = op.parent
+    here = op.parent
+    for i, use in enumerate(op._operands):
+        v = use.value
+        if type(v) is OpResult:
+            home = v.op.parent
+            if home is here and here is not None:  # the common case: defined earlier in this block
+                if _position(v.op, positions) >= _position(op, positions):
+                    break
+                continue
+        else:
+            home = v.owner_block()
+            if home is here:
+                continue
+        block = here
         crossed_isolated = None
         while block is not None and block is not home:
             owner = block.parent_op
@@ -83,8 +94,8 @@ def _verify_dominance(op, positions) -> bool:
             op.emit_error("using value defined outside the region").attach_note(
                 "required by region isolation constraints", crossed_isolated.location)
             return False
-        if hasattr(v, "op") and home is op.parent and _position(v.op, positions) >= _position(op, positions):
-            op.emit_error(f"operand #{i} does not dominate this use").attach_note(
-                "operand defined here (op in the same block)", v.op.location)
-            return False
-    return True
+    else:
+        return True
+    op.emit_error(f"operand #{i} does not dominate this use").attach_note(
+        "operand defined here (op in the same block)", v.op.location)
+    return False

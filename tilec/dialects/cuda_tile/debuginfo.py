@@ -22,7 +22,7 @@ import attrs
 from ...ir import attributes as A
 from ...ir import registry
 from ...ir.attributes import DialectAttr
-from ...ir.location import FileLineColLoc, Location
+from ...ir.location import CallSiteLoc, FileLineColLoc, FusedLoc, Location, NameLoc
 from ...ir.printing import quote
 from ...syntax.reader import BodyError, parse_location
 from .attributes import DIALECT, raise_missing
@@ -371,7 +371,6 @@ class DILocAttr(_DIAttr, Location):
 def find_di_loc(loc):
     """The di_loc a location carries: itself, a callsite's caller, the first in
     a fused location, a name location's child."""
-    from ...ir.location import CallSiteLoc, FusedLoc, NameLoc
     while True:
         if isinstance(loc, DILocAttr):
             return loc
@@ -396,7 +395,6 @@ def _loc_text(loc) -> str:
 def verify_function(op, name: str) -> bool:
     """Rules for a function-like op (entry) named `name`: its location is not a
     callsite; a di_loc on it has a subprogram scope whose linkage name is `name`."""
-    from ...ir.location import CallSiteLoc
     if isinstance(op.location, CallSiteLoc):
         op.emit_error(f"invalid function debug info location: {_loc_text(op.location)}. "
                       f"Function location must not be a CallSiteLoc.")
