@@ -116,12 +116,21 @@ class DialectType(Type):
         return False
 
     def text(self, short=False):
-        body = self.body()
-        head = self.mnemonic if short else f"!{self.dialect}.{self.mnemonic}"
-        return head if body is None else f"{head}<{body}>"
+        # printing spells the same few types once per use: memoized (types are
+        # immutable, hashed once, and equal types spell the same)
+        key = (self, short)
+        out = _TEXTS.get(key)
+        if out is None:
+            body = self.body()
+            head = self.mnemonic if short else f"!{self.dialect}.{self.mnemonic}"
+            out = _TEXTS[key] = head if body is None else f"{head}<{body}>"
+        return out
 
     def __repr__(self):
         return self.text()
+
+
+_TEXTS: dict = {}  # (dialect type, short) -> its spelling
 
 
 class BodilessType(DialectType):

@@ -429,7 +429,7 @@ class CompiledFormat:
     # -- printing ---------------------------------------------------------
     def print(self, op, p):
         p.write(op.name.split(".", 1)[1] if _short_name(op) else op.name)
-        self._state = [True, True]  # [should_emit_space, last_was_punctuation]
+        self._state = (True, True)  # (should_emit_space, last_was_punctuation)
         self._print_seq(self.elements, op, p)
 
     def _space(self, p, literal=None):
@@ -437,7 +437,7 @@ class CompiledFormat:
         if literal is None:
             if emit:
                 p.write(" ")
-            self._state = [True, False]
+            self._state = (True, False)
             return
         if literal == "":
             return
@@ -449,8 +449,8 @@ class CompiledFormat:
             space = literal[0] not in "<>(){}[],"
         if space and emit:
             p.write(" ")
-        self._state = [len(literal) != 1 or literal[0] not in "<({[",
-                       literal[0] != "_" and not literal[0].isalpha()]
+        self._state = (len(literal) != 1 or literal[0] not in "<({[",
+                       literal[0] != "_" and not literal[0].isalpha())
 
     def _print_seq(self, elements, op, p):
         for e in elements:
@@ -460,7 +460,7 @@ class CompiledFormat:
             elif isinstance(e, Spacer):
                 if e.space:
                     p.write(" ")
-                self._state = [False, not e.space]
+                self._state = (False, not e.space)
             elif isinstance(e, Var):
                 f = e.field
                 if isinstance(f, AttrDef):
@@ -482,9 +482,11 @@ class CompiledFormat:
                 self._space(p)
                 p.write(", ".join(v.type.text(e.short) for v in vals))
             elif isinstance(e, AttrDict):
-                elided = self.consumed_attrs | set(getattr(self.op_cls, "elided_attrs", ()))
+                elided = self.__dict__.get("_elided")
+                if elided is None:
+                    elided = self._elided = self.consumed_attrs | set(getattr(self.op_cls, "elided_attrs", ()))
                 p.print_attr_dict(op.attributes, elided, e.keyword)
-                self._state = [True, False]
+                self._state = (True, False)
             elif isinstance(e, Custom):
                 text = e.directive.print(op, e.args, p)
                 if text is not None:  # "" still takes the space MLIR puts before a directive

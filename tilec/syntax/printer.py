@@ -6,6 +6,7 @@ from ..ir.attributes import entry_text
 from ..ir.core import Block, Operation, Region
 from ..ir.location import UNKNOWN
 from ..ir.printing import quote
+from ..ir.traits import IsolatedFromAbove
 
 
 class Printer:
@@ -134,7 +135,8 @@ class Printer:
         if self._collect is not None:
             self._collect.visit(op.location or UNKNOWN, True)
         top = op.parent is None or op.parent.parent is None
-        if top or _isolated(op):
+        scoped = top or _isolated(op)
+        if scoped:
             saved = (self.names, self._next_value, self._next_arg, self._next_block, self._next_conflict,
                      self._used_names)
             if not (top and getattr(self, "_top_named", False)):
@@ -155,7 +157,7 @@ class Printer:
             self.print_generic(op)
         if self.debuginfo:
             self.write(self.loc_suffix(op.location or UNKNOWN))
-        if top or _isolated(op):
+        if scoped:
             (self.names, self._next_value, self._next_arg, self._next_block, self._next_conflict,
              self._used_names) = saved
 
@@ -289,8 +291,7 @@ def _block_arg_names(region):
 
 
 def _isolated(op) -> bool:
-    from ..ir.traits import IsolatedFromAbove
-    return op.has_trait(IsolatedFromAbove)
+    return IsolatedFromAbove in type(op).traits_all
 
 
 def _format_of(op):
