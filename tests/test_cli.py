@@ -77,6 +77,21 @@ def test_verify_diagnostics_matches_and_rejects(run_cli, tmp_path):
     assert rc == 1 and "unexpected error: use of undeclared SSA value name" in err
 
 
+
+def test_verify_diagnostics_reports_an_invalid_regex(run_cli, tmp_path):
+    """As MLIR: a -re expectation whose regex does not compile is an error at
+    its text, not a silent literal match."""
+    f = tmp_path / "re.mlir"
+    f.write_text("// expected-error-re @below {{undeclared SSA value {{(}}}}\n"
+                 "%0 = \"cuda_tile.addf\"(%x, %x) : (tile<f32>, tile<f32>) -> tile<f32>\n")
+    rc, _, err = run_cli("opt", "--verify-diagnostics", str(f))
+    assert rc == 1
+    assert f"{f}:1:31: error: invalid regex: missing )" in err
+    good = tmp_path / "re_ok.mlir"
+    good.write_text("// expected-error-re @below {{undeclared SSA value {{name|label}}}}\n"
+                    "%0 = \"cuda_tile.addf\"(%x, %x) : (tile<f32>, tile<f32>) -> tile<f32>\n")
+    assert run_cli("opt", "--verify-diagnostics", str(good))[0] == 0
+
 def test_split_keeps_original_line_numbers(run_cli, tmp_path):
     f = tmp_path / "k.mlir"
     f.write_text(GOOD + "// -----\n" + GOOD.replace("addf %a, %a", "addf %a, %q"))

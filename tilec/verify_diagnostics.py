@@ -34,14 +34,13 @@ def _compile(text, is_re):
         parts.append(m.group(1))
         pos = m.end()
     parts.append(re.escape(text[pos:]))
-    try:
-        return re.compile("".join(parts))
-    except re.error:
-        return re.compile(re.escape(text))
+    return re.compile("".join(parts))  # re.error: the caller reports "invalid regex", as MLIR does
 
 
-def collect_expectations(text, line_offset):
-    """Expectations of one chunk; lines are 1-based lines of the original file."""
+def collect_expectations(text, line_offset, filename="<input>", problems=None):
+    """Expectations of one chunk; lines are 1-based lines of the original file.
+    A `-re` expectation whose regex does not compile is not an expectation: it
+    is reported into `problems` at its text (MLIR: "invalid regex: ...")."""
     lines = text.split("\n")
     out, pending_below = [], []
     for i, line in enumerate(lines):
@@ -54,7 +53,12 @@ def collect_expectations(text, line_offset):
                 pending_below = []
             continue
         sev, is_re, _, where, msg = m.groups()
-        e = Expectation(sev, lineno, msg, bool(is_re), lineno, m.start() + 1)
+        try:
+            e = Expectation(sev, lineno, msg, bool(is_re), lineno, m.start() + 1)
+        except re.error as err:
+            if problems is not None:
+                problems.append(f"{filename}:{lineno}:{m.start(5) + 1}: error: invalid regex: {err}")
+            continue
         if where is None:
             pass
         elif where == "unknown":
@@ -115,7 +119,9 @@ def run_verify_diagnostics(chunks, filename, args, after=None) -> int:
                 run_requested_passes(ops, args, engine)
         if ops is not None and after is not None:
             after(ops, engine)
-        problems = check(engine.diagnostics, collect_expectations(text, offset), filename)
+        bad_regexes: list = []
+        expectations = collect_expectations(text, offset, filename, bad_regexes)
+        problems = bad_regexes + check(engine.diagnostics, expectations, filename)
         if problems:
             failed = True
             sys.stderr.write("\n".join(problems) + "\n")
