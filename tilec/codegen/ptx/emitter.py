@@ -36,7 +36,7 @@ class Emitter:
         self.swizzle_of: dict = {}     # shared-address register -> Swizzle of the tile stored there
         self.async_targets: dict = {}  # load op -> the pipeline slot it may fill with cp.async
         self.async_issued = None       # set by such a load: predicate of its cp.async path (True: always)
-        self.wgmma = False             # the opt-in wgmma path for tensor-core dots (sm_90a)
+        self.wgmma = False             # wgmma for tensor-core dots: False, True (every one that fits) or ops_wgmma.AUTO
 
     # ---- dispatch ---------------------------------------------------------------------
     def emit_block(self, block):

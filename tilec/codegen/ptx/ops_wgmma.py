@@ -1,11 +1,12 @@
 """nv_tileas.dot on Hopper's warpgroup tensor cores: wgmma.mma_async (sm_90a).
 
-Opt-in (`tilec compile --wgmma`, `emit_ptx(..., wgmma=True)`): checked by
-ptxas, by the test simulator (tests/ptxsim) and on an H100 (tests/gpu, every
-wgmma case matches the interpreter). It is not the default because, fed by the
-cp.async producer, it is not faster than mma.sync on swizzled slots
-(docs/decisions.md, "Swizzled pipeline slots"). A dot that does not fit falls
-back to mma.sync (ops_dot._mma_dot) without a word.
+When: on sm_90a by default for a dot that reads both operands in place from
+swizzled pipeline slots (AUTO, reads_slots_in_place); `tilec compile --wgmma`
+(`emit_ptx(..., wgmma=True)`) takes it for every dot that qualifies, with the
+copies below; `--no-wgmma` keeps mma.sync. Checked by ptxas, by the test
+simulator (tests/ptxsim) and on an H100 (tests/gpu; numbers in
+docs/decisions.md, "wgmma"). A dot that does not qualify falls back to
+mma.sync (ops_dot._mma_dot) without a word.
 
 In place: when A and B sit in swizzled pipeline slots (swizzle.py) of the
 dot's own shapes, wgmma reads them where they are (_wgmma_in_place). Otherwise
