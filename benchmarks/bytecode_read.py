@@ -5,7 +5,8 @@ The file is built from the cuTile kernels in examples/cutile/: each kernel is
 parsed, copied under fresh names into one `cuda_tile.module` until the
 module's bytecode (written by tilec, version 13.1 by default) reaches the
 target size. Prints the best-of-N read time (bytes -> cuda_tile IR), the time
-to read and verify, and -- when NVIDIA's `tileirdisasm` is on PATH (see
+to read and verify (--verify), the time to write the module back, and --
+when NVIDIA's `tileirdisasm` is on PATH (see
 shared/tools/reference-toolchain.sh) -- its time on the same file, measured
 in the same run, and the ratio.
 
@@ -162,6 +163,10 @@ def main(argv=None):
     print(f"freeing the module read (cycle collection, not timed above): {time.perf_counter() - t:.3f} s")
     if a.verify:
         print(f"tilec read + verify: {best_of(read_verify, 1):.3f} s")
+    module = read()
+    t_write = best_of(lambda: write_bytecode(module, DiagnosticEngine(), version), a.repeat)
+    print(f"tilec write (the module read, back to {a.version}): {t_write:.3f} s")
+    del module
     const = constant_module(int(a.size_mb * (1 << 20)), version)
     t_const = best_of(lambda: read_bytecode(const, "const.tilebc", DiagnosticEngine()), a.repeat)
     print(f"tilec read, {len(const) / (1 << 20):.2f} MB that is mostly one dense global: {t_const:.3f} s")

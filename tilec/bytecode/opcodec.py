@@ -16,6 +16,7 @@ from . import format as F
 from . import optable as T
 from .attrs import DIALECT_ENUMS, I32_ENUMS, KEEP, EncodeError
 from .stream import BytecodeError, Reader, Writer
+from .types import TypeError_
 
 UNIT, ATTR, OPERAND = "unit", "attr", "operand"
 MAX_DEPTH = 200  # region nesting; deeper input is rejected rather than overflowing the stack
@@ -364,6 +365,24 @@ class WriteError(Exception):
         self.op, self.message, self.remarks = op, message, tuple(remarks)
 
 
+_FACTS: dict = {}  # (op spec, op class) -> what _class_facts returns
+
+
+def _class_facts(spec, cls):
+    """What writing any op of `cls` under `spec` needs from the declarations,
+    worked out once: whether operands go by groups, the optional attributes'
+    names, each operand definition's index, the attributes' defaults."""
+    key = (spec.name, cls)
+    facts = _FACTS.get(key)
+    if facts is None:
+        facts = _FACTS[key] = (
+            spec.operands == "segmented" or any(d.kind == OPTIONAL for d in cls.operand_defs),
+            frozenset(a.name for a in spec.attrs if a.optional),
+            {d.name: i for i, d in enumerate(cls.operand_defs)},
+            {d.name: d.default for d in cls.attr_defs})
+    return facts
+
+
 class OpEncoder:
     def __init__(self, version, types, attrs, debug):
         self.version, self.types, self.attrs, self.debug = version, types, attrs, debug
@@ -395,7 +414,6 @@ class OpEncoder:
 
     def write_op(self, w: Writer, op):
         """Encode `op`; returns the values it bound (its results)."""
-        from .types import TypeError_
         try:
             return self._write_op(w, op)
         except TypeError_ as e:
@@ -435,11 +453,8 @@ class OpEncoder:
             w.varint(self.types.id(t))
         # flags
         attrs = op.attributes
-        groups = None
-        if spec.operands == "segmented" or any(d.kind == OPTIONAL for d in cls.operand_defs):
-            groups = op.operand_groups() if hasattr(op, "operand_groups") else None
-        opt_names = {a.name for a in spec.attrs if a.optional}
-        operand_index = {d.name: i for i, d in enumerate(cls.operand_defs)}
+        grouped, opt_names, operand_index, defaults = _class_facts(spec, cls)
+        groups = op.operand_groups() if grouped and hasattr(op, "operand_groups") else None
         flags = 0
         for bit, (fname, since) in enumerate(spec.flags):
             if fname in operand_index:
@@ -456,7 +471,6 @@ class OpEncoder:
         if spec.flags_since is not None and v >= spec.flags_since:
             w.varint(flags)
         # attributes
-        defaults = {d.name: d.default for d in cls.attr_defs}
         for a in spec.attrs:
             val = attrs.get(a.name)
             if a.since > v:
