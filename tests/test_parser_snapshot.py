@@ -41,8 +41,11 @@ def test_loaded_parser_parses_as_the_saved_one(tmp_path):
     loaded = snapshot.load(path, fresh_builder)
     assert loaded is not None and loaded is not built
     # every scanner was stored compiled: loading built none lazily
-    lexers = {id(x): x for x in loaded.parser.lexer.lexers.values()}.values()
+    lexers = snapshot.state_lexers(loaded)
     assert all(x._scanner is not None for x in lexers)
+    # ... with the keyword tables _index_keywords put in (no UnlessCallback left)
+    kinds = {type(cb).__name__ for x in lexers for cb in x.callback.values()}
+    assert kinds == {"KeywordTypes"}, kinds
     for path_ in EXAMPLES:
         text = open(path_).read()
         assert _parse_with((loaded, fresh_builder), text) == _parse_with((built, builder), text), path_

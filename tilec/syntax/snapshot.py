@@ -28,7 +28,7 @@ import types
 
 from lark.parsers.lalr_analysis import Reduce, Shift
 
-FORMAT = 1  # bump when what is pickled changes shape
+FORMAT = 3  # bump when what is pickled changes shape (3: BARE_ID in every lexer state, keyword tables)
 
 
 def cache_dir() -> str:
@@ -138,12 +138,24 @@ class _Unpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
 
 
+def contextual_lexer(parser):
+    """The ContextualLexer of a built Lark LALR parser (inside Lark's
+    PostLexConnector when the parser has a post-lexer)."""
+    lexer = parser.parser.lexer
+    return getattr(lexer, "lexer", lexer)
+
+
+def state_lexers(parser) -> list:
+    """Each of its lexer states' BasicLexer once, and the root lexer."""
+    lexer = contextual_lexer(parser)
+    return list({id(x): x for x in (*lexer.lexers.values(), lexer.root_lexer)}.values())
+
+
 def save(parser, path: str) -> None:
     """Write `parser` (a built Lark LALR parser with a contextual lexer) to
     `path`, atomically; a cache that cannot be written is not an error."""
     frontend = parser.parser
-    lexer = frontend.lexer
-    for state_lexer in {id(x): x for x in (*lexer.lexers.values(), lexer.root_lexer)}.values():
+    for state_lexer in state_lexers(parser):
         state_lexer.scanner  # built now so that loading never compiles one
     # equal actions become one object, so the pickle stores each once
     shared: dict = {}
