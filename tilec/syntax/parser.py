@@ -100,9 +100,9 @@ class _BareIdEverywhere:
     each keyword that is a bare identifier into BARE_ID's match (checked by a
     table lookup afterwards) instead of keeping it as one more alternative of
     the state's regex; the states that expect an op name otherwise try ~250
-    keyword alternatives at every token. A word no state expects still
-    reaches the parser as BARE_ID and is refused there, as before (the root
-    lexer, which Lark consults on an error, always had BARE_ID)."""
+    keyword alternatives at every token. A word a state does not expect now
+    reaches the parser as BARE_ID and is refused there;
+    _as_without_bare_id_everywhere words that error as the lexer did before."""
     always_accept = ("BARE_ID",)
     tag = "|postlex=bare-id-everywhere"  # part of the cache keys: the tables differ
 
