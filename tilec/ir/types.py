@@ -123,7 +123,10 @@ class DialectType(Type):
         if out is None:
             body = self.body()
             head = self.mnemonic if short else f"!{self.dialect}.{self.mnemonic}"
-            out = _TEXTS[key] = head if body is None else f"{head}<{body}>"
+            out = head if body is None else f"{head}<{body}>"
+            if len(_TEXTS) >= _TEXTS_MAX:  # a long-lived caller meeting ever new types
+                _TEXTS.clear()
+            _TEXTS[key] = out
         return out
 
     def __repr__(self):
@@ -131,6 +134,7 @@ class DialectType(Type):
 
 
 _TEXTS: dict = {}  # (dialect type, short) -> its spelling
+_TEXTS_MAX = 1 << 16
 
 
 class BodilessType(DialectType):
