@@ -16,7 +16,7 @@ from ....ir.types import FloatType, IntegerType
 from ....syntax.format import SYMBOL_NAME, AttrSyntax
 from .. import directives_core  # noqa: F401  (registers the custom<...> pieces used below)
 from ..attributes import SymbolVisibilityAttr
-from ..attributes_core import AssumePredicate
+from ..attributes_core import AssumePredicate, BoundedAttr, DivByAttr, SameElementsAttr
 from ..debuginfo import verify_function, verify_function_body, verify_module_globals
 from ..hints import ENTRY_KEYS, verify_hint_values
 from ..types import NUMBER_TILE, TOKEN, PointerType, TensorViewType, TileType
@@ -864,7 +864,6 @@ class AssumeOp(CudaTileOp):
         return ["assume_" + (names[idx] if idx < len(names) and names[idx] else "")]
 
     def verify_op(self):
-        from ..attributes_core import BoundedAttr, DivByAttr, SameElementsAttr
         p = self.predicate
         t = self.value.type
         name = f"cuda_tile.{p.mnemonic}"

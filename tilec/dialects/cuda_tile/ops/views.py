@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ....ir.opdef import AttrDef, OptOperand, Operand, Result, VarOperand, VarResult
 from ....ir.traits import Pure
+from ....ir.types import DYNAMIC
 from .. import directives_memory  # noqa: F401  (registers the custom<...> directives used below)
 from ..attributes import MemoryOrderingSemanticsAttr, MemoryScopeAttr
 from ..attributes_core import OptimizationHintsAttr
@@ -176,7 +177,6 @@ class MakeTensorViewOp(CudaTileOp):
         return ["tview"]
 
     def verify_op(self):
-        from ....ir.types import DYNAMIC
         tv = self.result.type
         pointee = self.base.type.element_type.pointee
         if tv.element_type != pointee:
