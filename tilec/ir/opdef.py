@@ -59,7 +59,7 @@ class ResultDef(_Field):
     def __get__(self, op, owner=None):
         if op is None:
             return self
-        if not op._results_variable and len(op.results) == len(op.result_defs):
+        if not op._results_variable and len(op.results) == len(op.result_defs):  # result_groups' common case
             return op.results[self.index]
         return op.result_groups()[self.index]
 
@@ -204,6 +204,8 @@ class Op(Operation):
 
     def result_groups(self) -> list:
         defs = self.result_defs
+        if not self._results_variable and len(self.results) == len(defs):
+            return list(self.results)
         sizes = _segments(defs, self.attributes.get(RESULT_SEGMENTS) if self._result_segmented else None,
                           len(self.results), "result")
         groups = _split(self.results, sizes)
@@ -280,12 +282,7 @@ class Op(Operation):
                 self.emit_error(f"expected {n_single} {word}, but found {n}" if not (has_var or has_opt)
                                 else f"expected {n_single} or more operands, but found {n}")
                 return False
-        if self._all_single:  # one operand per definition: no groups to build
-            for idx, (d, u) in enumerate(zip(self.operand_defs, self._operands)):
-                if not d.constraint.check(u.value.type):
-                    self.emit_error(f"operand #{idx} must be {_summary(d)}, but got '{u.value.type.text()}'")
-                    return False
-        elif not self._check_groups(self.operand_defs, self.operand_groups(), "operand"):
+        if not self._check_groups(self.operand_defs, self.operand_groups(), "operand"):
             return False
         n_single = self._n_single_results
         has_var = self._results_variable
@@ -294,12 +291,7 @@ class Op(Operation):
             self.emit_error(f"requires {'one' if n_single == 1 else n_single} {word}" if n_single
                             else f"requires zero results")
             return False
-        if not has_var:
-            for idx, (d, v) in enumerate(zip(self.result_defs, self.results)):
-                if not d.constraint(v.type):
-                    self.emit_error(f"result #{idx} must be {_summary(d)}, but got '{v.type.text()}'")
-                    return False
-        elif not self._check_groups(self.result_defs, self.result_groups(), "result"):
+        if not self._check_groups(self.result_defs, self.result_groups(), "result"):
             return False
         for d in self.attr_defs:
             v = self.attributes.get(d.name)
@@ -325,7 +317,7 @@ class Op(Operation):
         for d, g in zip(defs, groups):
             vals = g if isinstance(g, list) else ([] if g is None else [g])
             for v in vals:
-                if not d.constraint(v.type):
+                if not d.constraint.check(v.type):
                     self.emit_error(f"{what} #{idx} must be {_summary(d)}, but got '{v.type.text()}'")
                     return False
                 idx += 1
