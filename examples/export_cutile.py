@@ -462,6 +462,43 @@ def bcast_3way(x, y, z, out, R: ct.Constant[int], C: ct.Constant[int]):
     ct.store(out, index=(i, 0), tile=ct.where(c > 0, a * b, a + b - c))
 
 
+# ---------------------------------------------------------------------------
+# 39. causal attention with a ragged key length (zero-padded K/V tiles): the mask is applied only in
+#     the iterations past `mask_from`, so the K loop's body reads the
+#     induction variable in a branch (the pipelined consumer must remap it)
+
+@ct.kernel
+def attention_causal_f16(q, k, v, out, qk_scale, TM: ct.Constant[int], TN: ct.Constant[int],
+                         D: ct.Constant[int]):
+    bm = ct.bid(0)
+    h = ct.bid(1)
+    rows = (bm * TM + ct.arange(TM, dtype=ct.int32))[:, None]
+    cols = ct.arange(TN, dtype=ct.int32)[None, :]
+    tq = ct.load(q, index=(h, bm, 0), shape=(1, TM, D), padding_mode=ct.PaddingMode.ZERO).reshape((TM, D))
+    n_keys = k.shape[1]
+    mask_from = min((bm * TM) // TN, n_keys // TN)
+    m_i = ct.full((TM, 1), -math.inf, dtype=ct.float32)
+    l_i = ct.zeros((TM, 1), dtype=ct.float32)
+    acc = ct.zeros((TM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(min((bm + 1) * TM, n_keys), TN)):
+        tk = ct.load(k, index=(h, 0, j), shape=(1, D, TN), order=(0, 2, 1), latency=2,
+                     padding_mode=ct.PaddingMode.ZERO).reshape((D, TN))
+        s = ct.mma(tq, tk, ct.zeros((TM, TN), dtype=ct.float32))
+        if j >= mask_from:
+            key = j * TN + cols
+            s += ct.where((key < n_keys) & (rows >= key), 0.0, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=-1, keepdims=True) * qk_scale)
+        p = ct.exp2(s * qk_scale - m_new, flush_to_zero=True)
+        alpha = ct.exp2(m_i - m_new, flush_to_zero=True)
+        l_i = l_i * alpha + ct.sum(p, axis=-1, keepdims=True)
+        tv = ct.load(v, index=(h, j, 0), shape=(1, TN, D), latency=4,
+                     padding_mode=ct.PaddingMode.ZERO).reshape((TN, D))
+        acc = ct.mma(p.astype(ct.float16), tv, acc * alpha)
+        m_i = m_new
+    o = ct.truediv(acc, l_i, flush_to_zero=True, rounding_mode=ct.RoundingMode.APPROX)
+    ct.store(out, index=(h, bm, 0), tile=o.reshape((1, TM, D)).astype(ct.float16))
+
+
 def kernels():
     """name -> (kernel, parameters[, bytecode version, default 13.1])."""
     f16, bf16, f32, i32 = ct.float16, ct.bfloat16, ct.float32, ct.int32
@@ -504,6 +541,7 @@ def kernels():
         "argmax_axis0_f32": (argmax_axis0, [array(f32, 2), array(i32, 1), 64, 32]),
         "prod_scan_rev_f32": (prod_scan_rev, [array(f32, 1)] * 2 + [64]),
         "bcast_3way_f32": (bcast_3way, [array(f32, 2)] * 4 + [16, 32]),
+        "attention_causal_f16": (attention_causal_f16, [array(f16, 3)] * 4 + [scalar(f32), 64, 32, 64]),
     }
 
 

@@ -273,6 +273,18 @@ def test_fma_rounds_once():
     assert got.tolist() == [-(2.0**-24), 16.0]
 
 
+
+def test_fma_infinite_operands_follow_ieee():
+    # the exact-product error terms are NaN for an infinite product; the result must not be
+    # (online softmax computes fma(-inf, scale, -max) for masked scores)
+    inf = np.inf
+    a = np.array([-inf, inf, 2.0, inf, 0.0], np.float32)
+    b = np.array([0.5, 2.0, 3.0, 1.0, inf], np.float32)
+    c = np.array([-3.0, 1.0, -inf, -inf, 1.0], np.float32)
+    got = run_ew(["f32", "f32", "f32"], "f32", ["%res = fma %v0, %v1, %v2 : tile<{n}xf32>"], a, b, c)
+    assert got[:3].tolist() == [-inf, inf, -inf]
+    assert np.isnan(got[3]) and np.isnan(got[4])      # inf - inf and 0 * inf
+
 def test_cmpf_ordered_and_unordered_nan():
     a = np.array([1.0, np.nan, 2.0, np.nan], np.float32)
     b = np.array([1.0, 1.0, 3.0, np.nan], np.float32)

@@ -306,6 +306,17 @@ def _flash_attention(rng):
                   [("o", o, Close(5e-3, 5e-3))])
 
 
+def _attention_causal(rng):
+    h, s, n_keys, d = 2, 128, 100, 64     # 100 keys: the last key tile is ragged
+    q = rng.standard_normal((h, s, d)).astype(np.float16)
+    k = rng.standard_normal((h, n_keys, d)).astype(np.float16)
+    v = rng.standard_normal((h, n_keys, d)).astype(np.float16)
+    o = np.zeros_like(q)
+    scale = 1.4426950408889634 / np.sqrt(d)   # the kernel works in exp2
+    return Launch((s // 64, h), arr(q) + arr(k) + arr(v) + arr(o) + [scale],
+                  [("o", o, Close(5e-3, 5e-3))])
+
+
 def _matmul_fp8(rng):
     a = np.clip(rng.standard_normal((128, 96)) * 40, -448, 448).astype(F8)
     b = np.clip(rng.standard_normal((96, 128)), -448, 448).astype(F8)
@@ -476,6 +487,7 @@ CASES = [
     Case("cutile_clamp_where_f16", "cutile/clamp_where_f16.mlir", _clamp_where),
     Case("cutile_cumsum_f32", "cutile/cumsum_f32.mlir", _cumsum),
     Case("cutile_flash_attention_f16", "cutile/flash_attention_f16.mlir", _flash_attention),
+    Case("cutile_attention_causal_f16", "cutile/attention_causal_f16.mlir", _attention_causal),
     Case("cutile_gather_reverse_f32", "cutile/gather_reverse_f32.mlir", _gather_reverse),
     Case("cutile_grid_stride_i32", "cutile/grid_stride_i32.mlir", _grid_stride),
     Case("cutile_histogram_i32", "cutile/histogram_i32.mlir", _histogram),

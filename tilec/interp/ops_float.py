@@ -117,11 +117,18 @@ def _fma(op, cc):
     dtype = result_dtype(op)
 
     def fn(a, b, c):
-        p, pe = two_prod(_f64(a), _f64(b))
-        s, se = two_sum(p, _f64(c))
+        a, b, c = _f64(a), _f64(b), _f64(c)
+        p, pe = two_prod(a, b)
+        s, se = two_sum(p, c)
         lo = se + pe
         hi, lo2 = two_sum(s, lo)
-        return np.asarray(round_pair(hi, lo2, elt, "nearest_even" if mode in _NEAREST else mode)).astype(dtype)
+        out = np.asarray(round_pair(hi, lo2, elt, "nearest_even" if mode in _NEAREST else mode)).astype(dtype)
+        # an infinite or NaN operand: the error terms are NaN (inf - inf), but
+        # IEEE fma's special cases are those of a*b+c, which f64 gets exactly
+        special = ~(np.isfinite(a) & np.isfinite(b) & np.isfinite(c))
+        if np.any(special):
+            out = np.where(special, (a * b + c).astype(dtype), out)
+        return out
     return _ftz(op, fn, 3)
 
 

@@ -101,12 +101,13 @@ def produce_stages(b: Builder, analysis, info: PipelineInfo, iv_values: list, it
     return iterator
 
 
-def consume_nest(b: Builder, analysis, infos, acc_views, loc):
+def consume_nest(b: Builder, analysis, infos, acc_views, iv, loc):
     """Nested consume_one regions (one per pipeline); the innermost holds the
-    loop's compute. Returns nothing: results leave through the RMEM views."""
+    loop's compute, with the old induction variable read as `iv` (the new
+    loop's). Returns nothing: results leave through the RMEM views."""
     body = analysis.body
     pending = {i.pair.load for i in infos}
-    mapping = {}
+    mapping = {analysis.iv: iv}
 
     def level(bb: Builder, k: int):
         info = infos[k]
@@ -146,12 +147,12 @@ def _acc_views(b: Builder, args, loc):
             for a in args]
 
 
-def _consumer_iteration(b: Builder, analysis, infos, accs, c_iters, loc):
-    """The consumer half of one iteration; returns (new accs, new consumer iterators)."""
+def _consumer_iteration(b: Builder, analysis, infos, accs, c_iters, iv, loc):
+    """The consumer half of iteration `iv`; returns (new accs, new consumer iterators)."""
     for info, it in zip(infos, c_iters):
         info.c_iter = it
     views = _acc_views(b, accs, loc)
-    consume_nest(b, analysis, infos, views, loc)
+    consume_nest(b, analysis, infos, views, iv, loc)
     new_iters = [b.create(P.IncIterOp, loc, iterator=it, result=it.type).result for it in c_iters]
     new_accs = [b.create(memops.LoadOp, loc, view=v, token=None, result=a.type).result
                 for v, a in zip(views, accs)]
@@ -187,7 +188,7 @@ def pipeline_single_stream(analysis, stages, infos, loc):
         accs, pits, cits = args[:n_acc], args[n_acc:n_acc + n_p], args[n_acc + n_p:]
         ahead = build_addi(fb, iv, build_muli(fb, build_constant(fb, dist, IndexType()), st)) if dist else iv
         new_p = [produce_stages(fb, analysis, info, [ahead], it, loc) for info, it in zip(infos, pits)]
-        new_accs, new_c = _consumer_iteration(fb, analysis, infos, accs, cits, loc)
+        new_accs, new_c = _consumer_iteration(fb, analysis, infos, accs, cits, iv, loc)
         return new_accs + new_p + new_c
 
     new = _for(b, lb, ub, st, inits + p_iters + c_iters, loc, fill)
@@ -213,7 +214,7 @@ def pipeline_agents(analysis, stages, infos, regs, num_warps, loc):
     def consumer(cb: Builder, _args):
         def fill(fb, iv, args):
             accs, cits = args[:n_acc], args[n_acc:]
-            new_accs, new_c = _consumer_iteration(fb, analysis, infos, accs, cits, loc)
+            new_accs, new_c = _consumer_iteration(fb, analysis, infos, accs, cits, iv, loc)
             return new_accs + new_c
         lp = _for(cb, lb, ub, st, inits + [i.c_iter for i in infos], loc, fill)
         cb.create(P.PipelineYieldOp, loc, values=list(lp.results[:n_acc]))
