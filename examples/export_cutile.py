@@ -499,6 +499,21 @@ def attention_causal_f16(q, k, v, out, qk_scale, TM: ct.Constant[int], TN: ct.Co
     ct.store(out, index=(h, bm, 0), tile=o.reshape((1, TM, D)).astype(ct.float16))
 
 
+# ---------------------------------------------------------------------------
+# 40. explicit tf32 operands: f32 tiles cast to tfloat32, a matmul without an
+#     accumulator (its result is tf32, cast back to f32), a second matmul on bf16
+
+@ct.kernel
+def matmul_tf32_cast(a, b, c, d, T: ct.Constant[int]):
+    i = ct.bid(0)
+    x = ct.load(a, index=(i, 0), shape=(T, T))
+    y = ct.load(b, index=(0, 0), shape=(T, T))
+    prod = ct.astype(ct.matmul(ct.astype(x, ct.tfloat32), ct.astype(y, ct.tfloat32)), ct.float32)
+    ct.store(c, index=(i, 0), tile=prod)
+    ct.store(d, index=(i, 0), tile=ct.astype(ct.matmul(ct.astype(prod, ct.bfloat16), ct.astype(y, ct.bfloat16)),
+                                             ct.float32))
+
+
 def kernels():
     """name -> (kernel, parameters[, bytecode version, default 13.1])."""
     f16, bf16, f32, i32 = ct.float16, ct.bfloat16, ct.float32, ct.int32
@@ -542,6 +557,7 @@ def kernels():
         "prod_scan_rev_f32": (prod_scan_rev, [array(f32, 1)] * 2 + [64]),
         "bcast_3way_f32": (bcast_3way, [array(f32, 2)] * 4 + [16, 32]),
         "attention_causal_f16": (attention_causal_f16, [array(f16, 3)] * 4 + [scalar(f32), 64, 32, 64]),
+        "matmul_tf32_cast": (matmul_tf32_cast, [array(f32, 2)] * 4 + [32]),
     }
 
 

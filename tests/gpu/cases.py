@@ -354,6 +354,15 @@ def _matmul_tf32(rng):
     return Launch((2, 2), arr(a) + arr(b) + arr(c), [("c", c, Scaled(2e-3, _mm_scale(a, b)))])
 
 
+def _matmul_tf32_cast(rng):
+    a = rng.standard_normal((64, 32)).astype(np.float32)
+    b = rng.standard_normal((32, 32)).astype(np.float32)
+    c, d = np.zeros((64, 32), np.float32), np.zeros((64, 32), np.float32)
+    # tf32 products are exact in f32; the bf16 matmul of the rounded product is compared loosely
+    return Launch((2,), arr(a) + arr(b) + arr(c) + arr(d),
+                  [("c", c, Scaled(2e-3, _mm_scale(a, b))), ("d", d, Close(2e-2, 1e-1))])
+
+
 def _bits(rng):
     x = rng.integers(-10**6, 10**6, 1000).astype(np.int32)
     y = rng.integers(-10**6, 10**6, 1000).astype(np.int32)
@@ -493,6 +502,7 @@ CASES = [
     Case("cutile_histogram_i32", "cutile/histogram_i32.mlir", _histogram),
     Case("cutile_matmul_bf16_relu", "cutile/matmul_bf16_relu.mlir", _matmul_bf16_relu),
     Case("cutile_matmul_f16", "cutile/matmul_f16.mlir", _matmul_f16),
+    Case("cutile_matmul_tf32_cast", "cutile/matmul_tf32_cast.mlir", _matmul_tf32_cast),
     # docs/decisions.md (lowering): fp8 MMA only on sm_90a, reported on sm_80 (by the lowering,
     # or by the emitter's fp8 type check)
     Case("cutile_matmul_fp8", "cutile/matmul_fp8.mlir", _matmul_fp8,

@@ -52,6 +52,7 @@ _FLOAT_MMA = {
     "f16": ("f16", ARCHES),
     "bf16": ("bf16", ARCHES),
     "f32": ("tf32", ARCHES),        # f32 operands run as tf32
+    "tf32": ("tf32", ARCHES),
     "f8E4M3FN": ("f8", ("sm_89", "sm_90", "sm_90a")),   # fp8 needs sm_89+
     "f8E5M2": ("f8", ("sm_89", "sm_90", "sm_90a")),
 }
