@@ -157,25 +157,15 @@ def compile_command(args) -> int:
 
 
 def _assemble(ptx: str, arch: str):
-    """Run ptxas on `ptx`; the cubin bytes, or None after saying why."""
-    import os
-    import shutil
-    import subprocess
+    """Run ptxas on `ptx` (found as tilec/ptxas.py says); the cubin bytes, or None after saying why."""
     import sys
-    import tempfile
-    ptxas = shutil.which("ptxas")
-    if ptxas is None:
-        print("tilec compile: error: --emit=cubin needs ptxas (the CUDA toolkit) on PATH; "
-              "use --emit=ptx and assemble elsewhere", file=sys.stderr)
+    from .ptxas import MISSING, PtxasError, assemble
+    try:
+        return assemble(ptx, arch)
+    except PtxasError as e:
+        if str(e) == MISSING:
+            print(f"tilec compile: error: --emit=cubin needs ptxas: {MISSING}; or use --emit=ptx and "
+                  f"assemble elsewhere", file=sys.stderr)
+        else:
+            print(f"tilec compile: error: {e}", file=sys.stderr)
         return None
-    with tempfile.TemporaryDirectory() as d:
-        src, dst = os.path.join(d, "kernel.ptx"), os.path.join(d, "kernel.cubin")
-        with open(src, "w") as fh:
-            fh.write(ptx)
-        r = subprocess.run([ptxas, f"-arch={arch}", src, "-o", dst], capture_output=True, text=True)
-        if r.returncode != 0:
-            print(f"tilec compile: error: ptxas rejected the generated PTX (a tilec bug):\n{r.stderr.strip()}",
-                  file=sys.stderr)
-            return None
-        with open(dst, "rb") as fh:
-            return fh.read()
