@@ -68,7 +68,8 @@ def assemble(ptx: str, arch: str, options=()) -> bytes:
     import tempfile
     exe = find_ptxas()
     if exe is None:
-        raise PtxasError(MISSING)
+        explicit = os.environ.get("TILEC_PTXAS")
+        raise PtxasError(f"TILEC_PTXAS={explicit} is not an executable file" if explicit else MISSING)
     with tempfile.TemporaryDirectory(prefix="tilec-ptxas.") as d:
         src, dst = os.path.join(d, "kernel.ptx"), os.path.join(d, "kernel.cubin")
         with open(src, "w") as fh:

@@ -7,12 +7,12 @@ cuTile Python (which runs `tileiras BYTECODE -o OUT.cubin --gpu-name sm_XX -O3
         --remarks-output-file=F] [--preview=F] [-l LIB] [--version]
 
 Options follow LLVM's command-line conventions as tileiras does (`--opt=value`
-or `--opt value`, one or two dashes). Errors are printed as tileiras prints
-them and as cuTile's `_parse_tileir_stderr` reads them: `loc("file":line:col):
-error: message` where the diagnostic has a source location, `error: message`
-otherwise. Exit status as tileiras: 1 command line or unreadable input file,
-2 unsupported configuration (-O level, GPU), 3 input that is not valid Tile IR
-bytecode, 5 compilation failed. The output file is written only on success.
+or `--opt value`, one or two dashes). Errors are lines cuTile's
+`_parse_tileir_stderr` reads: `error: file:line:col: message` (or
+`loc("file":line:col): error: message`, see `render`). Exit status as
+tileiras: 1 command line or unreadable input file, 2 unsupported
+configuration (-O level, GPU), 3 input that is not valid Tile IR bytecode,
+5 compilation failed. The output file is written only on success.
 
 The command layer: nothing in the library imports this module. Imports are
 lazy so `--version` (cuTile's cache key) answers fast."""
@@ -219,13 +219,20 @@ def _source_digest() -> str:
     return h.hexdigest()[:12]
 
 
-def render(diagnostic) -> list[str]:
-    """`diagnostic` and its notes as tileiras prints them: `loc("file":L:C):
-    error: msg` (cuTile's LOC_RE_SIMPLE) or `error: msg` (ERROR_RE)."""
+def render(diagnostic, located=None) -> list[str]:
+    """`diagnostic` and its notes as lines cuTile's `_parse_tileir_stderr` reads.
+    By default `error: FILE:LINE:COL: message` (its ERROR_RE: the message names
+    the Python line, the error's location stays unknown). `located` (default:
+    $TILEC_TILEIRAS_LOC=1) gives `loc("FILE":LINE:COL): error: message` (its
+    LOC_RE_SIMPLE), which cuTile maps to a source location, but cuTile 1.7.0
+    cannot print such an error: its format_location needs the location's
+    function, which a parsed location has not (str(e) raises AttributeError)."""
+    if located is None:
+        located = os.environ.get("TILEC_TILEIRAS_LOC", "") not in ("", "0")
     lines = []
     for d in [diagnostic, *diagnostic.notes]:
         flc = d.location.file_line_col()
-        if flc:
+        if flc and located:
             file = str(flc[0]).replace("\\", "\\\\").replace('"', '\\"')
             lines.append(f'loc("{file}":{flc[1]}:{flc[2]}): {d.severity}: {d.message}')
         else:
