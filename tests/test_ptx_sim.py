@@ -896,3 +896,20 @@ def test_sim_matches_interpreter_at_other_warp_counts(name, arch, warps, stages)
     want, _, _ = interpreter_result(case)
     got, _, _, launch = run_in_sim(case, ptx)
     cases.compare(case, launch, got, want)
+
+
+def test_sim_chunked_agent_join(monkeypatch):
+    """The agents' results reach the whole CTA through shared memory. One that fits
+    neither over the stage buffers nor in what the target has left goes a block of
+    rows at a time through one buffer (a 128x512 f32 accumulator on sm_90a); here
+    the target's shared memory is shrunk so a small matmul takes that path."""
+    import dataclasses
+    from tilec.codegen.ptx import compile_text
+    from tilec.conversion import target as T
+    monkeypatch.setitem(T.TARGETS, "sm_90a", dataclasses.replace(T.TARGETS["sm_90a"], smem_bytes=16 * 1024))
+    case = cases.BY_NAME["cutile_matmul_f16"]
+    ptx = compile_text(case.text(), arch="sm_90a", num_stages=1)
+    assert ptx.count("join_skip") >= 4       # two blocks of rows: a branch and its label each
+    want, _, _ = interpreter_result(case)
+    got, _, _, launch = run_in_sim(case, ptx)
+    cases.compare(case, launch, got, want)

@@ -368,6 +368,58 @@ class Emitter:
                 self._ld_shared(out.regs[slot], etype, where(off))
         return out
 
+    def _row_predicates(self, layout, r0: int, nrows: int):
+        """slot -> a predicate register: is the slot's row (dimension 0) in [r0, r0 + nrows)?"""
+        kb = self.kb
+        row = self.bases(layout)[0]
+        by_off, out = {}, []
+        for slot in range(layout.nslots):
+            off = layout.offsets(slot)[0]
+            p = by_off.get(off)
+            if p is None:
+                d, p = kb.reg(B32), kb.reg(PRED)
+                kb.emit(f"add.s32 \t{d}, {row}, {off - r0}")
+                kb.emit(f"setp.lt.u32 \t{p}, {d}, {nrows}")
+                by_off[off] = p
+            out.append(p)
+        return out
+
+    def store_rows(self, tile: Tile, base: str, r0: int, nrows: int):
+        """Write rows [r0, r0 + nrows) of `tile` row-major at `base` (row r0 first)."""
+        kb = self.kb
+        coeffs = linear_offsets(tile.shape)
+        es = byte_size(tile.etype)
+        preds = self._row_predicates(tile.layout, r0, nrows)
+        addr = kb.reg(B32)
+        kb.emit(f"mad.lo.u32 \t{addr}, {self.linear_base(tile.layout, coeffs)}, {es}, {base}")
+        st = mem_type(tile.etype).replace(".s", ".b").replace(".u8", ".b8")
+        for slot in range(tile.layout.nslots):
+            off = (sum(o * c for o, c in zip(tile.layout.offsets(slot), coeffs)) - r0 * coeffs[0]) * es
+            reg = tile.at(slot)
+            if reg_class(tile.etype) == PRED:
+                b = kb.reg(B32)
+                kb.emit(f"selp.u32 \t{b}, 1, 0, {reg}")
+                reg, st = b, ".b8"
+            kb.emit(f"@{preds[slot]} st.shared{st} \t[{addr}+{off}], {reg}")
+
+    def load_rows(self, out: Tile, base: str, r0: int, nrows: int):
+        """Fill the slots of `out` whose rows are in [r0, r0 + nrows) from `base`
+        (written by store_rows)."""
+        kb = self.kb
+        coeffs = linear_offsets(out.shape)
+        es = byte_size(out.etype)
+        preds = self._row_predicates(out.layout, r0, nrows)
+        addr = kb.reg(B32)
+        kb.emit(f"mad.lo.u32 \t{addr}, {self.linear_base(out.layout, coeffs)}, {es}, {base}")
+        for slot in range(out.layout.nslots):
+            off = (sum(o * c for o, c in zip(out.layout.offsets(slot), coeffs)) - r0 * coeffs[0]) * es
+            if reg_class(out.etype) == PRED:
+                b = kb.reg(B32)
+                kb.emit(f"@{preds[slot]} ld.shared.u8 \t{b}, [{addr}+{off}]")
+                kb.emit(f"@{preds[slot]} setp.ne.u32 \t{out.regs[slot]}, {b}, 0")
+            else:
+                kb.emit(f"@{preds[slot]} ld.shared{mem_type(out.etype)} \t{out.regs[slot]}, [{addr}+{off}]")
+
     def _ld_shared(self, reg, etype, where):
         if reg_class(etype) == PRED:
             b = self.kb.reg(B32)

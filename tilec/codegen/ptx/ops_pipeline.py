@@ -352,6 +352,95 @@ def _pipeline_yield(em, op):
     em.fail("is not inside a pipeline region")
 
 
+def _join_plan(em, results):
+    """Per result: its byte size, or None (not a tile). The join buffers overlay the
+    stage buffers, which are idle once every agent is done; results that fit
+    neither there nor in what the target has left go through one buffer in
+    chunks of rows. Returns (sizes, chunk bytes or None for a whole-tile join)."""
+    kb = em.kb
+    sizes = []
+    for r in results:
+        t = r.type
+        if not hasattr(t, "element_type"):
+            sizes.append(None)
+            continue
+        n = 1
+        for d in getattr(t, "shape", ()):
+            n *= d
+        sizes.append(n * byte_size(t.element_type))
+    total = sum(x for x in sizes if x)
+    stage_end = sum(e[1] for e in kb.shared if e[3] == "stage")
+    from ...conversion.target import target_for
+    limit = getattr(target_for(em.target.arch), "smem_bytes", None)
+    used = kb.shared_layout()[1]
+    if limit is None or total <= stage_end or used + total <= limit:
+        return sizes, None
+    return sizes, max(stage_end, limit - used - 1024, 4096)
+
+
+def _st_type(etype):
+    from .ptxtypes import mem_type, reg_class
+    return ".b8" if reg_class(etype) == PRED else mem_type(etype).replace(".s", ".b").replace(".u8", ".b8")
+
+
+def _b32_of(em, v):
+    """The register to store for splat `v` (a predicate becomes 0/1)."""
+    from .ptxtypes import reg_class
+    if reg_class(v.etype) != PRED:
+        return v.reg
+    b = em.kb.reg(B32)
+    em.kb.emit(f"selp.u32 \t{b}, 1, 0, {v.reg}")
+    return b
+
+
+def _chunked_join(em, consumer, values, results, chunk_bytes):
+    """Hand the last agent's results to the whole CTA through one shared buffer of
+    `chunk_bytes`, a block of rows at a time: the agent's threads write rows,
+    everyone reads them, and the buffer is reused for the next rows."""
+    kb, outer = em.kb, em.group
+    sym = kb.shared_buffer(chunk_bytes, 16, "join", reuse_stages=True)
+    lo, hi = consumer.first_thread - outer.first_thread, consumer.first_thread - outer.first_thread + consumer.threads
+    mine = kb.reg(PRED)
+    t = kb.reg(B32)
+    kb.emit(f"sub.u32 \t{t}, {outer.tid}, {lo}")
+    kb.emit(f"setp.lt.u32 \t{mine}, {t}, {hi - lo}")
+    base = em.addr_of(sym)
+    out = []
+    for v, r in zip(values, results):
+        if not isinstance(v, Tile) or not hasattr(r.type, "element_type"):
+            out.append(None)
+            continue
+        shape = tuple(r.type.shape)
+        if v.splat:      # one value (a scalar, or a splat): any of the agent's threads writes it
+            skip = kb.label("join_skip")
+            kb.emit(f"@!{mine} bra \t{skip}")
+            kb.emit(f"st.shared{_st_type(v.etype)} \t[{base}], {_b32_of(em, v)}")
+            kb.place(skip)
+            kb.emit("bar.sync \t0")
+            one = em.load_shared(v.etype, (), None, base, ())
+            kb.emit("bar.sync \t0")
+            out.append(Tile(v.etype, shape, None, one.regs))
+            continue
+        row_bytes = byte_size(r.type.element_type)
+        for d in shape[1:]:
+            row_bytes *= d
+        rows = max(1, chunk_bytes // row_bytes)
+        dst = em.new_tile(r.type.element_type, shape, em.layout_for(shape))
+        for r0 in range(0, shape[0], rows):
+            n = min(rows, shape[0] - r0)
+            skip = kb.label("join_skip")
+            kb.emit(f"@!{mine} bra \t{skip}")
+            em.group = consumer
+            em.store_rows(v, base, r0, n)
+            em.group = outer
+            kb.place(skip)
+            kb.emit("bar.sync \t0")
+            em.load_rows(dst, base, r0, n)
+            kb.emit("bar.sync \t0")
+        out.append(dst)
+    return out
+
+
 @handles(AGENT_SWITCH)
 def _agent_switch(em, op):
     kb = em.kb
@@ -361,16 +450,12 @@ def _agent_switch(em, op):
         em.fail(f"needs {32 * sum(warps)} threads but the kernel runs {outer.threads}")
     join = kb.label("agents_join")
     results = list(op.results)
-    join_bufs = []
-    for r in results:
-        t = r.type
-        n = 1
-        for d in getattr(t, "shape", ()):
-            n *= d
-        join_bufs.append(kb.shared_buffer(n * byte_size(t.element_type), 16, "join", reuse_stages=True)
-                         if hasattr(t, "element_type") else None)
+    sizes, chunk_bytes = _join_plan(em, results)
+    join_bufs = [None if n is None or chunk_bytes else kb.shared_buffer(n, 16, "join", reuse_stages=True)
+                 for n in sizes]
     handoff = _hand_off(em, op)
     start = 0
+    kept = {}     # the last agent's yielded tiles and group, for a chunked join
     for i, (region, nw) in enumerate(zip(op.regions, warps)):
         skip = kb.label(f"agent{i}_end")
         lo, hi = kb.reg(PRED), kb.reg(PRED)
@@ -380,17 +465,22 @@ def _agent_switch(em, op):
         kb.emit(f"@{lo} bra \t{skip}")
         tid = kb.reg(B32)
         kb.emit(f"sub.u32 \t{tid}, {outer.tid}, {start * 32}")
-        em.enter_group(tid, nw * 32, i + 1, outer.first_thread + start * 32)
+        group = em.enter_group(tid, nw * 32, i + 1, outer.first_thread + start * 32)
         from ...dialects.nv_tileas.layouts import linear_offsets
         for v, (tile, base) in handoff.items():   # outer tiles, re-read in this agent's layout
             em.bind(v, em.load_shared(tile.etype, tile.shape, em.layout_for(tile.shape), base,
                                       linear_offsets(tile.shape)))
         last = i == len(op.regions) - 1
 
-        def on_yield(values, last=last):
+        def on_yield(values, last=last, group=group):
             if not last:
                 return
             from ...dialects.nv_tileas.layouts import linear_offsets
+            if chunk_bytes:
+                kept["values"] = [em.regs_of(v) if isinstance(v, Tile) else v for v in values]
+                kept["group"] = group
+                em.sync()    # the join buffer overlays the stages: every thread of the agent is done reading them
+                return
             if any(sym is not None for sym in join_bufs):
                 em.sync()    # the join buffers overlay the stages: every thread of the agent is done reading them
             for v, sym in zip(values, join_bufs):
@@ -409,6 +499,10 @@ def _agent_switch(em, op):
     for v, (tile, _) in handoff.items():
         em.bind(v, tile)
     kb.emit("bar.sync \t0")
+    if chunk_bytes:
+        for r, x in zip(results, _chunked_join(em, kept["group"], kept["values"], results, chunk_bytes)):
+            em.bind(r, x)
+        return
     from ...dialects.nv_tileas.layouts import linear_offsets
     for r, sym in zip(results, join_bufs):
         if sym is None:
