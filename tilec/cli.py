@@ -63,7 +63,7 @@ def build_argparser():
     comp.add_argument("--num-stages", dest="num_stages", type=int, default=None,
                       help="pipeline stages (default: the target's)")
     comp.add_argument("--emit", choices=("ptx", "cubin"), default="ptx",
-                      help="ptx (default) or cubin (runs ptxas, which must be on PATH)")
+                      help="ptx (default) or cubin (runs ptxas: $TILEC_PTXAS, PATH, or pip install 'tilec[cubin]')")
     comp.add_argument("--wgmma", dest="wgmma", action="store_const", const=True, default=None,
                       help="sm_90a only: run every f16/bf16 dot that fits on wgmma.mma_async (by default only "
                            "those that read their pipeline slots in place do)")
