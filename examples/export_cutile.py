@@ -514,6 +514,34 @@ def matmul_tf32_cast(a, b, c, d, T: ct.Constant[int]):
                                              ct.float32))
 
 
+# ---------------------------------------------------------------------------
+# 41. persistent batched GEMM: each block walks output tiles bid, bid + grid, ...
+#     (grouped along M), a K loop per tile; B may be stored transposed
+
+@ct.kernel
+def persistent_bmm_f16(a, b, c, batch, M: ct.Constant[int], N: ct.Constant[int], K: ct.Constant[int],
+                       TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int],
+                       GROUP: ct.Constant[int], B_T: ct.Constant[bool]):
+    tiles_m, tiles_n = ct.cdiv(M, TM), ct.cdiv(N, TN)
+    for t in range(ct.bid(0), tiles_m * tiles_n * batch, ct.num_blocks(0)):
+        q = t // (tiles_m * tiles_n)
+        flat = t % (tiles_m * tiles_n)
+        first_m = (flat // (GROUP * tiles_n)) * GROUP
+        rows = ct.minimum(tiles_m - first_m, GROUP)
+        bm = first_m + flat % rows
+        bn = (flat % (GROUP * tiles_n)) // rows
+        acc = ct.zeros((TM, TN), dtype=ct.float32)
+        for k in range(ct.cdiv(K, TK)):
+            ta = ct.load(a, index=(q, bm, k), shape=(1, TM, TK), padding_mode=ct.PaddingMode.ZERO, latency=3)
+            if B_T:
+                tb = ct.permute(ct.load(b, index=(q, bn, k), shape=(1, TN, TK), padding_mode=ct.PaddingMode.ZERO),
+                                (0, 2, 1))
+            else:
+                tb = ct.load(b, index=(q, k, bn), shape=(1, TK, TN), padding_mode=ct.PaddingMode.ZERO)
+            acc = ct.mma(ct.reshape(ta, (TM, TK)), ct.reshape(tb, (TK, TN)), acc=acc)
+        ct.store(c, index=(q, bm, bn), tile=ct.reshape(ct.astype(acc, c.dtype), (1, TM, TN)))
+
+
 def kernels():
     """name -> (kernel, parameters[, bytecode version, default 13.1])."""
     f16, bf16, f32, i32 = ct.float16, ct.bfloat16, ct.float32, ct.int32
@@ -558,6 +586,7 @@ def kernels():
         "bcast_3way_f32": (bcast_3way, [array(f32, 2)] * 4 + [16, 32]),
         "attention_causal_f16": (attention_causal_f16, [array(f16, 3)] * 4 + [scalar(f32), 64, 32, 64]),
         "matmul_tf32_cast": (matmul_tf32_cast, [array(f32, 2)] * 4 + [32]),
+        "persistent_bmm_f16": (persistent_bmm_f16, [array(f16, 3)] * 3 + [scalar(i32), 80, 64, 48, 32, 32, 16, 2, True]),
     }
 
 

@@ -363,6 +363,15 @@ def _matmul_tf32_cast(rng):
                   [("c", c, Scaled(2e-3, _mm_scale(a, b))), ("d", d, Close(2e-2, 1e-1))])
 
 
+def _persistent_bmm(rng):
+    q, m, n, k = 3, 80, 64, 48        # M = 80: a ragged last row tile; 18 tiles over 5 blocks
+    a = rng.standard_normal((q, m, k)).astype(np.float16)
+    bt = rng.standard_normal((q, n, k)).astype(np.float16)   # B stored transposed
+    c = np.zeros((q, m, n), np.float16)
+    scale = lambda: np.abs(a.astype(np.float64)) @ np.abs(bt.astype(np.float64)).transpose(0, 2, 1)
+    return Launch((5,), arr(a) + arr(bt) + arr(c) + [q], [("c", c, Scaled(2e-3, scale))])
+
+
 def _bits(rng):
     x = rng.integers(-10**6, 10**6, 1000).astype(np.int32)
     y = rng.integers(-10**6, 10**6, 1000).astype(np.int32)
@@ -503,6 +512,7 @@ CASES = [
     Case("cutile_matmul_bf16_relu", "cutile/matmul_bf16_relu.mlir", _matmul_bf16_relu),
     Case("cutile_matmul_f16", "cutile/matmul_f16.mlir", _matmul_f16),
     Case("cutile_matmul_tf32_cast", "cutile/matmul_tf32_cast.mlir", _matmul_tf32_cast),
+    Case("cutile_persistent_bmm_f16", "cutile/persistent_bmm_f16.mlir", _persistent_bmm),
     # docs/decisions.md (lowering): fp8 MMA only on sm_90a, reported on sm_80 (by the lowering,
     # or by the emitter's fp8 type check)
     Case("cutile_matmul_fp8", "cutile/matmul_fp8.mlir", _matmul_fp8,
