@@ -31,7 +31,8 @@ CUTILE_EMPTY = bytes.fromhex(
 DI = """\
 #src = #cuda_tile.di_file<"kern.py" in "/work/proj">
 #unit = #cuda_tile.di_compile_unit<file = #src>
-#sp = #cuda_tile.di_subprogram<linkageName = "bad", name = "bad", file = #src, line = 10, compileUnit = #unit, scopeLine = 11>
+#sp = #cuda_tile.di_subprogram<linkageName = "bad", name = "bad", file = #src, line = 10, compileUnit = #unit,
+                              scopeLine = 11>
 #l10 = #cuda_tile.di_loc<loc("/work/proj/kern.py":10:1) in #sp>
 #l12 = #cuda_tile.di_loc<loc("/work/proj/kern.py":12:5) in #sp>
 #l13 = #cuda_tile.di_loc<loc("/work/proj/kern.py":13:7) in #sp>
@@ -235,7 +236,8 @@ def test_optimization_and_debug_flags_are_accepted(tmp_path, capsys):
 @pytest.mark.parametrize("argv,rc,message", [
     (["--bogus"], 1, "tilec-tileiras: Unknown command line argument '--bogus'."),
     (["a.bc", "b.bc"], 1, "tilec-tileiras: Too many positional arguments specified!"),
-    (["a.bc", "--gpu-name", "sm_75"], 1, "tilec-tileiras: for the --gpu-name option: Cannot find option named 'sm_75'!"),
+    (["a.bc", "--gpu-name", "sm_75"], 1,
+     "tilec-tileiras: for the --gpu-name option: Cannot find option named 'sm_75'!"),
     (["a.bc", "--gpu-name"], 1, "tilec-tileiras: for the --gpu-name option: requires a value!"),
     (["a.bc", "--gpu-name=sm_90", "-Ox"], 1, "Unknown command line argument '-Ox'"),
     (["a.bc", "--gpu-name=sm_90", "--opt-level=x"], 1, "'x' value invalid for uint argument"),
