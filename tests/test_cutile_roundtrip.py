@@ -136,7 +136,8 @@ def test_normalize_ssa_equates_result_spellings():
 def test_custom_print_matches_input(path):
     text = open(path).read()
     printed = print_ops(_parse(text, path))
-    want, got = normalize_ssa(text), normalize_ssa(printed)
+    # the 13.x tileirdisasm spelling of pow (math_f64) prints as the op's one name
+    want, got = normalize_ssa(re.sub(r"= fpowf ", "= pow ", text)), normalize_ssa(printed)
     assert got == want, "print differs from input (modulo SSA names):\n" + _diff(want, got, "input", "printed")
 
 

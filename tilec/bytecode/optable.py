@@ -133,7 +133,7 @@ def _ops():
         O("negi", 0x50, attrs=("overflow:overflow=none@13.2",)),
         O("offset", 0x51), O("ori", 0x52),
         O("permute", 0x53, attrs=("permutation:i32array",)),
-        O("fpowf", 0x54),     # cuda-tile-opt prints `pow`, the spec says `powf`: all write as this
+        O("pow", 0x54),       # NVIDIA's current reader's name (13.x tileirdisasm printed `fpowf`)
         O("print_tko", 0x55, results="var", flags=("token@13.2",), attrs=("str:str",), operands="segmented"),
         O("ptr_to_int", 0x56), O("ptr_to_ptr", 0x57),
         O("reduce", 0x58, results="var", attrs=("dim:i32", "identities:array"), operands="counted", regions=1),
@@ -192,5 +192,4 @@ BY_NAME = {s.name: s for s in OPS}
 RESERVED = {0x16: "entry", 0x31: "global", 0x4B: "module"}
 
 # tilec's `print` (the 13.1 spelling, no token) is written as print_tko.
-ALIASES = {"cuda_tile.print": "cuda_tile.print_tko", "cuda_tile.pow": "cuda_tile.fpowf",
-           "cuda_tile.powf": "cuda_tile.fpowf"}
+ALIASES = {"cuda_tile.print": "cuda_tile.print_tko"}

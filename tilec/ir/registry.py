@@ -3,6 +3,7 @@ the tables; it never imports a dialect."""
 from __future__ import annotations
 
 OPS: dict = {}            # "dialect.op" -> Op subclass
+OP_ALIASES: dict = {}     # an op's old spelling ("cuda_tile.fpowf") -> its Op subclass
 TYPES: dict = {}          # ("dialect", "mnemonic") -> DialectType subclass
 ATTRS: dict = {}          # ("dialect", "mnemonic") -> DialectAttr subclass
 SHORT_TYPE_DIALECTS: list = []  # dialects whose types may be written without `!dialect.`
@@ -11,7 +12,11 @@ _loaded = False
 
 
 def register_op(cls):
+    """Register `cls` under its name and under the old spellings it declares in
+    its own `aliases` (read as the op, printed as `cls.name`)."""
     OPS[cls.name] = cls
+    for alias in cls.__dict__.get("aliases", ()):
+        OP_ALIASES[alias] = cls
     return cls
 
 

@@ -62,10 +62,12 @@ class ValueRef(Value):
 
 
 def _op_keywords(cls):
-    names = [cls.name]
-    prefix, short = cls.name.split(".", 1)
-    if prefix in F.SHORT_NAME_DIALECTS:
-        names.append(short)
+    names = []
+    for name in (cls.name, *cls.__dict__.get("aliases", ())):
+        names.append(name)
+        prefix, short = name.split(".", 1)
+        if prefix in F.SHORT_NAME_DIALECTS:
+            names.append(short)
     return names
 
 
@@ -559,7 +561,7 @@ class ParseContext:
 
     def finish_generic(self, name_tok, operands, succs, props, regions, attrs, fn):
         name = unquote(str(name_tok))
-        cls = registry.OPS.get(name)
+        cls = registry.OPS.get(name) or registry.OP_ALIASES.get(name)
         if len(fn.inputs) != len(operands):
             raise ParseError(f"expected {len(operands)} operand type{'s' if len(operands) != 1 else ''} "
                              f"but had {len(fn.inputs)}", name_tok.line, name_tok.column)
@@ -907,6 +909,8 @@ def _open_custom_op(e):
         for candidate in (name, *(f"{d}.{name}" for d in F.SHORT_NAME_DIALECTS)):
             if candidate in registry.OPS:
                 return candidate
+            if candidate in registry.OP_ALIASES:
+                return registry.OP_ALIASES[candidate].name
     return None
 
 

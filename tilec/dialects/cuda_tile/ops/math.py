@@ -91,22 +91,16 @@ class TanHOp(_ApproxOrFullOp):
 
 
 class PowOp(CudaTileOp):
+    """One op, one name: `pow`, as cuda-tile-opt prints it and NVIDIA's current
+    bytecode reader names opcode 0x54. The specification's `powf` and the 13.x
+    tileirdisasm spelling `fpowf` still parse, as pow."""
     name = "cuda_tile.pow"
+    aliases = ("cuda_tile.powf", "cuda_tile.fpowf")
     traits = (Pure, all_types_match("result", "source", "exponent"), all_ranks_match("source", "exponent", "result"))
     source = Operand(BASE_FLOAT_TILE)
     exponent = Operand(BASE_FLOAT_TILE)
     result = Result(BASE_FLOAT_TILE)
     assembly_format = "$source `,` $exponent " + TYPE_ONLY
-
-
-class PowfOp(PowOp):
-    """The specification's spelling of pow."""
-    name = "cuda_tile.powf"
-
-
-class FpowfOp(PowOp):
-    """pow as NVIDIA's 13.x tools print it (tileirdisasm); bytecode reads as this."""
-    name = "cuda_tile.fpowf"
 
 
 class FpowiOp(CudaTileOp):
