@@ -44,6 +44,8 @@ def build_argparser():
     opt.add_argument("--mlir-print-op-generic", action="store_true", help="print ops in generic form")
     opt.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations")
     opt.add_argument("--verify-each", action="store_true", default=True, help=argparse.SUPPRESS)
+    opt.add_argument("--no-implicit-module", action="store_true",
+                     help="accepted for cuda-tile-opt's sake: tilec never adds an implicit module")
     opt.add_argument("--emit-bytecode", action="store_true", help="write Tile IR bytecode instead of text")
     opt.add_argument("--bytecode-version", default=None, metavar="VERSION",
                      help="bytecode version to write, 13.1 to 13.5 (default: the oldest that holds "
@@ -51,6 +53,9 @@ def build_argparser():
     from .passes.cli import add_pass_options, add_target_options
     add_pass_options(opt)
     add_target_options(opt)
+    tr = sub.add_parser("translate", help="text to Tile IR bytecode and back (like cuda-tile-translate)")
+    from .translate import add_arguments
+    add_arguments(tr)
     ver = sub.add_parser("verify", help="parse and verify; report diagnostics")
     _common(ver)
     comp = sub.add_parser("compile", help="compile a kernel to PTX (or a cubin with --emit=cubin)")

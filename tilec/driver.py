@@ -109,20 +109,8 @@ def split_chunks(text):
 
 def process_chunk(text, filename, args, engine, line_offset=0):
     """Parse and verify one chunk; return its top-level ops or None."""
-    import tilec.dialects  # noqa: F401  (registers the dialect loaders)
-    from .ir.verifier import verify
-    from .syntax.parser import parse_text
-    if isinstance(text, bytes):
-        from .bytecode import read_bytecode
-        ops = read_bytecode(text, filename, engine)
-    else:
-        ops = parse_text(text, engine, filename, args.allow_unregistered_dialect, line_offset)
-    if ops is None:
-        return None
-    for op in ops:
-        if not verify(op, engine):
-            return None
-    return ops
+    from .frontend import parse_and_verify
+    return parse_and_verify(text, filename, engine, args.allow_unregistered_dialect, line_offset)
 
 
 def run_command(args) -> int:
@@ -132,6 +120,9 @@ def run_command(args) -> int:
         return run(args)
     if args.command == "compile":
         return _compile(args)
+    if args.command == "translate":
+        from .translate import run
+        return run(args)
     if args.command == "opt":
         problem = _check_opt_flags(args)
         if problem:

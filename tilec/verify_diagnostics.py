@@ -107,12 +107,12 @@ def run_verify_diagnostics(chunks, filename, args, after=None) -> int:
     """Check each chunk's diagnostics against its expected-* comments; `after(ops,
     engine)` runs on a chunk that parsed and verified (e.g. writing bytecode),
     and its diagnostics are checked too."""
-    from .driver import process_chunk
+    from .frontend import parse_and_verify
     from .ir.diagnostics import DiagnosticEngine
     failed = False
     for text, offset in chunks:
         engine = DiagnosticEngine()
-        ops = process_chunk(text, filename, args, engine, offset)
+        ops = parse_and_verify(text, filename, engine, args.allow_unregistered_dialect, offset)
         if ops is not None and args.command == "opt":   # a pass's diagnostics are checked too, as in MLIR
             from .passes.cli import run_requested_passes, wants_passes
             if wants_passes(args):

@@ -60,25 +60,29 @@ def read_bytecode(data: bytes, filename: str, engine):
             gc.enable()
 
 
-def write_bytecode(ops, engine, version=DEFAULT_VERSION):
+def write_bytecode(ops, engine, version=DEFAULT_VERSION, nvidia=False):
     """Encode verified top-level ops (one cuda_tile.module, or its bare entries
     and globals) as bytecode of `version`; None after reporting an error.
     `version` None: the oldest version that holds all of `ops` (see
-    write_oldest)."""
+    write_oldest). `nvidia`: report as NVIDIA's writer (cuda-tile-translate)
+    does: name and fused locations are refused, and a type too new for the
+    version is reported at no location (by default tilec writes such locations
+    as loc(unknown) and reports the type at the op that uses it)."""
     if version is None:
-        return write_oldest(ops, engine)
+        return write_oldest(ops, engine, nvidia)
     from .opcodec import WriteError
     from .writer import write_module
     try:
-        return write_module(ops, tuple(version))
+        return write_module(ops, tuple(version), strict_locations=nvidia)
     except WriteError as e:
-        engine.error(e.op.location, e.message)
+        type_too_new = e.message.startswith("type '") and " requires bytecode version " in e.message
+        engine.error(None if nvidia and type_too_new else e.op.location, e.message)
         for op, message in e.remarks:
             engine.emit("remark", op.location, message)
         return None
 
 
-def write_oldest(ops, engine):
+def write_oldest(ops, engine, nvidia=False):
     """Bytecode of the oldest version that loses nothing of `ops`: 13.1 (what
     every tileiras reads) unless an op, type or attribute needs a newer one, or
     the module names its producer (kept from 13.3). When no version can hold
@@ -91,7 +95,7 @@ def write_oldest(ops, engine):
         if named and version < V13_3:
             continue
         scratch = DiagnosticEngine()
-        data = write_bytecode(ops, scratch, version)
+        data = write_bytecode(ops, scratch, version, nvidia)
         if data is not None:
             return data
     for d in scratch.diagnostics:

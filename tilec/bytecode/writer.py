@@ -8,7 +8,7 @@ from ..dialects.cuda_tile.attributes import SymbolVisibilityAttr
 from ..dialects.cuda_tile.attributes_core import OptimizationHintsAttr
 from ..dialects.cuda_tile.debuginfo import DILocAttr
 from ..ir import attributes as A
-from ..ir.location import CallSiteLoc
+from ..ir.location import CallSiteLoc, FusedLoc, NameLoc
 from . import format as F
 from .attrs import AttrWriter, EncodeError
 from .debuginfo import DebugWriter
@@ -60,10 +60,35 @@ def _check_self_contained(body, module):
                                  [(op, "invalid op")])
 
 
-def write_module(ops, version) -> bytes:
-    """Encode; raises WriteError(op, message) when something cannot be written."""
+def _unrepresentable(loc):
+    """The name of the first location kind inside `loc` that bytecode cannot
+    hold (NameLoc, FusedLoc), or None."""
+    if isinstance(loc, NameLoc):
+        return "NameLoc"
+    if isinstance(loc, FusedLoc):
+        return "FusedLoc"
+    if isinstance(loc, CallSiteLoc):
+        return _unrepresentable(loc.callee) or _unrepresentable(loc.caller)
+    return None
+
+
+def _check_locations(body):
+    """NVIDIA's writer refuses a name or fused location, at its op."""
+    for fn in body:
+        for op in fn.walk():
+            kind = _unrepresentable(op.location)
+            if kind is not None:
+                raise WriteError(op, f"unsupported location, got {kind}, expected DILocAttr or CallSiteLoc")
+
+
+def write_module(ops, version, strict_locations=False) -> bytes:
+    """Encode; raises WriteError(op, message) when something cannot be written.
+    `strict_locations`: refuse name and fused locations, as NVIDIA's writer
+    does (else they are written as loc(unknown))."""
     body, producer, module = module_body(ops)
     _check_self_contained(body, module)
+    if strict_locations:
+        _check_locations(body)
     v = version
     types = TypeWriter(v)
     strings: dict = {}
