@@ -25,6 +25,50 @@ def _tokens(text):
     return out
 
 
+_LEAF = re.compile(r"[^\[\],\s]+")
+_ELEMENT = re.compile(r'[-+]?(?:0x[0-9A-Fa-f]+|\d+\.?\d*(?:[eE][-+]?\d+)?|inf|nan)|true|false')
+# what a signed float type always accepts: a decimal with a dot or an exponent, inf, nan
+_PLAIN_FLOAT = re.compile(r"[-+]?(?:\d+\.\d*(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+|inf|nan)")
+_NO_SPACE = str.maketrans("", "", " \t\r\n\f\v")
+_FAST: list = [None, None]   # the last body and its fast_structure
+
+
+def _skeleton(shape) -> str:
+    if not shape:
+        return "x"
+    return "[" + ",".join([_skeleton(shape[1:])] * shape[0]) + "]"
+
+
+def fast_structure(body):
+    """(shape, leaf token strings in row-major order) of a well-formed,
+    regularly nested list literal, found with C-speed string operations (a few
+    linear passes: every leaf becomes `x`, and the result must be exactly the
+    skeleton of its shape); None for anything else (a scalar, an empty list,
+    any syntax or nesting problem), which the token-by-token path then parses
+    and reports at its offset."""
+    if _FAST[0] is body or _FAST[0] == body:
+        return _FAST[1]
+    result = None
+    if body[:1] == "[":
+        marked = _LEAF.sub("x", body).translate(_NO_SPACE)
+        depth = len(marked) - len(marked.lstrip("["))
+        dims, inner = [], 1
+        for m in range(1, depth + 1):   # the first run of m closing brackets ends the first list m levels up
+            end = marked.find("]" * m)
+            n = marked.count("x", 0, end) if end > 0 else 0
+            if n == 0 or n % inner:
+                dims = None
+                break
+            dims.insert(0, n // inner)
+            inner = n
+        if dims and marked == _skeleton(tuple(dims)):
+            leaves = _LEAF.findall(body)
+            if all(map(_ELEMENT.fullmatch, leaves)):
+                result = tuple(dims), leaves
+    _FAST[0], _FAST[1] = body, result
+    return result
+
+
 def _nested(toks):
     """Nested python lists of token strings; returns (value, shape)."""
     pos = 0
@@ -114,6 +158,13 @@ def convert_element(tok, off, elt):
             err = BodyError("unexpected decimal integer literal for a floating point value", off)
             err.notes = ("add a trailing dot to make the literal a float",)
             raise err
+        name = elt.name
+        if name == "f64" and "n" not in tok:     # inf and nan (its sign) take the exact path
+            return float(tok)     # Python's float() rounds a decimal correctly (ties to even)
+        if name == "f32":
+            v = _to_f32(tok)
+            if v is not None:
+                return v
         from ..ir.floats import FORMATS, round_to
         if tok.startswith("-") and FORMATS.get(elt.name, ("",) * 4)[3] == "unsigned" and \
                 not re.fullmatch(r"-0*\.?0*(?:[eE][-+]?\d+)?", tok):
@@ -123,6 +174,33 @@ def convert_element(tok, off, elt):
         except (ValueError, ZeroDivisionError):
             raise BodyError(f"expected floating-point elements, but parsed '{tok}'", off)
     raise BodyError(f"unsupported element type '{elt.text()}'", off)
+
+
+_F32 = struct.Struct("<f")
+_U32 = struct.Struct("<I")
+
+
+def _to_f32(tok):
+    """The f32 nearest decimal `tok`, through the correctly rounded f64 `d`, or
+    None where that could round twice (`d` exactly halfway between two f32
+    values, or out of f32's range): then the exact path decides. Elsewhere it
+    is exact: every f32 midpoint is an f64 value, so the decimal and `d` lie on
+    the same side of each."""
+    d = float(tok)
+    try:
+        r = _F32.unpack(_F32.pack(d))[0]
+    except OverflowError:
+        return None
+    if r == d:
+        return r
+    if r != r or r in (math.inf, -math.inf):
+        return None
+    bits = _U32.unpack(_F32.pack(r))[0]
+    step = 1 if abs(d) > abs(r) else -1
+    if bits & 0x7FFFFFFF == 0 and step < 0:
+        return r
+    other = _F32.unpack(_U32.pack(bits + step))[0]
+    return None if (r + other) / 2 == d else r
 
 
 def float_from_bits(bits, elt, off=0):
@@ -173,6 +251,21 @@ def parse_elements(body: str, type_):
     body = body.strip()
     if body.startswith('"'):
         return _from_hex(body, type_, elt, shape)
+    fast = fast_structure(body)
+    if fast is not None:
+        lit_shape, leaves = fast
+        try:
+            if lit_shape == shape:
+                return _maybe_splat(type_, tuple([convert_element(t, 0, elt) for t in leaves]))
+            # element errors come first, as in MLIR; checked without rounding, as no value is kept
+            if not (isinstance(elt, FloatType) and _signed_float(elt) and all(map(_PLAIN_FLOAT.fullmatch, leaves))):
+                for t in leaves:
+                    convert_element(t, 0, elt)
+        except BodyError:
+            pass    # the token-by-token path below reports it at its offset
+        else:
+            raise BodyError(f"inferred shape of elements literal ([{', '.join(map(str, lit_shape))}]) does not "
+                            f"match type ([{', '.join(map(str, shape))}])", 0)
     try:
         toks = _tokens(body)
     except BodyError as e:
@@ -186,14 +279,21 @@ def parse_elements(body: str, type_):
         return DenseElementsAttr(type_, (convert_element(v[0], v[1], elt),), True)
     leaves = []
     _leaves(v, leaves)
-    converted = [convert_element(t, o, elt) for t, o in leaves]  # element errors come first, as in MLIR
     lit_shape = _shape_of(v)
     if lit_shape != shape:
+        for t, o in leaves:     # element errors come first, as in MLIR
+            convert_element(t, o, elt)
         raise BodyError(f"inferred shape of elements literal ([{', '.join(map(str, lit_shape))}]) does not "
                         f"match type ([{', '.join(map(str, shape))}])", 0)
+    converted = [convert_element(t, o, elt) for t, o in leaves]
     flat = []
     _flatten(v, shape, flat)  # checks the nesting; the row-major order is that of `leaves`
     return _maybe_splat(type_, tuple(converted))
+
+
+def _signed_float(elt) -> bool:
+    from ..ir.floats import FORMATS
+    return FORMATS.get(elt.name, ("",) * 4)[3] != "unsigned"
 
 
 def _leaves(v, out):

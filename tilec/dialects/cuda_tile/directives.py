@@ -58,9 +58,11 @@ def dense_literal(tok, result_type, name_tok=None, op_name="cuda_tile.constant",
 def _check_nesting(tok):
     """Raise when the literal's nested lists differ in length or depth (other
     problems wait for the type, which their messages need)."""
-    from ...syntax.dense import _nested, _shape_of, _tokens
+    from ...syntax.dense import _nested, _shape_of, _tokens, fast_structure
     s = str(tok)
     body = s[6:-1] if s.startswith("dense<") else s[1:-1].partition(":")[2]
+    if fast_structure(body.strip()) is not None:
+        return      # regular nesting
     try:
         _shape_of(_nested(_tokens(body)))
     except BodyError as e:
