@@ -3,10 +3,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
-
-SPLIT_MARKER = re.compile(r"^// -----\s*$", re.M)
 
 
 def _normalize(argv):

@@ -87,16 +87,14 @@ def _strip(name, message):
 
 def parse_and_compile(text, filename="<input>", arch="sm_90a", num_warps=None, num_stages=None, wgmma=None,
                       on_warnings=None) -> str:
-    """PTX for `text`, or CompileFailed with the rendered diagnostics. On
-    success, `on_warnings(text)` receives the rendered warnings, if any (a
-    stage count cut to fit shared memory, an expected spill)."""
-    from .driver import process_chunk
+    """PTX for `text` (cuda_tile text, or Tile IR bytecode as bytes), or
+    CompileFailed with the rendered diagnostics. On success,
+    `on_warnings(text)` receives the rendered warnings, if any (a stage count
+    cut to fit shared memory, an expected spill)."""
+    from .frontend import parse_and_verify
     from .ir.diagnostics import DiagnosticEngine
-
-    class _Args:
-        allow_unregistered_dialect = False
     engine = DiagnosticEngine()
-    ops = process_chunk(text, filename, _Args(), engine)
+    ops = parse_and_verify(text, filename, engine)
     ptx = compile_ops(ops, engine, arch, num_warps, num_stages, wgmma) if ops is not None else None
     if ptx is None:
         raise CompileFailed(engine.render())
@@ -105,67 +103,34 @@ def parse_and_compile(text, filename="<input>", arch="sm_90a", num_warps=None, n
     return ptx
 
 
-def compile_command(args) -> int:
-    """`tilec compile`: diagnostics on stderr, output written only on success."""
-    import os
-    import sys
-    from .codegen.ptx.target import Target
-    from .driver import read_input
-    if args.num_warps is not None and (args.num_warps < 1 or args.num_warps & (args.num_warps - 1)
-                                       or args.num_warps > 32):
-        print(f"tilec compile: error: --num-warps must be a power of two from 1 to 32, got {args.num_warps}",
-              file=sys.stderr)
-        return 1
-    if args.num_stages is not None and args.num_stages < 1:
-        print(f"tilec compile: error: --num-stages must be at least 1, got {args.num_stages}", file=sys.stderr)
-        return 1
-    try:
-        Target.parse(args.arch)
-    except ValueError as e:
-        print(f"tilec compile: error: {e}", file=sys.stderr)
-        return 1
-    wgmma = getattr(args, "wgmma", None)
-    if wgmma is True and args.arch != "sm_90a":
-        print(f"tilec compile: error: {WGMMA_NEEDS_SM90A.format(arch=args.arch)}", file=sys.stderr)
-        return 1
-    if args.warn_hints or args.error_hints:
-        from .dialects.cuda_tile.hints import configure
-        configure(args.warn_hints, args.error_hints)
-    try:
-        text, filename = read_input(args.input)
-    except OSError as e:
-        print(f"tilec: error: could not open input file '{args.input}': {e.strerror}", file=sys.stderr)
-        return 1
-    try:
-        ptx = parse_and_compile(text, filename, args.arch, args.num_warps, args.num_stages, wgmma,
-                                on_warnings=sys.stderr.write)
-    except CompileFailed as e:
-        sys.stderr.write(str(e) + "\n")
-        return 1
-    out = args.output
-    if out is None:
-        stem = os.path.splitext(args.input)[0] if args.input != "-" else "-"
-        out = "-" if stem == "-" else stem + (".ptx" if args.emit == "ptx" else ".cubin")
-    if args.emit == "ptx":
-        data = ptx.encode()
-    else:
-        data = _assemble(ptx, args.arch)
-        if data is None:
-            return 1
-    from .driver import write_output
-    return 0 if write_output(out, data, "tilec compile") else 1
+def compile_text(text, arch: str = "sm_90a", num_warps: int | None = None, num_stages: int | None = None,
+                 filename: str = "<input>", wgmma: bool | None = None) -> str:
+    """cuda_tile text (or bytecode) to PTX; raises CompileFailed carrying the
+    rendered diagnostics. `wgmma`: None (default), True or False, as in
+    compile_ops. (Also importable as tilec.codegen.ptx.compile_text.)"""
+    return parse_and_compile(text, filename, arch, num_warps, num_stages, wgmma=wgmma)
 
 
-def _assemble(ptx: str, arch: str):
-    """Run ptxas on `ptx` (found as tilec/ptxas.py says); the cubin bytes, or None after saying why."""
-    import sys
-    from .ptxas import MISSING, PtxasError, assemble
-    try:
-        return assemble(ptx, arch)
-    except PtxasError as e:
-        if str(e) == MISSING:
-            print(f"tilec compile: error: --emit=cubin needs ptxas: {MISSING}; or use --emit=ptx and "
-                  f"assemble elsewhere", file=sys.stderr)
-        else:
-            print(f"tilec compile: error: {e}", file=sys.stderr)
-        return None
+def compile_many(jobs, arch: str = "sm_90a", num_warps: int | None = None, num_stages: int | None = None,
+                 wgmma: bool | None = None):
+    """Compile many kernels in this process, for autotuners: the parser, the
+    dialects and the code generator load once, not once per configuration.
+
+    `jobs` is an iterable of sources (cuda_tile text, or Tile IR bytecode as
+    bytes) or of dicts {"source": ..., and any of "arch", "num_warps",
+    "num_stages", "wgmma", "filename"} overriding the defaults given here.
+    Yields, in order, one (ptx, diagnostics) pair per job: `ptx` is the PTX
+    text or None when that job failed, `diagnostics` the rendered diagnostics
+    (errors of a failed job; warnings of a good one; "" when there are none).
+    One failing configuration does not stop the others."""
+    for i, job in enumerate(jobs):
+        opts = dict(job) if isinstance(job, dict) else {"source": job}
+        got: list = []
+        try:
+            ptx = parse_and_compile(opts["source"], opts.get("filename", f"<job {i}>"), opts.get("arch", arch),
+                                    opts.get("num_warps", num_warps), opts.get("num_stages", num_stages),
+                                    opts.get("wgmma", wgmma), on_warnings=got.append)
+        except CompileFailed as e:
+            yield None, str(e)
+            continue
+        yield ptx, "".join(got).rstrip("\n")

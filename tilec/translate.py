@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from .driver import output_problem, read_input, report_output_problem, split_chunks, write_output
+from .cmdio import output_problem, read_input, report_output_problem, split_chunks, write_output
 
 PROG = "tilec translate"
 

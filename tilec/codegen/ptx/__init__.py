@@ -7,13 +7,15 @@ from .module import emit_ptx
 from .values import CodegenError
 
 
-def compile_text(text, arch: str = "sm_90a", num_warps: int | None = None, num_stages: int | None = None,
-                 filename: str = "<input>", wgmma: bool | None = None) -> str:
-    """cuda_tile text (or bytecode) to PTX; raises tilec.compiler.CompileFailed
-    carrying the rendered diagnostics. `wgmma`: None (default), True or False, as
-    in compile_ops."""
-    from ...compiler import parse_and_compile
-    return parse_and_compile(text, filename, arch, num_warps, num_stages, wgmma=wgmma)
+def __getattr__(name):
+    """`compile_text` lives in tilec.compiler (the whole pipeline, which sits
+    above the code generator); the name is kept here for the callers that
+    import it from this package. Resolved on first use, so the code generator
+    imports nothing above it."""
+    if name == "compile_text":
+        import importlib
+        return importlib.import_module("tilec.compiler").compile_text
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["emit_ptx", "compile_text", "CodegenError"]

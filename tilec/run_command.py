@@ -7,6 +7,9 @@ Arguments, by kernel parameter name (`a` for `%a`; `arg3` or `3` also work):
   NAME=NUMBER            a scalar parameter
 `--out NAME=FILE.npy` saves a pointer argument's array after the run
 (`--out @GLOBAL=FILE.npy` a global's final contents).
+
+A command module (it was tilec/interp/command.py): the interpreter is library
+and never imports the command layer.
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ import sys
 
 import numpy as np
 
-from ..ir.diagnostics import DiagnosticEngine
+from .ir.diagnostics import DiagnosticEngine
 
 
 def _error(msg) -> int:
@@ -49,7 +52,7 @@ def _pairs(items, what):
 
 
 def _param_types(entry):
-    from .launch import param_names
+    from .interp.launch import param_names
     block = entry.regions[0].blocks[0]
     return dict(zip(param_names(entry), [a.type for a in block.arguments])), param_names(entry)
 
@@ -95,7 +98,7 @@ def _load(path, dtype, pointee):
 
 
 def _value(name, text, t):
-    from .numerics import dtype_of
+    from .interp.numerics import dtype_of
     elt = getattr(t, "element_type", None)
     if _is_pointer(t):
         dtype = dtype_of(elt.pointee)
@@ -129,9 +132,9 @@ def _value(name, text, t):
 
 
 def run(args) -> int:
-    from ..driver import output_problem, process_chunk, read_input, write_output
-    from .errors import LaunchError
-    from .launch import find_kernel, launch
+    from .cmdio import output_problem, process_chunk, read_input, write_output
+    from .interp.errors import LaunchError
+    from .interp.launch import find_kernel, launch
     try:
         text, filename = read_input(args.input)
     except OSError as e:
