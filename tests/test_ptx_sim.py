@@ -397,6 +397,43 @@ def test_sim_numerics():
     assert ltu[1] == 1 and ltu[6:].tolist() == (x[6:, 0] < x[6:, 1]).astype(int).tolist()
 
 
+def test_sim_shfl_sync():
+    """shfl.sync.bfly/down/up/idx.b32 on .b32 and .f32 registers: lane l reads lane
+    l ^ 3 (bfly), l + 1 (down, its own past lane 31), l - 2 (up, its own below lane 2),
+    lane 5 (idx); a warp's lanes exchange only among themselves (64 threads, two warps)."""
+    body = """
+  ld.param.u64 %rd1, [p0];
+  mov.u32 %r0, %tid.x;
+  mul.lo.u32 %r1, %r0, 10;
+  cvt.rn.f32.u32 %f0, %r0;
+  shfl.sync.bfly.b32 %r2, %r1, 3, 31, -1;
+  shfl.sync.down.b32 %r3, %r1, 1, 31, 0xffffffff;
+  shfl.sync.up.b32 %r4, %r1, 2, 0, -1;
+  mov.u32 %r5, 5;
+  shfl.sync.idx.b32 %r6, %r1, %r5, 31, -1;
+  shfl.sync.bfly.b32 %f1, %f0, 16, 31, -1;
+  mul.wide.u32 %rd2, %r0, 20;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.b32 [%rd3], %r2;
+  st.global.b32 [%rd3+4], %r3;
+  st.global.b32 [%rd3+8], %r4;
+  st.global.b32 [%rd3+12], %r6;
+  st.global.f32 [%rd3+16], %f1;
+  ret;"""
+    out = np.zeros((64, 5), np.int32)
+    ptxsim.run_ptx(_kernel(body, threads=64), "k", 1, [out])
+    t = np.arange(64)
+    lane, warp = t % 32, t // 32 * 32
+    assert out[:, 0].tolist() == ((warp + (lane ^ 3)) * 10).tolist()
+    assert out[:, 1].tolist() == ((warp + np.where(lane < 31, lane + 1, lane)) * 10).tolist()
+    assert out[:, 2].tolist() == ((warp + np.where(lane >= 2, lane - 2, lane)) * 10).tolist()
+    assert out[:, 3].tolist() == ((warp + 5) * 10).tolist()
+    assert out[:, 4].copy().view(np.float32).tolist() == (warp + (lane ^ 16)).astype(np.float32).tolist()
+    # every lane of the warp must be in membermask
+    with pytest.raises(ptxsim.PTXRuntimeError, match="membermask"):
+        ptxsim.run_ptx(_kernel(body.replace("31, 0xffffffff", "31, 0xffff"), threads=64), "k", 1, [out])
+
+
 def test_sim_memory_forms():
     """Vector ld/st, kernel-scope .shared, generic addresses, atomics, module .global."""
     body = """
@@ -912,4 +949,26 @@ def test_sim_chunked_agent_join(monkeypatch):
     assert ptx.count("join_skip") >= 4       # two blocks of rows: a branch and its label each
     want, _, _ = interpreter_result(case)
     got, _, _, launch = run_in_sim(case, ptx)
+    cases.compare(case, launch, got, want)
+
+
+def _shared_bytes(ptx):
+    import re
+    m = re.search(r"\.shared \.align \d+ \.b8 \w+\[(\d+)\]", ptx) or re.search(r"dynamic_shared_bytes \w+ (\d+)", ptx)
+    return int(m.group(1)) if m else 0
+
+
+def test_sequential_pipelines_share_stage_bytes(monkeypatch):
+    """Loop splitting leaves causal attention two pipelined K loops, one after the
+    other: their stage buffers are never live together and share bytes (the second
+    pipeline synchronizes before its first write). The result stays the interpreter's."""
+    from tilec.codegen.ptx import compile_text
+    from tilec.codegen.ptx import ops_memory
+    case = cases.BY_NAME["cutile_attention_causal_f16"]
+    shared = compile_text(case.text(), arch="sm_80")
+    monkeypatch.setattr(ops_memory, "_live_span", lambda op: None)     # every buffer its own bytes
+    separate = compile_text(case.text(), arch="sm_80")
+    assert _shared_bytes(shared) < _shared_bytes(separate)
+    want, _, _ = interpreter_result(case)
+    got, _, _, launch = run_in_sim(case, shared)
     cases.compare(case, launch, got, want)

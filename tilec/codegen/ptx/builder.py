@@ -23,6 +23,7 @@ class KernelBuilder:
         self.lines: list = []
         self.labels = 0
         self.shared: list[list] = []   # [symbol, bytes, alignment, hint, reuse_stages]
+        self.spans: dict = {}          # stage buffer symbol -> (block, first, last op index)
         self.globals: list[str] = []                   # module-scope declarations
         self.out = self.lines                          # where emit() appends
         self.local_bytes = 0                           # per-thread .local buffer (vprintf arguments)
@@ -72,10 +73,21 @@ class KernelBuilder:
     # symbols that body_lines() resolves to `<array>+offset`. Stage buffers come
     # first; a buffer marked `reuse_stages` (live only after every pipeline is
     # drained) overlays them when it fits.
-    def shared_buffer(self, size: int, align: int = 16, hint: str = "smem", reuse_stages=False) -> str:
+    def shared_buffer(self, size: int, align: int = 16, hint: str = "smem", reuse_stages=False,
+                      span=None) -> str:
+        """`span` (stage buffers): (block, first, last) op positions in one block between
+        which the buffer is live; stage buffers with disjoint spans share bytes."""
         sym = f"__tilec_smem_{len(self.shared)}_{hint}"
         self.shared.append([sym, max(size, 1), align, hint, reuse_stages])
+        if span is not None:
+            self.spans[sym] = span
         return sym
+
+    def stage_dead_before(self, span) -> bool:
+        """Does some stage buffer allocated so far end before `span` starts (same block)?
+        Its bytes may then be reused: the new pipeline synchronizes before its first write."""
+        return span is not None and any(other[0] is span[0] and other[2] < span[1]
+                                        for other in self.spans.values())
 
     def alignment(self, sym: str) -> int:
         """The byte alignment of shared buffer `sym` (1 for any other symbol)."""
@@ -94,12 +106,28 @@ class KernelBuilder:
             if entry[0] == sym:
                 entry[1] = max(entry[1], size)
 
+    def _overlap(self, a, b) -> bool:
+        sa, sb = self.spans.get(a), self.spans.get(b)
+        if sa is None or sb is None or sa[0] is not sb[0]:
+            return True
+        return not (sa[2] < sb[1] or sb[2] < sa[1])
+
     def shared_layout(self):
-        """({symbol: byte offset}, total bytes)."""
+        """({symbol: byte offset}, total bytes). Stage buffers come first, each above
+        the stage buffers whose live spans overlap its own (the pipelines of
+        sequential loops share bytes); the rest follow."""
         offsets, pos = {}, 0
-        ordered = [e for e in self.shared if e[3] == "stage"] + [e for e in self.shared if e[3] != "stage"]
-        stage_end, cursor = 0, 0
-        for sym, size, align, hint, reuse in ordered:
+        stages = [e for e in self.shared if e[3] == "stage"]
+        for sym, size, align, _hint, _reuse in stages:
+            start = 0
+            for other, osize, *_ in stages:
+                if other in offsets and self._overlap(sym, other):
+                    start = max(start, offsets[other] + osize)
+            start = (start + align - 1) // align * align
+            offsets[sym] = start
+            pos = max(pos, start + size)
+        stage_end, cursor = pos, 0
+        for sym, size, align, hint, reuse in (e for e in self.shared if e[3] != "stage"):
             start = (cursor + align - 1) // align * align
             if reuse and start + size <= stage_end:   # overlays stages, not other overlays
                 offsets[sym] = start
@@ -108,8 +136,6 @@ class KernelBuilder:
             pos = (pos + align - 1) // align * align
             offsets[sym] = pos
             pos += size
-            if hint == "stage":
-                stage_end = pos
         return offsets, pos
 
     @property

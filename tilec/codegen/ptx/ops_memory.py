@@ -51,6 +51,7 @@ class SharedView:
 
     def __init__(self, addr, etype, shape):
         self.addr, self.etype, self.shape = addr, etype, tuple(shape)
+        self.reuses = False    # a stage buffer over the bytes of an earlier loop's stages
 
 
 def _is_dynamic(d):
@@ -147,8 +148,36 @@ def _alloc_tensor(em, op):
     # a stage buffer that may hold swizzled slots starts where the hardware's
     # swizzle pattern does (wgmma reads such slots in place)
     align = 1024 if len(t.shape) == 3 and byte_size(t.element_type) == 2 and n * 2 >= 1024 else 128
-    sym = em.kb.shared_buffer(n * byte_size(t.element_type), align, "stage")
-    em.bind(op.results[0], SharedView(sym, t.element_type, t.shape))
+    span = _live_span(op)
+    reuses = em.kb.stage_dead_before(span)
+    sym = em.kb.shared_buffer(n * byte_size(t.element_type), align, "stage", span=span)
+    view = SharedView(sym, t.element_type, t.shape)
+    view.reuses = reuses
+    em.bind(op.results[0], view)
+
+
+def _live_span(op):
+    """(block, first, last): the positions in `op`'s block of `op` and of the last op
+    that uses, itself or inside its regions, a value derived from `op`'s result
+    through views, pipelines and iterators (tiles read out of the buffer are
+    copies and do not extend it)."""
+    from ...dialects.cuda_tile.types import TileType
+    block = op.parent
+    pos = {id(o): i for i, o in enumerate(block.ops)}
+    first = last = pos[id(op)]
+    work, seen = [op.results[0]], set()
+    while work:
+        for user in work.pop().users:
+            if id(user) in seen:
+                continue
+            seen.add(id(user))
+            top = user
+            while top is not None and top.parent is not block:
+                top = top.parent_op
+            if top is not None:
+                last = max(last, pos[id(top)])
+            work.extend(r for r in user.results if not isinstance(r.type, TileType))
+    return block, first, last
 
 
 @handles("nv_tileas.load")

@@ -118,6 +118,8 @@ def _create_pipeline(em, op):
         em.sync()
         pipe = Pipe(view, stages, slot_bytes, full, swizzle=swizzle)
     else:
+        if getattr(view, "reuses", False):
+            em.sync()    # an earlier loop's threads are done with these bytes before the first write
         pipe = Pipe(view, stages, slot_bytes, swizzle=swizzle)
     em.bind(op.results[0], pipe)
     em.bind(op.results[1], pipe)
