@@ -10,11 +10,12 @@ a GPU.
   checked for the invariants any block order keeps. A wrong result fails.
 - test_sim_print_matches_interpreter: vprintf output equals the interpreter's.
 - test_sim_*: the simulator's own semantics on small hand-written PTX (MMA
-  fragment layout, barriers, mbarrier parity, deadlock, fault and race reports,
-  rounding).
+  fragment layout, warp shuffles, barriers, mbarrier parity, deadlock, fault
+  and race reports, rounding).
 
 The examples run without ptxsim's opt-in race check (check_races=True): tilec's
-tree reductions have benign formal races (the duplicate threads whose store is
+shared-memory tree reductions (the fallback for layouts that are not linear) and
+scans have benign formal races (the duplicate threads whose store is
 predicated off load slots the active threads overwrite, and drop the values),
 which it would report.
 

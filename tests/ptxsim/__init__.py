@@ -51,7 +51,8 @@ Model
   warp-collective blocking op computed when all 32 lanes arrive (fragment
   layout as the PTX ISA's figures, products exact, summed in f64, rounded once);
   ldmatrix.m8n8.x{1,2,4}[.trans].b16 likewise (row addresses checked for
-  16-byte alignment and bounds; its reads are not race-checked); wgmma.fence /
+  16-byte alignment and bounds; its reads are not race-checked); shfl.sync.{bfly,up,
+  down,idx}.b32 likewise (every lane of the warp in membermask); wgmma.fence /
   mma_async / commit_group / wait_group (sm_90a; descriptor operands, K-major
   without swizzle, f32 += f16/bf16) are warpgroup-collective and complete at
   wait_group (wgmma.py); call.uni to vprintf prints (SimResult.printed, and `stdout` if given) and to

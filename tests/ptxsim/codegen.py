@@ -12,7 +12,8 @@ from .ptx import (
 
 # ============================================================================ code generation
 
-BAR, BAR_ARRIVE, BAR_RED, MBWAIT, MMA, LDMATRIX = "bar", "bar.arrive", "bar.red", "mbwait", "mma", "ldmatrix"
+BAR, BAR_ARRIVE, BAR_RED, MBWAIT, MMA, LDMATRIX, SHFL = ("bar", "bar.arrive", "bar.red", "mbwait", "mma", "ldmatrix",
+                                                         "shfl")
 from .wgmma import WG_COMMIT, WG_WAIT, WGMMA  # noqa: E402  (warpgroup-collective wait kinds)
 
 
@@ -122,7 +123,7 @@ class KernelCodegen:
         self.block_fns = [self.ns[f] for f in fn_names]
 
     def _is_wait(self, ins):
-        if ins.op in ("bar", "barrier", "mma", "ldmatrix"):
+        if ins.op in ("bar", "barrier", "mma", "ldmatrix", "shfl"):
             return True
         if ins.op == "wgmma" and ins.mods[:1] in (["mma_async"], ["commit_group"], ["wait_group"]):
             return True
@@ -1364,6 +1365,27 @@ class KernelCodegen:
         w.args["addr"] = self._wait_addr(mem)
         w.args.update(d=[x.slot for x in d.items], n=n, trans=trans)
         written.update(d.items)
+        return term
+
+    def _i_shfl(self, ins, written, k, nblocks):
+        """shfl.sync.{bfly,up,down,idx}.b32 d, a, b, c, membermask: warp-collective, run
+        by the runner once every lane of the warp has arrived (d|p forms unsupported)."""
+        mods = ins.mods
+        if len(mods) != 3 or mods[0] != "sync" or mods[1] not in ("bfly", "up", "down", "idx") or mods[2] != "b32":
+            self._fail("shfl form (only .sync.{bfly,up,down,idx}.b32)")
+        self._nops(ins, 5)
+        d, a, b, c, mask = ins.operands
+        for x in (d, a):
+            if not isinstance(x, Reg) or x.kind not in ("i", "f") or x.width != 32:
+                self._fail("shfl d and a must be 32-bit registers")
+        if not isinstance(c, Imm) or c.ival is None or not isinstance(mask, Imm) or mask.ival is None:
+            self._fail("shfl c and membermask must be constants")
+        if ins.guard:
+            self._fail("predicated shfl")
+        w, term = self._wait(ins, SHFL, k, nblocks)
+        w.args.update(mode=mods[1], d=d, a=a, b=self._wait_val(b), c=c.ival & 0xFFFF,
+                      mask=mask.ival & 0xFFFFFFFF)
+        written.add(d)
         return term
 
     def _i_mma(self, ins, written, k, nblocks):

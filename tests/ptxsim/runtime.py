@@ -20,7 +20,7 @@ from .numerics import (
     _lg2, _rcp, _rsqrt, _sat01, _sdiv, _sin, _sqrt, _srem, _tanh, _to_f8, _u2d, _u2f, _udiv, _urem,
     round_exact)
 from .ptx import SPECIAL_PER_CTA, T
-from .codegen import BAR, BAR_ARRIVE, BAR_RED, KernelCodegen, LDMATRIX, MBWAIT, MMA, _FMT, _SHIFT
+from .codegen import BAR, BAR_ARRIVE, BAR_RED, KernelCodegen, LDMATRIX, MBWAIT, MMA, SHFL, _FMT, _SHIFT
 from .wgmma import WG_COMMIT, WG_WAIT, WGMMA, WgmmaRuntime
 
 WG_KINDS = (WGMMA, WG_COMMIT, WG_WAIT)
@@ -539,6 +539,37 @@ class Kernel(KernelCodegen, WgmmaRuntime):
                 x, y = (m[2 * q][g], m[2 * q + 1][g]) if trans else (m[g][2 * q], m[g][2 * q + 1])
                 R[slot] = x | (y << 16)
 
+    def _shfl_compute(self, w, lanes):
+        """shfl.sync: lane l reads register a of source lane j (bfly: l ^ b, up: l - b,
+        down: l + b, idx: b), or its own when j is outside its segment (c = segmask << 8 |
+        clamp; PTX ISA, 'shfl.sync'). Every lane of the warp must be in membermask."""
+        n = len(lanes)
+        if w.args["mask"] & ((1 << n) - 1) != (1 << n) - 1:
+            raise PTXRuntimeError(f"shfl.sync membermask {w.args['mask']:#x} does not name the warp's {n} "
+                                  f"lanes ({w.instr.where()})")
+        mode, d, a = w.args["mode"], w.args["d"], w.args["a"]
+        bk, bv = w.args["b"]
+        c = w.args["c"]
+        seg, clamp = (c >> 8) & 31, c & 31
+        try:
+            vals = {l: (_f2u(R[a.slot]) if a.kind == "f" else R[a.slot] & 0xFFFFFFFF) for l, R in lanes.items()}
+        except TypeError:
+            raise PTXRuntimeError(f"shfl.sync reads an uninitialized register ({w.instr.where()})") from None
+        out = {}
+        for l, R in lanes.items():
+            b = (R[bv] if bk == "reg" else bv) & 31
+            lo, hi = l & seg, (l & seg) | (clamp & ~seg & 31)
+            j = {"bfly": l ^ b, "up": l - b, "down": l + b, "idx": (b & ~seg) | lo}[mode]
+            ok = j >= lo if mode == "up" else j <= hi
+            if not ok:
+                j = l
+            if j not in vals:
+                raise PTXRuntimeError(f"shfl.sync lane {l} reads lane {j}, which is not in the warp "
+                                      f"({w.instr.where()})")
+            out[l] = vals[j]
+        for l, R in lanes.items():
+            R[d.slot] = _u2f(out[l]) if d.kind == "f" else out[l]
+
     def _mma_compute(self, w, lanes):
         """D = A B + C of mma.sync.m16n8k16.row.col.f32.{f16,bf16}: products exact, summed in
         f64, rounded once to f32 (PTX ISA 'Matrix Fragments for mma.m16n8k16 with floating
@@ -634,8 +665,9 @@ class Kernel(KernelCodegen, WgmmaRuntime):
                                                   f"(the CTA has {cta.nthreads} threads)")
                         yield from _join(cta, w, t, ("wg", wg, w.instr.lid), 128, t & 127, R,
                                          lambda lanes, w=w, wg=wg: self._wgmma_collective(w, lanes, wg))
-                    elif w.kind in (MMA, LDMATRIX):
-                        compute = self._mma_compute if w.kind == MMA else self._ldmatrix_compute
+                    elif w.kind in (MMA, LDMATRIX, SHFL):
+                        compute = {MMA: self._mma_compute, LDMATRIX: self._ldmatrix_compute,
+                                   SHFL: self._shfl_compute}[w.kind]
                         yield from _join(cta, w, t, (t >> 5, w.instr.lid), min(32, cta.nthreads - (t & ~31)),
                                          t & 31, R, lambda lanes, w=w, compute=compute: compute(w, lanes))
                     else:

@@ -1,18 +1,39 @@
-"""reduce and scan (cuda_tile's, and nv_tileas's lowered from them), in shared
-memory, in the interpreter's combination order.
+"""reduce and scan (cuda_tile's, and nv_tileas's lowered from them).
 
-reduce: the pairwise-halving tree (element j combined with j + m, m = n/2 ...
-1), each round spread over the group's threads. scan: Hillis-Steele doubling
-(element j combined with j - off, identity below off), double-buffered. Both
-orders equal the NumPy interpreter's, so float results match it bit for bit.
-The combiner region is emitted once per element handled, on scalar registers.
+reduce over a linear distributed layout (linear_layout.py; the blocked and the
+MMA/wgmma accumulator layouts): in registers, then across lanes, then across
+warps. For reduced dimension d,
+  1. each thread combines its slots whose coordinates differ only along d
+     (the slot bits whose basis moves along d), as a pairwise tree: slot bit
+     b_k's pairs are combined highest bit first;
+  2. the lanes whose lane bits move along d exchange values with
+     shfl.sync.bfly (one butterfly per such lane bit, low bit first): every lane
+     then holds the warp's value of its output elements;
+  3. one lane per output element and warp (the lane and warp bits along d, and
+     the copy bits, zero) writes it to a small shared buffer, one row per warp
+     index along d; after one barrier each thread reads its elements of the
+     result's blocked layout, combining the warps' values in warp order.
+The buffer holds (warps along d) x (result elements), never the input tile.
+The combiner is taken as associative and commutative (the spec leaves the order
+to the implementation, 8.3.14): a lane combines (its value, its partner's), so
+float sums differ from the interpreter's in the last bits; the order is fixed,
+so results are deterministic. Layouts that are not linear (splats, non power
+of two extents) take the shared-memory tree below.
+
+The shared-memory tree (the fallback): the pairwise-halving tree (element j
+combined with j + m, m = n/2 ... 1), each round spread over the group's
+threads. scan: Hillis-Steele doubling (element j combined with j - off,
+identity below off), double-buffered. Both orders equal the NumPy
+interpreter's, so float results match it bit for bit. The combiner region is
+emitted once per element handled, on scalar registers.
 """
 from __future__ import annotations
 
 from .emitter import handles
 from ...dialects.nv_tileas.layouts import linear_offsets
+from ...dialects.nv_tileas.linear_layout import to_linear
 from .numeric import select
-from .ptxtypes import B32, PRED, byte_size
+from .ptxtypes import B16, B32, B64, F64, PRED, byte_size, reg_class
 from .values import Tile
 
 
@@ -110,10 +131,200 @@ def _addr(em, base, lin, es):
 
 @handles("cuda_tile.reduce", "nv_tileas.reduce")
 def _reduce(em, op):
-    kb = em.kb
     ins = [em.tile(v) for v in op.operands]
-    shape = ins[0].shape
     dim = op.attributes["dim"].value
+    if not _reduce_distributed(em, op, ins, dim):
+        _reduce_tree(em, op, ins, dim)
+
+
+# ---- over a linear layout: registers, shuffles, one small buffer across warps ----------------
+
+def _linear_of(em, ins):
+    """(layout, linear layout, operand tiles all in it) when the reduce can run in
+    registers, else None."""
+    g = em.group
+    layout = next((t.layout for t in ins if not t.splat), None)
+    if layout is None or layout.threads != g.threads or getattr(g, "first_thread", 0) % 32:
+        return None
+    lin = to_linear(layout)
+    if lin is None or not lin.axis_aligned() or lin.free_bits("reg") or lin.nslots != layout.nslots:
+        return None
+    return layout, lin, [em.in_layout(t, layout) for t in ins]
+
+
+def _shfl_xor(em, reg, etype, mask) -> str:
+    """The value of `reg` in lane (this lane ^ mask), through shfl.sync.bfly.b32
+    (64-bit values in two halves, 16-bit and predicates widened to 32 bits)."""
+    kb = em.kb
+    cls = reg_class(etype)
+
+    def shfl32(src, dst_cls=B32):
+        d = kb.reg(dst_cls)
+        kb.emit(f"shfl.sync.bfly.b32 \t{d}, {src}, {mask}, 31, -1")
+        return d
+    if cls in (B32, "f32"):
+        return shfl32(reg, cls)
+    if cls in (B64, F64):
+        lo, hi = kb.reg(B32), kb.reg(B32)
+        kb.emit(f"mov.b64 \t{{{lo}, {hi}}}, {reg}")
+        lo2, hi2 = shfl32(lo), shfl32(hi)
+        d = kb.reg(cls)
+        kb.emit(f"mov.b64 \t{d}, {{{lo2}, {hi2}}}")
+        return d
+    if cls == B16:
+        w = kb.reg(B32)
+        kb.emit(f"cvt.u32.u16 \t{w}, {reg}")
+        w2 = shfl32(w)
+        d = kb.reg(B16)
+        kb.emit(f"cvt.u16.u32 \t{d}, {w2}")
+        return d
+    w = kb.reg(B32)
+    kb.emit(f"selp.u32 \t{w}, 1, 0, {reg}")
+    w2 = shfl32(w)
+    d = kb.reg(PRED)
+    kb.emit(f"setp.ne.u32 \t{d}, {w2}, 0")
+    return d
+
+
+def _scalar(etype, reg) -> Tile:
+    return Tile(etype, (), None, [reg])
+
+
+def _prologue_value(em, key, build):
+    """A per-thread value of the group prologue, computed once per key."""
+    g = em.group
+    got = g.bases.get(key)
+    if got is None:
+        with em._prologue():
+            got = build(em.kb, g.tid)
+        g.bases[key] = got
+    return got
+
+
+def _warp_index(em, warp_bits):
+    """sum_k bit warp_bits[k] of (tid / 32) << k: this warp's row of the buffer."""
+    def build(kb, tid):
+        w = kb.reg(B32)
+        kb.emit(f"shr.u32 \t{w}, {tid}, 5")
+        acc = None
+        for k, b in enumerate(warp_bits):
+            t = kb.reg(B32)
+            kb.emit(f"shr.u32 \t{t}, {w}, {b}")
+            kb.emit(f"and.b32 \t{t}, {t}, 1")
+            if k:
+                kb.emit(f"shl.b32 \t{t}, {t}, {k}")
+            if acc is None:
+                acc = t
+            else:
+                nxt = kb.reg(B32)
+                kb.emit(f"or.b32 \t{nxt}, {acc}, {t}")
+                acc = nxt
+        return acc
+    return _prologue_value(em, ("reduce-warp", tuple(warp_bits)), build)
+
+
+def _writer(em, tid_mask):
+    """A predicate true in the threads whose tid bits `tid_mask` are all zero."""
+    def build(kb, tid):
+        t, p = kb.reg(B32), kb.reg(PRED)
+        kb.emit(f"and.b32 \t{t}, {tid}, {tid_mask}")
+        kb.emit(f"setp.eq.u32 \t{p}, {t}, 0")
+        return p
+    return _prologue_value(em, ("reduce-writer", tid_mask), build)
+
+
+def _reduce_distributed(em, op, ins, dim) -> bool:
+    found = _linear_of(em, ins)
+    if found is None:
+        return False
+    layout, lin, ins = found
+    kb = em.kb
+    etypes = [t.etype for t in ins]
+    shape = ins[0].shape
+    rshape = tuple(op.results[0].type.shape)
+    reg_d = lin.bits_into("reg", dim)
+    lane_d = lin.bits_into("lane", dim)
+    warp_d = lin.bits_into("warp", dim)
+    # 1. in registers: per output slot (no slot bit along d), a tree over the slot bits along d
+    d_mask = sum(1 << b for b in reg_d)
+    outs = []      # (output slot, [value register per operand])
+    for s0 in range(lin.nslots):
+        if s0 & d_mask:
+            continue
+        vals = []
+        for c in range(1 << len(reg_d)):
+            slot = s0 | sum(1 << b for k, b in enumerate(reg_d) if c >> k & 1)
+            vals.append([_scalar(t.etype, t.at(slot)) for t in ins])
+        while len(vals) > 1:
+            half = len(vals) // 2
+            vals = [_combine(em, op, vals[i], vals[i + half]) for i in range(half)]
+        outs.append((s0, vals[0]))
+    # 2. across lanes: one butterfly per lane bit along d
+    for b in lane_d:
+        nxt = []
+        for s0, vs in outs:
+            vs = [em.in_layout(v, None) for v in vs]
+            other = [_scalar(v.etype, _shfl_xor(em, v.reg, v.etype, 1 << b)) for v in vs]
+            nxt.append((s0, _combine(em, op, vs, other)))
+        outs = nxt
+    # 3. across warps and into the result's layout, through (warps along d) x (result elements)
+    nout = _prod(rshape)
+    nw = 1 << len(warp_d)
+    bufs = _buffers(em, etypes, nw * nout)[0]
+    rstrides = linear_offsets(rshape)
+    coeffs = list(rstrides[:dim]) + [0] + list(rstrides[dim:])
+    lane_skip = lane_d + lin.free_bits("lane")
+    warp_skip = lin.free_bits("warp")
+    tid_mask = sum(1 << b for b in lane_skip) | sum(1 << (5 + b) for b in warp_skip)
+    pred = _writer(em, tid_mask) if tid_mask else None
+    em.sync()
+    lin_base = em.linear_base(layout, coeffs)
+    for k, (t, b) in enumerate(zip(etypes, bufs)):
+        es = byte_size(t)
+        where = b
+        if warp_d:
+            where = kb.reg(B32)
+            kb.emit(f"mad.lo.u32 \t{where}, {_warp_index(em, warp_d)}, {nout * es}, {b}")
+        addr = kb.reg(B32)
+        kb.emit(f"mad.lo.u32 \t{addr}, {lin_base}, {es}, {where}")
+        for s0, vs in outs:
+            off = sum(o * c for o, c in zip(layout.offsets(s0), coeffs)) * es
+            _st(em, em.in_layout(vs[k], None), f"{addr}+{off}", pred)
+    em.sync()
+    rlayout = em.layout_for(rshape)
+    parts = []     # per warp row: the operands' tiles in the result layout
+    for w in range(nw):
+        row = []
+        for t, b in zip(etypes, bufs):
+            base = b
+            if w:
+                base = kb.reg(B32)
+                kb.emit(f"add.u32 \t{base}, {b}, {w * nout * byte_size(t)}")
+            em.align_of[base] = 16 if (w * nout * byte_size(t)) % 16 == 0 else 1
+            row.append(em.load_shared(t, rshape, rlayout, base, rstrides))
+        parts.append(row)
+    results = parts[0]
+    if nw > 1:
+        nslots = 1 if rlayout is None else rlayout.nslots
+        merged = [em.new_tile(t, rshape, rlayout) for t in etypes]
+        for slot in range(nslots):
+            acc = [_scalar(t, parts[0][k].at(slot)) for k, t in enumerate(etypes)]
+            for w in range(1, nw):
+                acc = _combine(em, op, acc, [_scalar(t, parts[w][k].at(slot)) for k, t in enumerate(etypes)])
+                acc = [em.in_layout(v, None) for v in acc]
+            for k, t in enumerate(etypes):
+                em.mov(merged[k].regs[slot], acc[k].reg, t)
+        results = merged
+    for r, t in zip(op.results, results):
+        em.bind(r, t)
+    return True
+
+
+# ---- the shared-memory tree (layouts that are not linear) ------------------------------------
+
+def _reduce_tree(em, op, ins, dim):
+    kb = em.kb
+    shape = ins[0].shape
     n, inner = shape[dim], _prod(shape[dim + 1:])
     total = _prod(shape)
     rows = total // n

@@ -1,0 +1,157 @@
+"""Linear layouts: a distributed layout as a map over GF(2) from the bits of
+(register slot, lane, warp) to tile coordinates (Triton's linear layouts).
+
+Each input bit has a basis vector of coordinates (one entry per tile
+dimension); the coordinates of an index are the XOR of the basis vectors of its
+set bits. A zero basis vector means the bit does not move the element: threads
+that differ only in such a bit hold copies (broadcast). Every layout of
+layouts.py whose extents are powers of two is linear:
+
+- Blocked: slot bits first walk the `vec` contiguous elements of the last
+  dimension, then the repetitions (last dimension fastest); thread-index bits
+  walk `tpd` last dimension first; the thread bits above the used threads are
+  zero (replicas).
+- MmaAcc (mma.sync m16n8 accumulator): slot bit 0 is column 1, bit 1 row 8,
+  then the fragment grid (columns, then rows); lane bits 0-1 are columns 2 and
+  4, lane bits 2-4 rows 1, 2, 4; warp bits walk the wn columns of warps, then
+  the wm rows.
+- WgmmaAcc (wgmma m64nN accumulator): slot bit 0 is column 1, bit 1 row 8, the
+  next bits the 8-column blocks, then the 64-row chunks; lanes as for mma.sync;
+  warp bits 0-1 are rows 16 and 32 (the warp's quarter of a 64-row chunk),
+  higher warp bits the warpgroup's band of rows.
+
+Lane = thread index mod 32, warp = thread index / 32 (inside the thread group),
+as the emitter's prologue computes them (Emitter.bases). `to_linear` returns
+None for a layout that is not linear (extents that are not powers of two,
+groups that are not whole warps).
+"""
+from __future__ import annotations
+
+import attrs
+
+from .layouts import Blocked, MmaAcc, WgmmaAcc
+
+
+def _pow2(n) -> bool:
+    return isinstance(n, int) and n >= 1 and n & (n - 1) == 0
+
+
+def _log2(n: int) -> int:
+    return n.bit_length() - 1
+
+
+def _unit(rank: int, d: int, v: int) -> tuple:
+    out = [0] * rank
+    out[d] = v
+    return tuple(out)
+
+
+@attrs.frozen
+class LinearLayout:
+    """`reg`, `lane`, `warp`: one basis vector (a coordinate tuple) per input bit."""
+    shape: tuple
+    reg: tuple
+    lane: tuple
+    warp: tuple
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def nslots(self) -> int:
+        return 1 << len(self.reg)
+
+    @staticmethod
+    def _xor(bases, index, acc):
+        b = 0
+        while index:
+            if index & 1:
+                acc = [a ^ v for a, v in zip(acc, bases[b])]
+            index >>= 1
+            b += 1
+        return acc
+
+    def coords(self, slot: int, lane: int = 0, warp: int = 0) -> tuple:
+        acc = [0] * self.rank
+        acc = self._xor(self.reg, slot, acc)
+        acc = self._xor(self.lane, lane, acc)
+        acc = self._xor(self.warp, warp, acc)
+        return tuple(acc)
+
+    def thread_coords(self, slot: int, tid: int) -> tuple:
+        return self.coords(slot, tid & 31, tid >> 5)
+
+    def bits_into(self, kind: str, d: int) -> list[int]:
+        """The bits of `kind` ('reg', 'lane', 'warp') whose basis moves along dimension d."""
+        return [i for i, v in enumerate(getattr(self, kind)) if v[d]]
+
+    def free_bits(self, kind: str) -> list[int]:
+        """The bits of `kind` with a zero basis (copies)."""
+        return [i for i, v in enumerate(getattr(self, kind)) if not any(v)]
+
+    def axis_aligned(self) -> bool:
+        """Every basis vector is zero or one power of two along one dimension, and
+        no two share a coordinate bit: coordinates are then sums of bases."""
+        seen = set()
+        for v in self.reg + self.lane + self.warp:
+            nz = [(d, x) for d, x in enumerate(v) if x]
+            if not nz:
+                continue
+            if len(nz) > 1 or not _pow2(nz[0][1]) or nz[0] in seen:
+                return False
+            seen.add(nz[0])
+        return True
+
+    def is_surjective(self) -> bool:
+        """Every element of the shape is held by some (slot, lane, warp)."""
+        need = sum(_log2(s) for s in self.shape)
+        return self.axis_aligned() and sum(1 for v in self.reg + self.lane + self.warp if any(v)) == need
+
+
+def to_linear(layout, shape=None, threads=None) -> LinearLayout | None:
+    """The linear layout of `layout` (a Blocked, MmaAcc or WgmmaAcc of `shape` over
+    `threads`, both defaulting to the layout's own), or None when it is not linear."""
+    shape = tuple(layout.shape if shape is None else shape)
+    threads = layout.threads if threads is None else threads
+    if tuple(layout.shape) != shape or layout.threads != threads:
+        return None
+    if not shape or not all(_pow2(s) for s in shape) or threads < 32 or threads % 32:
+        return None
+    tid_bits = (threads - 1).bit_length()
+    rank = len(shape)
+    if isinstance(layout, Blocked):
+        if not (_pow2(layout.vec) and all(_pow2(t) for t in layout.tpd) and all(_pow2(r) for r in layout.reps)):
+            return None
+        reg = [_unit(rank, rank - 1, 1 << b) for b in range(_log2(layout.vec))]
+        for d in reversed(range(rank)):
+            reg += [_unit(rank, d, layout.step(d) << b) for b in range(_log2(layout.reps[d]))]
+        tid = []
+        for d in reversed(range(rank)):
+            unit = layout.vec if d == rank - 1 else 1
+            tid += [_unit(rank, d, unit << b) for b in range(_log2(layout.tpd[d]))]
+        if len(tid) > tid_bits:
+            return None
+        tid += [(0,) * rank] * (tid_bits - len(tid))
+        return LinearLayout(shape, tuple(reg), tuple(tid[:5]), tuple(tid[5:]))
+    if rank != 2:
+        return None
+    lane = ((0, 2), (0, 4), (1, 0), (2, 0), (4, 0))
+    if isinstance(layout, MmaAcc):
+        wm, wn, tm, tn = layout.wm, layout.wn, layout.tiles_m, layout.tiles_n
+        if not all(_pow2(x) for x in (wm, wn, tm, tn)) or 32 * wm * wn != threads:
+            return None
+        reg = [(0, 1), (8, 0)] + [(0, 8 << b) for b in range(_log2(tn))] + \
+            [(16 << b, 0) for b in range(_log2(tm))]
+        warp = [(0, tn * 8 << b) for b in range(_log2(wn))] + [(tm * 16 << b, 0) for b in range(_log2(wm))]
+        return LinearLayout(shape, tuple(reg), lane, tuple(warp))
+    if isinstance(layout, WgmmaAcc):
+        wgs, tm, regs = layout.warpgroups, layout.tiles_m, layout.regs_per_tile
+        if not all(_pow2(x) for x in (wgs, tm, regs)) or regs < 4:
+            return None
+        reg = [(0, 1), (8, 0)] + [(0, 8 << b) for b in range(_log2(regs) - 2)] + \
+            [(64 << b, 0) for b in range(_log2(tm))]
+        band = shape[0] // wgs
+        warp = [(16, 0), (32, 0)] + [(band << b, 0) for b in range(_log2(wgs))]
+        return LinearLayout(shape, tuple(reg), lane, tuple(warp))
+    return None
