@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run the TileGym corpus in the PTX simulator and compare with the interpreter.
 
-    python benchmarks/tilegym_sim.py OUTDIR [--arch sm_80 sm_90a] [--kernel REGEX]
+    python benchmarks/tilegym_sim.py OUTDIR [--arch sm_80 sm_90a] [--kernel REGEX] [--max-per-kernel N]
                                             [--max-work N] [--timeout S] [--jobs N] [--json FILE]
 
 OUTDIR is what benchmarks/tilegym_export.py wrote (manifest.json and the
@@ -163,6 +163,7 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--max-per-kernel", type=int, default=0, help="at most N files of each kernel (0: all)")
     ap.add_argument("--one", nargs=3, metavar=("FILE", "LAUNCH", "ARCH"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     manifest = json.load(open(os.path.join(args.outdir, "manifest.json")))
@@ -173,9 +174,12 @@ def main(argv=None):
                                  files[file].get("constraints"))
         print(json.dumps({"status": status, "detail": detail}))
         return 0
-    jobs = []
+    jobs, per_kernel = [], {}
     for r in manifest["files"]:
         if args.kernel and not re.search(args.kernel, r["kernel"]):
+            continue
+        per_kernel[r["kernel"]] = per_kernel.get(r["kernel"], 0) + 1
+        if args.max_per_kernel and per_kernel[r["kernel"]] > args.max_per_kernel:
             continue
         best = min(range(len(r["launches"])), key=lambda i: _work(r["launches"][i]))
         for arch in args.arch:

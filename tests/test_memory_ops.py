@@ -56,6 +56,19 @@ def test_pointer_loads_and_stores(tmp_path):
     check(tmp_path, text, expected)
 
 
+
+def test_load_with_padding_and_no_mask(tmp_path):
+    # tileirdisasm prints a padded, unmasked load as `%p, %pad : T_p, T_pad`: the lone
+    # trailing value is the padding because its type is not an i1 tile (TileGym's gathers)
+    text = _module(f"{PTR}, %v: tile<4x8xf16>", (
+        "    %a, %at = load_ptr_tko weak %p, %v : tile<4x8xptr<f16>>, tile<4x8xf16> -> tile<4x8xf16>, token\n"))
+    expected = _module("%arg0: tile<4x8xptr<f16>>, %arg1: tile<4x8xf16>", (
+        "    %result, %result_token = load_ptr_tko weak %arg0, %arg1"
+        " : tile<4x8xptr<f16>>, tile<4x8xf16> -> tile<4x8xf16>, token\n"))
+    check(tmp_path, text, expected)
+    rc, generic = _opt(tmp_path, text, "--mlir-print-op-generic", name="g.mlir")
+    assert rc == 0 and "operandSegmentSizes = array<i32: 1, 0, 1, 0>" in generic
+
 TV = "tensor_view<64x?xf32, strides=[?,1]>"
 PV = f"partition_view<tile=(16x8), padding_value = zero, {TV}, dim_map=[1, 0]>"
 

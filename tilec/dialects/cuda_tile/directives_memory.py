@@ -192,6 +192,11 @@ class TrailingOperands(Directive):
         return None
 
 
+def _is_padding(t) -> bool:
+    elt = getattr(t, "element_type", None)
+    return elt is not None and getattr(elt, "width", None) != 1
+
+
 @directive("TrailingOperandTypes")
 class TrailingOperandTypes(Directive):
     """`, T1, T2`: the types of the operands TrailingOperands read, in order."""
@@ -203,6 +208,14 @@ class TrailingOperandTypes(Directive):
         toks = _tokens(children)
         if len(toks) > len(args):
             raise BuildError("expected '->'", toks[len(args)])
+        if len(args) == 2 and len(toks) == 1 and _is_padding(_type(toks[0])):
+            # `, %pad : ..., T` without a mask (as tileirdisasm prints it): a lone value
+            # whose type is not an i1 tile is the padding, not the mask
+            state.operands[args[1].name] = state.operands.get(args[0].name, [])
+            state.operands[args[0].name] = []
+            state.operand_types[args[0].name] = []
+            state.operand_types[args[1].name] = [_type(toks[0])]
+            return
         for i, a in enumerate(args):
             vals = state.operands.get(a.name, [])
             types = [_type(toks[i])] if i < len(toks) else []
