@@ -42,7 +42,9 @@ def value_without_type(a) -> str:
         return str(a.value)
     if isinstance(a, A.FloatAttr):
         from ...ir.floats import float_text
-        return float_text(a.value, a.type) if isinstance(a.type, FloatType) else str(a.value)
+        text = float_text(a.value, a.type) if isinstance(a.type, FloatType) else str(a.value)
+        # a hex spelling (inf, nan) without its type would read back as an integer
+        return f"{text} : {a.type.text()}" if text.startswith(("0x", "-0x")) else text
     if isinstance(a, A.DenseElementsAttr):
         return f"dense<{a.literal()}>"
     return a.text()

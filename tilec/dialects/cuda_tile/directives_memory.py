@@ -193,8 +193,10 @@ class TrailingOperands(Directive):
 
 
 def _is_padding(t) -> bool:
+    """A number tile other than i1 (a mask is i1; anything else keeps the mask's diagnostic)."""
+    from ...ir.types import FloatType, IntegerType
     elt = getattr(t, "element_type", None)
-    return elt is not None and getattr(elt, "width", None) != 1
+    return isinstance(elt, FloatType) or (isinstance(elt, IntegerType) and elt.width != 1)
 
 
 @directive("TrailingOperandTypes")
