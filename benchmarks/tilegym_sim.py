@@ -10,8 +10,9 @@ with the least work (array elements times blocks) is rebuilt with random data:
 arrays of the recorded shapes, strides, offsets and dtypes (floats from a normal
 distribution, integers in [0, 8)), scalars as recorded. tilec's PTX runs in
 tests/ptxsim and the interpreter runs the same bytecode on a copy of the same
-arrays; every array is compared afterwards (floats within a tolerance that
-covers a different summation order, integers exactly). The simulator reports a
+arrays; every array is compared afterwards (floats within 2% of the value plus
+0.2% of the array's largest magnitude, which covers another summation order;
+integers exactly). The simulator reports a
 global access outside every argument array as a fault: what a GPU reports as
 "an illegal memory access was encountered".
 
@@ -101,16 +102,22 @@ def _args(launch, rng, kinds):
 
 def _compare(label, got, want):
     import numpy as np
-    g = got.astype(np.float64) if got.dtype.kind != "b" else got.astype(np.int64)
-    w = want.astype(np.float64) if want.dtype.kind != "b" else want.astype(np.int64)
+    g = (got.astype(np.float64) if got.dtype.kind != "b" else got.astype(np.int64)).reshape(-1)
+    w = (want.astype(np.float64) if want.dtype.kind != "b" else want.astype(np.int64)).reshape(-1)
     if got.dtype.kind in "iub":
         bad = g != w
     else:
         both_nan = np.isnan(g) & np.isnan(w)
-        bad = ~(both_nan | (g == w) | (np.abs(g - w) <= 2e-2 + 2e-2 * np.abs(w)))
+        finite = np.isfinite(w)
+        scale = float(np.abs(w[finite]).max()) if finite.any() else 0.0
+        # a sum in another order (tf32/f16 MMAs, reductions) errs relative to the
+        # magnitudes summed: bounded by the array's largest value, not each element's
+        bad = ~(both_nan | (g == w) | (np.abs(g - w) <= 2e-2 * np.abs(w) + 2e-3 * scale + 1e-5))
     if bad.any():
         i = int(np.argmax(bad))
-        return f"{label}: {int(bad.sum())} of {bad.size} elements differ (first at {i}: sim {g[i]!r} interp {w[i]!r})"
+        scale = float(np.nanmax(np.abs(w))) if np.isfinite(w).any() else float("nan")
+        return (f"{label}: {int(bad.sum())} of {bad.size} elements differ (first at {i}: sim {float(g[i])!r} "
+                f"interp {float(w[i])!r}; max |interp| {scale:.3g})")
     return None
 
 
