@@ -56,28 +56,60 @@ def default_num_warps(ops, arch: str) -> int:
 WGMMA_NEEDS_SM90A = "wgmma needs sm_90a (the target is {arch}); drop --wgmma or use --arch sm_90a"
 
 
-def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgmma=None) -> str | None:
+def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgmma=None,
+                reload=None) -> str | None:
     """PTX text for verified cuda_tile `ops`, or None after reporting to
     `engine`. `num_warps` None: default_num_warps. `wgmma`: None (the default:
     on sm_90a, wgmma for the dots that read their pipeline slots in place), True
     (wgmma for every dot that fits; sm_90a only, others are an error), False
-    (mma.sync only)."""
-    from .codegen.ptx import CodegenError, emit_ptx
+    (mma.sync only).
+
+    `reload`, when given, returns the same verified ops afresh (lowering
+    rewrites them in place). A kernel whose shared memory (stage buffers plus
+    the code generator's own buffers) overflows the target is then compiled
+    again with fewer pipeline stages, unless `num_stages` was asked for: the
+    stage fit in the scheduler sees only the stage buffers."""
+    from .codegen.ptx import CodegenError, SharedMemoryOverflow, emit_ptx
+    from .conversion.target import target_for
     if wgmma is True and arch != "sm_90a":
         engine.error(None, WGMMA_NEEDS_SM90A.format(arch=arch))
         return None
     if num_warps is None:
         num_warps = default_num_warps(ops, arch)
-    lowered = lower_and_schedule(ops, engine, arch, num_warps, num_stages)
-    if lowered is None:
-        return None
-    try:
-        return emit_ptx(lowered, arch, num_warps, wgmma=wgmma)
-    except CodegenError as e:
-        loc = getattr(e.op, "location", None)
-        engine.error(loc, f"{e.message}" if e.op is None else f"'{e.op.name}' op {_strip(e.op.name, e.message)}"
-                     f" (PTX emission for {arch})")
-        return None
+    start = len(engine.diagnostics)
+    target = target_for(arch)
+    retries = list(range((target.default_stages if target else 1) - 1, 0, -1)) \
+        if reload is not None and num_stages is None else []
+    first = None
+    while True:
+        lowered = lower_and_schedule(ops, engine, arch, num_warps, num_stages)
+        if lowered is None:
+            return None
+        try:
+            ptx = emit_ptx(lowered, arch, num_warps, wgmma=wgmma)
+        except SharedMemoryOverflow as e:
+            first = first or e
+            if not retries:
+                return _codegen_error(engine, e, arch)
+            num_stages = retries.pop(0)
+            del engine.diagnostics[start:]      # the next attempt reports afresh
+            ops = reload()
+            continue
+        except CodegenError as e:
+            return _codegen_error(engine, e, arch)
+        if first is not None:
+            engine.warning(getattr(first.op, "location", None),
+                           f"'{first.op.name}' op needs {first.needed} bytes of shared memory with the default "
+                           f"pipeline stages, more than the {first.limit} bytes of {arch}; compiled with "
+                           f"{num_stages} stage{'s' if num_stages > 1 else ''}")
+        return ptx
+
+
+def _codegen_error(engine, e, arch):
+    loc = getattr(e.op, "location", None)
+    engine.error(loc, f"{e.message}" if e.op is None else f"'{e.op.name}' op {_strip(e.op.name, e.message)}"
+                 f" (PTX emission for {arch})")
+    return None
 
 
 def _strip(name, message):
@@ -95,7 +127,9 @@ def parse_and_compile(text, filename="<input>", arch="sm_90a", num_warps=None, n
     from .ir.diagnostics import DiagnosticEngine
     engine = DiagnosticEngine()
     ops = parse_and_verify(text, filename, engine)
-    ptx = compile_ops(ops, engine, arch, num_warps, num_stages, wgmma) if ops is not None else None
+    ptx = compile_ops(ops, engine, arch, num_warps, num_stages, wgmma,
+                      reload=lambda: parse_and_verify(text, filename, DiagnosticEngine())) \
+        if ops is not None else None
     if ptx is None:
         raise CompileFailed(engine.render())
     if engine.diagnostics and on_warnings is not None:

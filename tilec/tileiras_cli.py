@@ -334,7 +334,8 @@ def _compile(o, content, filename) -> int:
     else:
         from .compiler import compile_ops
         target, arch = CODEGEN[o.gpu_name]
-        ptx = compile_ops(ops, engine, target)
+        ptx = compile_ops(ops, engine, target,
+                          reload=lambda: process_chunk(content, filename, _Args(), DiagnosticEngine()))
         _report(engine)
         if ptx is None:
             return _error("failed to compile Tile IR program", EXIT_COMPILE)

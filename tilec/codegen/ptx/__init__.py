@@ -4,7 +4,7 @@ from __future__ import annotations
 from . import (ops_arith, ops_atomic, ops_control, ops_core, ops_dot, ops_elementwise,  # noqa: F401  (handlers)
                ops_memory, ops_pipeline, ops_pointer, ops_print, ops_reduce, ops_sm90_misc, ops_tma)
 from .module import emit_ptx
-from .values import CodegenError
+from .values import CodegenError, SharedMemoryOverflow
 
 
 def __getattr__(name):

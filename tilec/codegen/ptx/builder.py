@@ -23,7 +23,7 @@ class KernelBuilder:
         self.lines: list = []
         self.labels = 0
         self.shared: list[list] = []   # [symbol, bytes, alignment, hint, reuse_stages]
-        self.spans: dict = {}          # stage buffer symbol -> (block, first, last op index)
+        self.spans: dict = {}          # stage buffer symbol -> (first, last) phase
         self.globals: list[str] = []                   # module-scope declarations
         self.out = self.lines                          # where emit() appends
         self.local_bytes = 0                           # per-thread .local buffer (vprintf arguments)
@@ -70,24 +70,28 @@ class KernelBuilder:
 
     # ---- shared memory ---------------------------------------------------------------
     # Buffers are byte ranges of one per-kernel array, referred to by placeholder
-    # symbols that body_lines() resolves to `<array>+offset`. Stage buffers come
-    # first; a buffer marked `reuse_stages` (live only after every pipeline is
-    # drained) overlays them when it fits.
+    # symbols that body_lines() resolves to `<array>+offset`. The entry block's
+    # top-level ops are *phases* (mark_phase puts a marker line before each); a
+    # buffer is live over the phases whose lines name it (a stage buffer over its
+    # pipeline's ops as well: `span`). Buffers whose phases are disjoint share
+    # bytes, and a phase that starts writing bytes an earlier phase used begins
+    # with a barrier. A buffer marked `reuse_stages` (live only after the
+    # pipelines of its phase are drained) may also overlay stage buffers.
+    PLACEHOLDER = re.compile(r"__tilec_smem_\d+_\w+?(?=\W|$)")
+    PHASE = "\t// __tilec_phase "
+
     def shared_buffer(self, size: int, align: int = 16, hint: str = "smem", reuse_stages=False,
                       span=None) -> str:
-        """`span` (stage buffers): (block, first, last) op positions in one block between
-        which the buffer is live; stage buffers with disjoint spans share bytes."""
+        """`span` (stage buffers): (first, last) phases the buffer is live over,
+        whatever lines name it."""
         sym = f"__tilec_smem_{len(self.shared)}_{hint}"
         self.shared.append([sym, max(size, 1), align, hint, reuse_stages])
         if span is not None:
             self.spans[sym] = span
         return sym
 
-    def stage_dead_before(self, span) -> bool:
-        """Does some stage buffer allocated so far end before `span` starts (same block)?
-        Its bytes may then be reused: the new pipeline synchronizes before its first write."""
-        return span is not None and any(other[0] is span[0] and other[2] < span[1]
-                                        for other in self.spans.values())
+    def mark_phase(self, index: int):
+        self.out.append(f"{self.PHASE}{index}")
 
     def alignment(self, sym: str) -> int:
         """The byte alignment of shared buffer `sym` (1 for any other symbol)."""
@@ -106,37 +110,72 @@ class KernelBuilder:
             if entry[0] == sym:
                 entry[1] = max(entry[1], size)
 
-    def _overlap(self, a, b) -> bool:
-        sa, sb = self.spans.get(a), self.spans.get(b)
-        if sa is None or sb is None or sa[0] is not sb[0]:
-            return True
-        return not (sa[2] < sb[1] or sb[2] < sa[1])
+    def _flat_lines(self):
+        def flat(items):
+            for x in items:
+                if isinstance(x, list):
+                    yield from flat(x)
+                else:
+                    yield x
+        return list(flat(self.lines + [self.cold]))
 
-    def shared_layout(self):
-        """({symbol: byte offset}, total bytes). Stage buffers come first, each above
-        the stage buffers whose live spans overlap its own (the pipelines of
-        sequential loops share bytes); the rest follow."""
-        offsets, pos = {}, 0
-        stages = [e for e in self.shared if e[3] == "stage"]
-        for sym, size, align, _hint, _reuse in stages:
-            start = 0
-            for other, osize, *_ in stages:
-                if other in offsets and self._overlap(sym, other):
-                    start = max(start, offsets[other] + osize)
-            start = (start + align - 1) // align * align
-            offsets[sym] = start
-            pos = max(pos, start + size)
-        stage_end, cursor = pos, 0
-        for sym, size, align, hint, reuse in (e for e in self.shared if e[3] != "stage"):
-            start = (cursor + align - 1) // align * align
-            if reuse and start + size <= stage_end:   # overlays stages, not other overlays
-                offsets[sym] = start
-                cursor = start + size
+    def _live_phases(self, lines) -> dict:
+        """symbol -> (first, last) phase; lines before the first marker are phase -1."""
+        live = {sym: list(span) for sym, span in self.spans.items()}
+        phase = -1
+        for ln in lines:
+            if ln.startswith(self.PHASE):
+                phase = int(ln[len(self.PHASE):])
+            elif "__tilec_smem_" in ln:
+                for sym in self.PLACEHOLDER.findall(ln):
+                    got = live.get(sym)
+                    if got is None:
+                        live[sym] = [phase, phase]
+                    else:
+                        got[0], got[1] = min(got[0], phase), max(got[1], phase)
+        return live
+
+    def shared_layout(self, lines=None):
+        """({symbol: byte offset}, total bytes, {symbol: (first, last) phase}). Stage
+        buffers come first, then the rest, each at the lowest offset clear of the
+        placed buffers it may be live with."""
+        live = self._live_phases(self._flat_lines() if lines is None else lines)
+        entries = ([e for e in self.shared if e[3] == "stage"] + [e for e in self.shared if e[3] != "stage"])
+        reuse = {e[0] for e in self.shared if e[4]}
+        stage = {e[0] for e in self.shared if e[3] == "stage"}
+
+        def together(a, b):
+            if (a in reuse and b in stage) or (b in reuse and a in stage):
+                return False           # overlays stages once its phase's pipelines are drained
+            la, lb = live.get(a), live.get(b)
+            if la is None or lb is None:
+                return True
+            return not (la[1] < lb[0] or lb[1] < la[0])
+
+        offsets, total, sizes = {}, 0, {}
+        for sym, size, align, _hint, _reuse in entries:
+            busy = [(offsets[o], offsets[o] + sizes[o]) for o in offsets if together(sym, o)]
+            for start in sorted({0} | {hi for _, hi in busy}):     # the lowest gap that fits
+                start = (start + align - 1) // align * align
+                if all(start + size <= lo or hi <= start for lo, hi in busy):
+                    break
+            offsets[sym], sizes[sym] = start, size
+            total = max(total, start + size)
+        return offsets, total, live
+
+    def _phase_barriers(self, offsets, live) -> set:
+        """Phases that start writing bytes a buffer of an earlier phase used."""
+        size = {e[0]: e[1] for e in self.shared}
+        out = set()
+        for sym, (first, _last) in live.items():
+            if sym not in offsets:
                 continue
-            pos = (pos + align - 1) // align * align
-            offsets[sym] = pos
-            pos += size
-        return offsets, pos
+            lo, hi = offsets[sym], offsets[sym] + size[sym]
+            for other, (_f, olast) in live.items():
+                if other in offsets and olast < first and offsets[other] < hi and lo < offsets[other] + size[other]:
+                    out.add(first)
+                    break
+        return out
 
     @property
     def shared_symbol(self) -> str:
@@ -144,23 +183,24 @@ class KernelBuilder:
 
     # ---- output ----------------------------------------------------------------------
     def body_lines(self):
-        def flat(items):
-            for x in items:
-                if isinstance(x, list):
-                    yield from flat(x)
-                else:
-                    yield x
-        lines = list(flat(self.lines + [self.cold]))
+        lines = self._flat_lines()
         if not self.shared:
-            return lines
-        offsets, _ = self.shared_layout()
+            return [ln for ln in lines if not ln.startswith(self.PHASE)]
+        offsets, _, live = self.shared_layout(lines)
+        barriers = self._phase_barriers(offsets, live)
         base = self.shared_symbol
-        pattern = re.compile(r"__tilec_smem_\d+_\w+?(?=\W|$)")
 
         def sub(m):
             off = offsets[m.group(0)]
             return f"{base}+{off}" if off else base
-        return [pattern.sub(sub, ln) if "__tilec_smem_" in ln else ln for ln in lines]
+        out = []
+        for ln in lines:
+            if ln.startswith(self.PHASE):
+                if int(ln[len(self.PHASE):]) in barriers:
+                    out.append("\tbar.sync \t0;")
+            else:
+                out.append(self.PLACEHOLDER.sub(sub, ln) if "__tilec_smem_" in ln else ln)
+        return out
 
     def declarations(self):
         out = []

@@ -12,7 +12,7 @@ from .builder import KernelBuilder
 from .emitter import Emitter
 from .ptxtypes import B32, B64, is_pointer, param_type, reg_class
 from .target import Target
-from .values import CodegenError, Tile
+from .values import CodegenError, SharedMemoryOverflow, Tile
 
 
 def _kernels(ops):
@@ -119,16 +119,18 @@ class ModuleEmitter:
         tid = kb.reg(B32)
         kb.emit(f"mov.u32 \t{tid}, %tid.x")
         em.enter_group(tid, threads, 0)
-        em.emit_block(block)
+        for i, op in enumerate(block.ops):    # phases: shared buffers live in disjoint ones share bytes
+            kb.mark_phase(i)
+            em.emit_op(op)
         kb.place(em.exit_label)
         kb.emit("ret")
         out = []
-        _, smem = kb.shared_layout()
+        smem = kb.shared_layout()[1]
         limit = _shared_limit(self.target.arch)
         if limit is not None and smem > limit:
             # IR scheduled for a bigger target (or asked for more stages) would fail at launch
-            raise CodegenError(entry, f"needs {smem} bytes of shared memory, more than the {limit} bytes a "
-                                      f"block may use on {self.target.arch}")
+            raise SharedMemoryOverflow(entry, f"needs {smem} bytes of shared memory, more than the {limit} bytes "
+                                              f"a block may use on {self.target.arch}", smem, limit)
         if smem > STATIC_SHARED_LIMIT:
             # over the static limit: the launcher passes `smem` bytes of dynamic
             # shared memory (and raises the kernel's dynamic-shared-memory cap)

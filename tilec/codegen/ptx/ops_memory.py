@@ -51,7 +51,6 @@ class SharedView:
 
     def __init__(self, addr, etype, shape):
         self.addr, self.etype, self.shape = addr, etype, tuple(shape)
-        self.reuses = False    # a stage buffer over the bytes of an earlier loop's stages
 
 
 def _is_dynamic(d):
@@ -148,23 +147,34 @@ def _alloc_tensor(em, op):
     # a stage buffer that may hold swizzled slots starts where the hardware's
     # swizzle pattern does (wgmma reads such slots in place)
     align = 1024 if len(t.shape) == 3 and byte_size(t.element_type) == 2 and n * 2 >= 1024 else 128
-    span = _live_span(op)
-    reuses = em.kb.stage_dead_before(span)
-    sym = em.kb.shared_buffer(n * byte_size(t.element_type), align, "stage", span=span)
-    view = SharedView(sym, t.element_type, t.shape)
-    view.reuses = reuses
-    em.bind(op.results[0], view)
+    sym = em.kb.shared_buffer(n * byte_size(t.element_type), align, "stage", span=_live_span(op))
+    em.bind(op.results[0], SharedView(sym, t.element_type, t.shape))
+
+
+def _phase_of(op):
+    """(entry block, index of `op`'s top-level ancestor in it): the emitter's phase."""
+    top = op
+    while top.parent is not None and getattr(top.parent.parent_op, "name", None) != "cuda_tile.entry":
+        if top.parent_op is None:
+            return None, None
+        top = top.parent_op
+    block = top.parent
+    if block is None:
+        return None, None
+    return block, next(i for i, o in enumerate(block.ops) if o is top)
 
 
 def _live_span(op):
-    """(block, first, last): the positions in `op`'s block of `op` and of the last op
-    that uses, itself or inside its regions, a value derived from `op`'s result
-    through views, pipelines and iterators (tiles read out of the buffer are
-    copies and do not extend it)."""
+    """(first, last): the phases of `op` and of the last op that uses a value
+    derived from `op`'s result through views, pipelines and iterators (tiles
+    read out of the buffer are copies and do not extend it); None when `op` is
+    not inside an entry."""
     from ...dialects.cuda_tile.types import TileType
-    block = op.parent
+    block, first = _phase_of(op)
+    if block is None:
+        return None
     pos = {id(o): i for i, o in enumerate(block.ops)}
-    first = last = pos[id(op)]
+    last = first
     work, seen = [op.results[0]], set()
     while work:
         for user in work.pop().users:
@@ -177,7 +187,7 @@ def _live_span(op):
             if top is not None:
                 last = max(last, pos[id(top)])
             work.extend(r for r in user.results if not isinstance(r.type, TileType))
-    return block, first, last
+    return first, last
 
 
 @handles("nv_tileas.load")

@@ -118,8 +118,6 @@ def _create_pipeline(em, op):
         em.sync()
         pipe = Pipe(view, stages, slot_bytes, full, swizzle=swizzle)
     else:
-        if getattr(view, "reuses", False):
-            em.sync()    # an earlier loop's threads are done with these bytes before the first write
         pipe = Pipe(view, stages, slot_bytes, swizzle=swizzle)
     em.bind(op.results[0], pipe)
     em.bind(op.results[1], pipe)
@@ -371,10 +369,10 @@ def _join_plan(em, results):
             n *= d
         sizes.append(n * byte_size(t.element_type))
     total = sum(x for x in sizes if x)
-    stage_end = sum(e[1] for e in kb.shared if e[3] == "stage")
+    offsets, used, _ = kb.shared_layout()
+    stage_end = max([offsets[e[0]] + e[1] for e in kb.shared if e[3] == "stage"], default=0)
     from ...conversion.target import target_for
     limit = getattr(target_for(em.target.arch), "smem_bytes", None)
-    used = kb.shared_layout()[1]
     if limit is None or total <= stage_end or used + total <= limit:
         return sizes, None
     return sizes, max(stage_end, limit - used - 1024, 4096)

@@ -10,6 +10,15 @@ class CodegenError(Exception):
         self.op, self.message = op, message
 
 
+class SharedMemoryOverflow(CodegenError):
+    """The kernel needs more shared memory than a block may use on the target
+    (fewer pipeline stages may fit: compile_ops retries with them)."""
+
+    def __init__(self, op, message: str, needed: int, limit: int):
+        super().__init__(op, message)
+        self.needed, self.limit = needed, limit
+
+
 class Tile:
     """A tile held in registers. `layout` None means a splat: one register holds
     every element (scalars, constants, broadcasts of scalars), valid in every

@@ -7,8 +7,6 @@ Where a piece needs the exact position of a type (for a diagnostic), its
 grammar takes the TYPE token itself and converts it here."""
 from __future__ import annotations
 
-from lark import Token
-
 from ...ir.types import DYNAMIC
 from ...syntax.format import DIRECTIVES, BuildError, Directive, directive
 from .attributes import MemoryOrderingSemanticsAttr, MemoryScopeAttr
@@ -31,6 +29,7 @@ def _q(t) -> str:
 
 def _ref_tok(ref):
     """A Token standing for a ValueRef's position."""
+    from lark import Token  # lark is loaded by then (a parse is running): not on the bytecode path
     return Token("VALUE_REF", ref.ref, line=ref.line, column=ref.col)
 
 
@@ -192,11 +191,14 @@ class TrailingOperands(Directive):
         return None
 
 
-def _is_padding(t) -> bool:
-    """A number tile other than i1 (a mask is i1; anything else keeps the mask's diagnostic)."""
-    from ...ir.types import FloatType, IntegerType
+def _is_padding(t, source_types) -> bool:
+    """A tile of the source's pointee type, other than i1 (a mask is i1; any other
+    type keeps the mask's diagnostic, as NVIDIA's parser gives it)."""
+    from ...ir.types import IntegerType
     elt = getattr(t, "element_type", None)
-    return isinstance(elt, FloatType) or (isinstance(elt, IntegerType) and elt.width != 1)
+    src = getattr(source_types[0], "element_type", None) if source_types else None
+    pointee = getattr(src, "pointee", None)
+    return elt is not None and elt == pointee and elt != IntegerType(1)
 
 
 @directive("TrailingOperandTypes")
@@ -210,9 +212,9 @@ class TrailingOperandTypes(Directive):
         toks = _tokens(children)
         if len(toks) > len(args):
             raise BuildError("expected '->'", toks[len(args)])
-        if len(args) == 2 and len(toks) == 1 and _is_padding(_type(toks[0])):
+        if len(args) == 2 and len(toks) == 1 and _is_padding(_type(toks[0]), state.operand_types.get("source")):
             # `, %pad : ..., T` without a mask (as tileirdisasm prints it): a lone value
-            # whose type is not an i1 tile is the padding, not the mask
+            # of the loaded element type (not i1) is the padding, not the mask
             state.operands[args[1].name] = state.operands.get(args[0].name, [])
             state.operands[args[0].name] = []
             state.operand_types[args[0].name] = []
@@ -247,6 +249,7 @@ class TensorViewShape(Directive):
         return f'"shape" "=" mtv_list "," "strides" "=" mtv_list [attr_dict] ":" {_TY} ["," {_TY}] ["->" {_TY}]'
 
     def parse(self, children, args, state):
+        from lark import Token
         from ...syntax.format import value_ref
         shape_list, stride_list, attrs, first_tok, comma_tok, second_tok = children
         base_type = None
@@ -419,6 +422,7 @@ class MemoryOptimizationHints(Directive):
         return '"<" [mem_hint ("," mem_hint)*] ">"'
 
     def parse(self, children, args, state):
+        from lark import Token
         from ...syntax.reader import unquote
         entries = []
         for c in children:
@@ -451,6 +455,7 @@ class ViewInbounds(Directive):
         return "[mm_inbounds]"
 
     def parse(self, children, args, state):
+        from lark import Token
         from ...ir import attributes as A
         from ...ir.types import IntegerType
         name = args[0].name
