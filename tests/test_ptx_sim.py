@@ -974,3 +974,47 @@ def test_sequential_pipelines_share_stage_bytes(monkeypatch):
     want, _, _ = interpreter_result(case)
     got, _, _, launch = run_in_sim(case, shared)
     cases.compare(case, launch, got, want)
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_sim_layout_changes_by_rows(arch, monkeypatch):
+    """When a kernel's shared memory is short, layout changes go through a small
+    scratch buffer a block of rows at a time (compile_ops' last fallback). Forced
+    here with a 512-byte buffer on attention; the result stays the interpreter's."""
+    import tilec.codegen.ptx as P
+    from tilec.codegen.ptx import compile_text
+    case = cases.BY_NAME["cutile_flash_attention_f16"]
+    whole = compile_text(case.text(), arch=arch)
+    emit = P.emit_ptx
+    monkeypatch.setattr(P, "emit_ptx", lambda *a, **k: emit(*a, **dict(k, scratch_limit=512)))
+    by_rows = compile_text(case.text(), arch=arch)
+    assert _shared_bytes(by_rows) <= _shared_bytes(whole)
+    assert by_rows.count("bar.sync") > whole.count("bar.sync")     # two per block of rows
+    want, _, _ = interpreter_result(case)
+    got, _, _, launch = run_in_sim(case, by_rows)
+    cases.compare(case, launch, got, want)
+
+
+def test_overflow_compiles_again_with_fewer_stages(monkeypatch):
+    """The scheduler fits stages against the stage buffers alone; when the code
+    generator's own buffers then overflow the target, compile_ops compiles again
+    with fewer stages and says so in a warning (cuTile configurations that
+    tileiras compiles must compile). Simulated against the interpreter."""
+    import dataclasses
+    from tilec.compiler import parse_and_compile
+    from tilec.conversion import target as T
+    case = cases.BY_NAME["cutile_matmul_f16"]
+    two = _shared_bytes(parse_and_compile(case.text(), arch="sm_80"))
+    one = _shared_bytes(parse_and_compile(case.text(), arch="sm_80", num_stages=1))
+    assert one < two
+    # room for two stages' buffers (the scheduler keeps 2), not for the barriers beside them
+    monkeypatch.setitem(T.TARGETS, "sm_80", dataclasses.replace(T.TARGETS["sm_80"], smem_bytes=two - 8))
+    warnings = []
+    ptx = parse_and_compile(case.text(), arch="sm_80", on_warnings=warnings.append)
+    assert _shared_bytes(ptx) == one
+    assert "compiled with 1 pipeline stage" in "".join(warnings)
+    with pytest.raises(Exception, match="shared memory"):        # asked for: no fallback
+        parse_and_compile(case.text(), arch="sm_80", num_stages=2)
+    want, _, _ = interpreter_result(case)
+    got, _, _, launch = run_in_sim(case, ptx)
+    cases.compare(case, launch, got, want)

@@ -78,31 +78,40 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
         num_warps = default_num_warps(ops, arch)
     start = len(engine.diagnostics)
     target = target_for(arch)
-    retries = list(range((target.default_stages if target else 1) - 1, 0, -1)) \
-        if reload is not None and num_stages is None else []
-    first = None
+    # after an overflow: fewer stages, then layout changes through a small buffer by rows
+    fallbacks = []
+    if reload is not None:
+        fewer = [] if num_stages is not None else list(range((target.default_stages if target else 1) - 1, 0, -1))
+        fallbacks = [(n, None) for n in fewer] + [(fewer[-1] if fewer else num_stages, SCRATCH_ROWS_BYTES)]
+    first, scratch_limit = None, None
     while True:
         lowered = lower_and_schedule(ops, engine, arch, num_warps, num_stages)
         if lowered is None:
             return None
         try:
-            ptx = emit_ptx(lowered, arch, num_warps, wgmma=wgmma)
+            ptx = emit_ptx(lowered, arch, num_warps, wgmma=wgmma, scratch_limit=scratch_limit)
         except SharedMemoryOverflow as e:
             first = first or e
-            if not retries:
+            if not fallbacks:
                 return _codegen_error(engine, e, arch)
-            num_stages = retries.pop(0)
+            num_stages, scratch_limit = fallbacks.pop(0)
             del engine.diagnostics[start:]      # the next attempt reports afresh
             ops = reload()
             continue
         except CodegenError as e:
             return _codegen_error(engine, e, arch)
         if first is not None:
+            how = [] if num_stages is None else [f"{num_stages} pipeline stage{'s' if num_stages > 1 else ''}"]
+            if scratch_limit:
+                how.append(f"layout changes through {scratch_limit} bytes at a time")
             engine.warning(getattr(first.op, "location", None),
-                           f"'{first.op.name}' op needs {first.needed} bytes of shared memory with the default "
-                           f"pipeline stages, more than the {first.limit} bytes of {arch}; compiled with "
-                           f"{num_stages} stage{'s' if num_stages > 1 else ''}")
+                           f"'{first.op.name}' op needs {first.needed} bytes of shared memory as first compiled, "
+                           f"more than the {first.limit} bytes of {arch}; compiled with {' and '.join(how)}")
         return ptx
+
+
+# the scratch buffer of a layout change, when the kernel's shared memory is short
+SCRATCH_ROWS_BYTES = 16 * 1024
 
 
 def _codegen_error(engine, e, arch):

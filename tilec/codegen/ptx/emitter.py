@@ -34,6 +34,7 @@ class Emitter:
         self.op = None                 # the op being emitted (for diagnostics)
         self.align_of: dict = {}       # shared-address register -> known byte alignment
         self.swizzle_of: dict = {}     # shared-address register -> Swizzle of the tile stored there
+        self.scratch_limit = None      # bytes: layout changes of bigger tiles go through scratch by rows
         self.async_targets: dict = {}  # load op -> the pipeline slot it may fill with cp.async
         self.async_issued = None       # set by such a load: predicate of its cp.async path (True: always)
         self.wgmma = False             # wgmma for tensor-core dots: False, True (every one that fits) or ops_wgmma.AUTO
@@ -436,12 +437,33 @@ class Emitter:
         n = 1
         for d in tile.shape:
             n *= d
+        if (self.scratch_limit and n * byte_size(tile.etype) > self.scratch_limit and extra_reg is None
+                and not tile.splat and layout is not None and tuple(shape) == tile.shape
+                and list(coeffs) == list(src_coeffs) == list(linear_offsets(shape))):
+            return self._remap_by_rows(tile, layout)
         sym = self.scratch(n * byte_size(tile.etype))
         base = self.addr_of(sym)
         self.sync()
         self.store_shared(tile, base, src_coeffs)
         self.sync()
         return self.load_shared(tile.etype, shape, layout, base, coeffs, extra_reg)
+
+    def _remap_by_rows(self, tile: Tile, layout) -> Tile:
+        """`tile` in `layout` through a scratch buffer of at most scratch_limit
+        bytes, a block of rows at a time (the kernel's shared memory is short)."""
+        row_bytes = byte_size(tile.etype)
+        for d in tile.shape[1:]:
+            row_bytes *= d
+        rows = max(1, self.scratch_limit // row_bytes)
+        base = self.addr_of(self.scratch(rows * row_bytes))
+        out = self.new_tile(tile.etype, tile.shape, layout)
+        for r0 in range(0, tile.shape[0], rows):
+            n = min(rows, tile.shape[0] - r0)
+            self.sync()
+            self.store_rows(tile, base, r0, n)
+            self.sync()
+            self.load_rows(out, base, r0, n)
+        return out
 
     def home_tile(self, etype, shape, addr: str) -> Tile:
         """A tile known to sit row-major at shared address `addr` (registers on demand)."""

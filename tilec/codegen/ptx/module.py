@@ -44,8 +44,9 @@ def _bytes_directive(data: bytes) -> str:
 
 
 class ModuleEmitter:
-    def __init__(self, target: Target, num_warps: int, wgmma: bool = False):
+    def __init__(self, target: Target, num_warps: int, wgmma: bool = False, scratch_limit: int | None = None):
         self.target, self.num_warps, self.wgmma = target, num_warps, wgmma
+        self.scratch_limit = scratch_limit
         self.module_lines: list[str] = []
         self.global_names: dict[str, str] = {}
         self.declarations: list[str] = []
@@ -90,6 +91,7 @@ class ModuleEmitter:
         em = Emitter(kb, self.target, threads)
         em.module = self
         em.wgmma = self.wgmma
+        em.scratch_limit = self.scratch_limit
         block = entry.regions[0].blocks[0]
         params = []
         for i, arg in enumerate(block.arguments):
@@ -162,7 +164,8 @@ def _shared_limit(arch):
     return t.smem_bytes if t is not None else None
 
 
-def emit_ptx(ops, arch: str = "sm_90a", num_warps: int = 4, wgmma: bool | None = None) -> str:
+def emit_ptx(ops, arch: str = "sm_90a", num_warps: int = 4, wgmma: bool | None = None,
+             scratch_limit: int | None = None) -> str:
     """PTX for every entry of the (lowered, scheduled, verified) top-level `ops`.
     Raises CodegenError for an op the emitter cannot translate. `wgmma` (sm_90a,
     ops_wgmma.py): None, the default, runs on wgmma.mma_async the tensor-core dots
@@ -174,7 +177,7 @@ def emit_ptx(ops, arch: str = "sm_90a", num_warps: int = 4, wgmma: bool | None =
     if wgmma is None:
         from .ops_wgmma import AUTO
         wgmma = AUTO if target.arch == "sm_90a" else False
-    me = ModuleEmitter(target, num_warps, wgmma)
+    me = ModuleEmitter(target, num_warps, wgmma, scratch_limit)
     me.declare_globals(ops)
     kernels, names = [], set()
     for entry in _kernels(ops):
