@@ -1,14 +1,15 @@
-"""An on-disk snapshot of a built Lark LALR parser, loaded in a tenth of the
-time Lark's own cache takes.
+"""An on-disk snapshot of a built Lark LALR parser, loaded in a hundredth of
+the time Lark's own cache takes.
 
 Lark's cache stores a portable serialization: loading it rebuilds every
-parse-table entry in Python (~0.5 s for tilec's ~3,400 states) and the
+parse-table entry in Python (~0.5 s for tilec's ~3,800 states) and the
 contextual lexer then compiles one scanner regex per lexer state on first
 use (~0.3 s more for a typical kernel). Both dominate `tilec compile` of a
-small kernel. The snapshot is a pickle of the ready parser instead: parse
-actions are shared objects, every scanner is built before saving, and each
-compiled regex is stored as its compiled program so loading skips Python's
-regex compiler.
+small kernel. The snapshot holds the ready parser instead: every scanner is
+built before saving, and each compiled regex is stored as its compiled
+program so loading skips Python's regex compiler. Parse-table rows, the
+lexer states' scanners, rules and their callbacks are stored apart and made
+on first use (see "save and load" below): a kernel touches few of them.
 
 The snapshot is a cache, never a source of truth: its key covers the
 grammar text, the Lark and Python versions and the regex engine's format,
@@ -19,16 +20,19 @@ import array
 import hashlib
 import importlib
 import io
+import marshal
 import os
 import pickle
 import re
+import struct
 import sys
 import tempfile
 import types
 
 from lark.parsers.lalr_analysis import Reduce, Shift
 
-FORMAT = 3  # bump when what is pickled changes shape (3: BARE_ID in every lexer state, keyword tables)
+FORMAT = 4  # bump when what is stored changes shape (3: BARE_ID in every lexer state, keyword tables;
+# 4: marshalled tables made into Lark objects on first use)
 
 
 def cache_dir() -> str:
@@ -90,15 +94,29 @@ def restore_pattern(pattern, flags, code, groups, index, names):
 
 
 # -- save and load ------------------------------------------------------------
+#
+# The file: an 8-byte length, then a marshal of plain tables (rules, parse-table
+# rows, each lexer state's BasicLexer as its own small pickle), then a pickle
+# of the Lark object in which the parse table's states, the contextual lexer's
+# per-state lexers and the rules are references into those tables. Loading
+# unpickles only that skeleton; a parse state's row, a lexer state's scanner, a
+# rule and its callback are made on first use (a small kernel touches a few
+# hundred of ~3,800 states), so a load costs milliseconds, not the ~60 ms of
+# unpickling the whole parser.
+
+_RULE, _TERM = "rule", "term"
+
 
 class _Pickler(pickle.Pickler):
     """Pickles a Lark object, leaving out what belongs to the process: the
     transformer (tilec's IR builder), the callbacks made from it, and
-    modules (Lark keeps the `re` module in its lexer configuration)."""
+    modules (Lark keeps the `re` module in its lexer configuration); and what
+    the tables hold (`refs`: object id -> persistent id)."""
 
-    def __init__(self, f, transformer, callbacks):
+    def __init__(self, f, transformer, callbacks, refs=None):
         super().__init__(f, protocol=pickle.HIGHEST_PROTOCOL)
         self.transformer, self.callbacks = transformer, callbacks
+        self.refs = refs or {}
 
     def persistent_id(self, obj):
         if obj is self.transformer:
@@ -109,7 +127,7 @@ class _Pickler(pickle.Pickler):
             return ("module", obj.__name__)
         if obj is Shift or obj is Reduce:  # the parser compares actions by identity
             return ("action", obj.name)
-        return None
+        return self.refs.get(id(obj))
 
     def reducer_override(self, obj):
         if type(obj) is re.Pattern:
@@ -120,9 +138,10 @@ class _Pickler(pickle.Pickler):
 
 
 class _Unpickler(pickle.Unpickler):
-    def __init__(self, f, transformer, callbacks):
+    def __init__(self, f, transformer, callbacks, tables=None):
         super().__init__(f)
         self.transformer, self.callbacks = transformer, callbacks
+        self.tables = tables
 
     def persistent_load(self, pid):
         if pid == "transformer":
@@ -135,6 +154,10 @@ class _Unpickler(pickle.Unpickler):
             return Shift
         if pid == ("action", "Reduce"):
             return Reduce
+        if self.tables is not None:
+            found = self.tables.resolve(pid)
+            if found is not None:
+                return found
         raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
 
 
@@ -151,28 +174,264 @@ def state_lexers(parser) -> list:
     return list({id(x): x for x in (*lexer.lexers.values(), lexer.root_lexer)}.values())
 
 
+def _plain_rule(rule):
+    o = rule.options
+    return (str(rule.origin.name),
+            tuple((str(s.name), s.is_term, bool(getattr(s, "filter_out", False))) for s in rule.expansion),
+            rule.order, rule.alias,
+            (o.keep_all_tokens, o.expand1, o.priority, o.template_source, tuple(o.empty_indices)))
+
+
 def save(parser, path: str) -> None:
     """Write `parser` (a built Lark LALR parser with a contextual lexer) to
     `path`, atomically; a cache that cannot be written is not an error."""
     frontend = parser.parser
     for state_lexer in state_lexers(parser):
         state_lexer.scanner  # built now so that loading never compiles one
-    # equal actions become one object, so the pickle stores each once
-    shared: dict = {}
-    for actions in frontend.parser.parser.parse_table.states.values():
-        for token, act in actions.items():
-            arg = act[1]  # a state number (shift) or a rule (reduce; rules live as long as the parser)
-            actions[token] = shared.setdefault((act[0], arg if isinstance(arg, int) else id(arg)), act)
+    table = frontend.parser.parser.parse_table
+    states = table.states
+    if sorted(states) != list(range(len(states))):
+        return  # not Lark's IntParseTable: nothing this format can hold
+    rules = list(parser.rules)
+    rule_index = {id(r): i for i, r in enumerate(rules)}
+    refs = {id(r): (_RULE, i) for i, r in enumerate(rules)}
+    symbols: dict = {}  # symbol name -> its number in the header's list
+    rows: dict = {}
+    state_rows = []
+    for state in range(len(states)):
+        actions = states[state]
+        names = tuple(symbols.setdefault(str(k), len(symbols)) for k in actions)
+        codes = []
+        for act, arg in actions.values():
+            if act is Shift:
+                codes.append(arg)
+            elif id(arg) in rule_index:
+                codes.append(~rule_index[id(arg)])
+            else:
+                return  # a reduce by a rule Lark does not list: keep no snapshot
+        state_rows.append(rows.setdefault(marshal.dumps((names, tuple(codes))), len(rows)))
+    lexer = contextual_lexer(parser)
+    terms = {t.name: t for t in parser.terminals}
+    term_refs = {id(t): (_TERM, name) for name, t in terms.items()}
+    term_refs[id(lexer.root_lexer.terminals_by_name)] = "terminals_by_name"
+    blobs: dict = {}
+    lexer_states, lexer_of = [], []
+    for state, state_lexer in lexer.lexers.items():
+        if id(state_lexer) not in blobs:
+            buf = io.BytesIO()
+            _Pickler(buf, parser.options.transformer, parser._callbacks, term_refs).dump(state_lexer)
+            blobs[id(state_lexer)] = (len(blobs), buf.getvalue())
+        lexer_states.append(state)
+        lexer_of.append(blobs[id(state_lexer)][0])
+    header = marshal.dumps((FORMAT, list(symbols), [marshal.dumps(_plain_rule(r)) for r in rules], list(rows),
+                            state_rows, lexer_states, lexer_of, [blob for _, blob in blobs.values()]))
+    refs[id(states)] = "states"
+    refs[id(lexer.lexers)] = "lexers"
+    for owner in (parser, frontend.parser_conf, getattr(frontend.parser, "parser_conf", None)):
+        listed = getattr(owner, "rules", None)
+        if isinstance(listed, list) and len(listed) == len(rules) and all(a is b for a, b in zip(listed, rules)):
+            refs[id(listed)] = "rules"  # Lark's lists of every rule: made only if walked
+    if getattr(parser, "_parse_tree_builder", None) is not None:
+        refs[id(parser._parse_tree_builder)] = "tree_builder"
     buf = io.BytesIO()
-    _Pickler(buf, parser.options.transformer, parser._callbacks).dump(parser)
+    _Pickler(buf, parser.options.transformer, parser._callbacks, refs).dump(parser)
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".parser-")
         with os.fdopen(fd, "wb") as f:
+            f.write(struct.pack("<Q", len(header)))
+            f.write(header)
             f.write(buf.getvalue())
         os.replace(tmp, path)
     except OSError:
         pass
+
+
+class _Tables:
+    """The marshalled tables of a snapshot, turned into Lark objects on demand."""
+
+    def __init__(self, header, transformer, callbacks):
+        fmt, self.symbols, self.plain_rules, self.rows, self.state_rows, lexer_states, lexer_of, self.blobs = header
+        if fmt != FORMAT:
+            raise ValueError("snapshot format")
+        self.transformer, self.callbacks = transformer, callbacks
+        self.rules = [None] * len(self.plain_rules)
+        self.decoded_rows: dict = {}
+        self.lexer_of = dict(zip(lexer_states, lexer_of))
+        self.decoded_lexers: dict = {}
+        self.terms = self.terms_by_name = None  # name -> TerminalDef, once the skeleton is loaded
+        self.states = _LazyDict(range(len(self.state_rows)), self._row)
+        self.lexers = _LazyDict(frozenset(lexer_states), self._lexer)
+        self.rule_list = _LazyRules(self)
+
+    def resolve(self, pid):
+        if pid == "states":
+            return self.states
+        if pid == "lexers":
+            return self.lexers
+        if pid == "rules":
+            return self.rule_list
+        if pid == "tree_builder":  # replaced by the callbacks' own once loaded
+            return _LazyCallbacks
+        if isinstance(pid, tuple) and pid[0] == _RULE:
+            return self.rule(pid[1])
+        if pid == "terminals_by_name":
+            return self.terms_by_name
+        if isinstance(pid, tuple) and pid[0] == _TERM and self.terms is not None:
+            return self.terms.get(pid[1])
+        return None
+
+    def rule(self, i):
+        rule = self.rules[i]
+        if rule is None:
+            from lark.grammar import NonTerminal, Rule, RuleOptions, Terminal
+            origin, expansion, order, alias, options = marshal.loads(self.plain_rules[i])
+            symbols = [Terminal(name, filter_out) if is_term else NonTerminal(name)
+                       for name, is_term, filter_out in expansion]
+            keep, expand1, priority, template, empty = options
+            rule = self.rules[i] = Rule(NonTerminal(origin), symbols, order, alias,
+                                        RuleOptions(keep, expand1, priority, template, empty))
+        return rule
+
+    def _row(self, state):
+        index = self.state_rows[state]
+        row = self.decoded_rows.get(index)
+        if row is None:
+            names, codes = marshal.loads(self.rows[index])
+            rule, symbols = self.rule, self.symbols
+            row = self.decoded_rows[index] = {
+                symbols[name]: (Shift, code) if code >= 0 else (Reduce, rule(~code)) for name, code in zip(names, codes)}
+        return row
+
+    def _lexer(self, state):
+        index = self.lexer_of[state]
+        found = self.decoded_lexers.get(index)
+        if found is None:
+            found = self.decoded_lexers[index] = _Unpickler(
+                io.BytesIO(self.blobs[index]), self.transformer, self.callbacks, self).load()
+        return found
+
+
+class _LazyDict(dict):
+    """A dict whose values for a known set of keys are made on first lookup.
+    Lookups by key (what the parser and lexer do per token) stay plain dict
+    lookups once made; anything that walks the whole dict makes every value."""
+
+    def __init__(self, keys, make):
+        super().__init__()
+        self._keys, self._make = keys, make
+
+    def __missing__(self, key):
+        if key not in self._keys:
+            raise KeyError(key)
+        value = self._make(key)
+        dict.__setitem__(self, key, value)
+        return value
+
+    def _fill(self):
+        if dict.__len__(self) < len(self._keys):
+            for key in self._keys:
+                if not dict.__contains__(self, key):
+                    self[key]
+        return self
+
+    def __contains__(self, key):
+        return dict.__contains__(self, key) or key in self._keys
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def __len__(self):
+        return len(self._keys)
+
+    def __bool__(self):
+        return bool(self._keys)
+
+    def __iter__(self):
+        return dict.__iter__(self._fill())
+
+    def keys(self):
+        return dict.keys(self._fill())
+
+    def values(self):
+        return dict.values(self._fill())
+
+    def items(self):
+        return dict.items(self._fill())
+
+    def copy(self):
+        return dict(self.items())
+
+    def __eq__(self, other):
+        return dict.__eq__(self._fill(), other)
+
+    __hash__ = None
+
+    def __reduce__(self):
+        return dict, (dict(self.items()),)
+
+
+class _LazyRules(list):
+    """Lark's rule list, made in full only when something walks it."""
+
+    def __init__(self, tables):
+        super().__init__()
+        self._tables = tables
+
+    def _fill(self):
+        if not list.__len__(self) and self._tables.rules:
+            list.extend(self, [self._tables.rule(i) for i in range(len(self._tables.rules))])
+        return self
+
+    def __iter__(self):
+        return list.__iter__(self._fill())
+
+    def __len__(self):
+        return list.__len__(self._fill())
+
+    def __getitem__(self, i):
+        return list.__getitem__(self._fill(), i)
+
+    def __reduce__(self):
+        return list, (list(self),)
+
+
+class _LazyCallbacks(dict):
+    """The parser's callbacks: the lexer's (by terminal name) made at once,
+    each rule's the first time the parser reduces by it, as Lark's
+    ParseTreeBuilder would have made it."""
+
+    def __init__(self, transformer):
+        super().__init__()
+        self.transformer = transformer
+        self.tree_builder = None
+
+    def setup(self, parser):
+        from lark.lark import _get_lexer_callbacks
+        from lark.parse_tree_builder import ParseTreeBuilder
+        from lark.tree import Tree
+        o = parser.options
+        if o.ambiguity == "forest":
+            raise ValueError("no callbacks for a forest")
+        self.tree_builder = ParseTreeBuilder([], o.tree_class or Tree, o.propagate_positions,
+                                             o.parser != "lalr" and o.ambiguity == "explicit",
+                                             o.maybe_placeholders)
+        self.update(_get_lexer_callbacks(o.transformer, parser.terminals))
+
+    def __missing__(self, rule):
+        from lark.grammar import Rule
+        if not isinstance(rule, Rule) or self.tree_builder is None:
+            raise KeyError(rule)
+        builder = self.tree_builder
+        builder.rule_builders = list(builder._init_builders([rule]))
+        made = builder.create_callback(self.transformer)
+        builder.rule_builders = []
+        callback = made[rule]
+        dict.__setitem__(self, rule, callback)
+        return callback
+
+    def __bool__(self):
+        return True
 
 
 def load(path: str, transformer):
@@ -183,15 +442,16 @@ def load(path: str, transformer):
             data = f.read()
     except OSError:
         return None
-    callbacks: dict = {}
     try:
-        parser = _Unpickler(io.BytesIO(data), transformer, callbacks).load()
-        # the callbacks are closures over the transformer: made again, as Lark
-        # makes them when it loads its own cache, into the dict the parse
-        # tables already hold
-        parser._prepare_callbacks()
-        callbacks.update(parser._callbacks)
+        (size,) = struct.unpack_from("<Q", data)
+        callbacks = _LazyCallbacks(transformer)
+        tables = _Tables(marshal.loads(data[8:8 + size]), transformer, callbacks)
+        parser = _Unpickler(io.BytesIO(data[8 + size:]), transformer, callbacks, tables).load()
+        tables.terms = {t.name: t for t in parser.terminals}
+        tables.terms_by_name = contextual_lexer(parser).root_lexer.terminals_by_name
+        callbacks.setup(parser)
         parser._callbacks = callbacks
+        parser._parse_tree_builder = callbacks.tree_builder
     except Exception:  # noqa: BLE001 -- a stale or damaged cache is rebuilt
         return None
     return parser
