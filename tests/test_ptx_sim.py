@@ -1018,3 +1018,29 @@ def test_overflow_compiles_again_with_fewer_stages(monkeypatch):
     want, _, _ = interpreter_result(case)
     got, _, _, launch = run_in_sim(case, ptx)
     cases.compare(case, launch, got, want)
+
+
+def test_agents_redo_broadcasts_instead_of_receiving_them(monkeypatch):
+    """A broadcast defined before a warp-specialized loop and used inside it (cuTile
+    hoists such tiles) is redone by the consumer agent from its small operand; only
+    the operand goes through shared memory, and the producer agent receives nothing
+    it does not use. Checked on causal attention with its row broadcast hoisted."""
+    from tilec.codegen.ptx import compile_text
+    case = cases.BY_NAME["cutile_attention_causal_f16"]
+    lines = case.text().split("\n")
+    i = next(k for k, ln in enumerate(lines) if "%bcast_59 = broadcast %reshape_32" in ln)
+    j = next(k for k, ln in enumerate(lines) if ln.lstrip().startswith("%for_46:3 = for"))
+    hoisted = "\n".join(lines[:j] + [lines[i]] + lines[j:i] + lines[i + 1:])
+    ptx = compile_text(hoisted, arch="sm_90a")
+    from tilec.codegen.ptx import ops_pipeline
+    with monkeypatch.context() as m:
+        m.setattr(ops_pipeline, "REMATERIALIZED", ())       # hand off the 64x32 broadcast itself
+        received = compile_text(hoisted, arch="sm_90a")
+    assert _shared_bytes(ptx) < _shared_bytes(received)
+    class Moved(cases.Case):
+        def text(self):
+            return hoisted
+    moved = Moved(case.name, case.path, case.build)
+    want, _, _ = interpreter_result(case)
+    got, _, _, launch = run_in_sim(moved, ptx)
+    cases.compare(case, launch, got, want)

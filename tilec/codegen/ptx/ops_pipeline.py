@@ -453,7 +453,8 @@ def _agent_switch(em, op):
     sizes, chunk_bytes = _join_plan(em, results)
     join_bufs = [None if n is None or chunk_bytes else kb.shared_buffer(n, 16, "join", reuse_stages=True)
                  for n in sizes]
-    handoff = _hand_off(em, op)
+    handoff, remat, uses = _hand_off(em, op)
+    outer_remat = {r: em.env[r] for d in remat for r in d.results if r in em.env}
     start = 0
     kept = {}     # the last agent's yielded tiles and group, for a chunked join
     for i, (region, nw) in enumerate(zip(op.regions, warps)):
@@ -468,8 +469,12 @@ def _agent_switch(em, op):
         group = em.enter_group(tid, nw * 32, i + 1, outer.first_thread + start * 32)
         from ...dialects.nv_tileas.layouts import linear_offsets
         for v, (tile, base) in handoff.items():   # outer tiles, re-read in this agent's layout
-            em.bind(v, em.load_shared(tile.etype, tile.shape, em.layout_for(tile.shape), base,
-                                      linear_offsets(tile.shape)))
+            if v in uses[i]:
+                em.bind(v, em.load_shared(tile.etype, tile.shape, em.layout_for(tile.shape), base,
+                                          linear_offsets(tile.shape)))
+        for d in remat:
+            if d in uses[i]:
+                em.emit_op(d)
         last = i == len(op.regions) - 1
 
         def on_yield(values, last=last, group=group):
@@ -498,6 +503,8 @@ def _agent_switch(em, op):
     em.group = outer
     for v, (tile, _) in handoff.items():
         em.bind(v, tile)
+    for v, x in outer_remat.items():
+        em.bind(v, x)
     kb.emit("bar.sync \t0")
     if chunk_bytes:
         for r, x in zip(results, _chunked_join(em, kept["group"], kept["values"], results, chunk_bytes)):
@@ -513,34 +520,64 @@ def _agent_switch(em, op):
                                   linear_offsets(shape)))
 
 
+# cheap to redo: an agent re-emits these from their (handed-off) operands rather
+# than receive their often much larger results (a broadcast 256x1 -> 256x128)
+REMATERIALIZED = ("cuda_tile.broadcast", "cuda_tile.reshape")
+
+
 def _hand_off(em, op):
     """Distributed tiles defined outside the agent_switch and used inside it are
     laid out over the whole CTA; write them to shared memory (row-major) before
-    the agents split, so each agent can read them in its own layout."""
+    the agents split, so each agent can read them in its own layout. Returns
+    ({value: (tile, shared address)}, [ops each agent re-emits, in order])."""
     from ...dialects.nv_tileas.layouts import linear_offsets
-    inside = set()
-    for r in op.regions:
-        for b in r.blocks:
-            for inner in b.ops:
-                inside.update(x for x in inner.walk())
-    out = {}
-    for inner in inside:
+    inside_ops = [x for r in op.regions for b in r.blocks for inner in b.ops for x in inner.walk()]
+    inside = set(inside_ops)
+    out, remat, redone = {}, [], set()
+
+    def need(v):
+        if v in out or v not in em.env:
+            return
+        d = getattr(v, "op", None)
+        if d in inside or d in redone:
+            return
+        if getattr(v, "block", None) is not None and v.block.parent_op in inside:
+            return
+        x = em.env[v]
+        if not isinstance(x, Tile) or x.splat:
+            return
+        if d is not None and d.name in REMATERIALIZED:
+            redone.add(d)
+            for u in d.operands:
+                need(u)
+            remat.append(d)
+            return
+        x = em.regs_of(x)
+        n = 1
+        for dim in x.shape:
+            n *= dim
+        sym = em.kb.shared_buffer(n * byte_size(x.etype), 16, "handoff")
+        base = em.addr_of(sym)
+        em.store_shared(x, base, linear_offsets(x.shape))
+        out[v] = (x, base)
+
+    for inner in inside_ops:
         for v in inner.operands:
-            if v in out or getattr(v, "op", None) in inside or v not in em.env:
-                continue
-            if isinstance(getattr(v, "block", None), object) and getattr(v, "block", None) is not None \
-                    and v.block.parent_op in inside:
-                continue
-            x = em.env[v]
-            if isinstance(x, Tile) and not x.splat:
-                x = em.regs_of(x)
-                n = 1
-                for d in x.shape:
-                    n *= d
-                sym = em.kb.shared_buffer(n * byte_size(x.etype), 16, "handoff")
-                base = em.addr_of(sym)
-                em.store_shared(x, base, linear_offsets(x.shape))
-                out[v] = (x, base)
+            need(v)
     if out:
         em.sync()
-    return out
+    # what each agent reads: the handed-off values and re-emitted ops its region uses
+    uses = []
+    for r in op.regions:
+        got, work = set(), [v for b in r.blocks for inner in b.ops for x in inner.walk() for v in x.operands]
+        while work:
+            v = work.pop()
+            if v in got:
+                continue
+            got.add(v)
+            d = getattr(v, "op", None)
+            if d in redone:
+                got.add(d)
+                work.extend(d.operands)
+        uses.append(got)
+    return out, remat, uses
