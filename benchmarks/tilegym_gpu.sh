@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# NVIDIA TileGym's cuTile ops tests under tileiras and under tilec, side by side.
+#
+#     bash benchmarks/tilegym_gpu.sh TILEGYM_DIR [PATTERN]     (on a machine with an NVIDIA GPU)
+#
+# Each tests/ops/test_*.py file of TILEGYM_DIR (activation/ and experimental/ left out;
+# PATTERN, a grep -E regex, picks files) runs its `test_op` tests in one pytest process
+# per file and compiler (an illegal address poisons a process's CUDA context), first
+# with NVIDIA's tileiras, then with tilec-tileiras answering as `tileiras`. Prints, per
+# file, passed/failed/skipped for both, and the totals; logs go to $OUT (or ./gpu-out).
+#
+# Needs torch, cuda.tile (pip cuda-tile) and TileGym's own dependencies importable.
+# tileiras comes from pip's nvidia-cuda-tileiras with the wheels it needs beside it
+# (nvidia-cuda-nvcc, nvidia-nvvm, nvidia-cuda-crt, nvidia-cuda-runtime,
+# nvidia-nvjitlink); put those wheels in .whl-tileiras/ (or set TILEIRAS_SITE to a
+# folder they are installed in). cuTile takes the pip tileiras when all of
+# nvidia-cuda-tileiras, -nvcc and nvvm are importable, else `tileiras` on PATH: the
+# tilec run leaves TILEIRAS_SITE off PYTHONPATH and puts a `tileiras` script that runs
+# `python -m tilec.tileiras_cli` first on PATH. Other wheels (lark, TileGym's needs)
+# may be carried in .whl/. Each compiler gets its own cuTile disk cache.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+TILEGYM=${1:?usage: tilegym_gpu.sh TILEGYM_DIR [PATTERN]}
+TILEGYM=$(cd "$TILEGYM" && pwd)
+PATTERN=${2:-.}
+OUTDIR=${OUT:-$ROOT/gpu-out}
+TIMEOUT=${TIMEOUT:-1800}
+mkdir -p "$OUTDIR"
+export PYTHONUNBUFFERED=1
+
+SITE=/tmp/tilegym-site
+if ls "$ROOT"/.whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$SITE" \
+    "$ROOT"/.whl/*.whl || exit 1
+fi
+TILEIRAS_SITE=${TILEIRAS_SITE:-/tmp/tileiras-site}
+if ls "$ROOT"/.whl-tileiras/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$TILEIRAS_SITE" \
+    "$ROOT"/.whl-tileiras/*.whl || exit 1
+fi
+BASE_PATH="$SITE:$ROOT:$TILEGYM/src"
+
+# `tileiras` for the tilec run: this checkout's tilec-tileiras
+SHIM=$(mktemp -d)
+cat > "$SHIM/tileiras" <<EOF
+#!/usr/bin/env bash
+PYTHONPATH="$BASE_PATH\${PYTHONPATH:+:\$PYTHONPATH}" exec python3 -m tilec.tileiras_cli "\$@"
+EOF
+chmod +x "$SHIM/tileiras"
+
+run_file() {   # compiler file -> "passed/failed/skipped" (errors count as failed), "timeout" or "error(rc=N)"
+  local compiler=$1 file=$2 log
+  log="$OUTDIR/$compiler.$(basename "$file" .py).log"
+  if [ "$compiler" = tileiras ]; then
+    env PYTHONPATH="$TILEIRAS_SITE:$BASE_PATH" XDG_CACHE_HOME=/tmp/cache-tileiras \
+      timeout "$TIMEOUT" python3 -m pytest "$file" -k test_op -q -p no:cacheprovider -rN >"$log" 2>&1
+  else
+    env PYTHONPATH="$BASE_PATH" PATH="$SHIM:$PATH" XDG_CACHE_HOME=/tmp/cache-tilec \
+      timeout "$TIMEOUT" python3 -m pytest "$file" -k test_op -q -p no:cacheprovider -rN >"$log" 2>&1
+  fi
+  local rc=$? line
+  line=$(grep -E "(passed|failed|skipped|error|deselected|no tests ran)" "$log" | tail -1)
+  if [ $rc = 124 ]; then echo "timeout"; return; fi
+  if [ -z "$line" ] && [ $rc != 0 ]; then echo "error(rc=$rc)"; return; fi   # pytest never reached its summary
+  local p f s e
+  p=$(grep -oE "[0-9]+ passed" <<<"$line" | grep -oE "[0-9]+" || true)
+  f=$(grep -oE "[0-9]+ failed" <<<"$line" | grep -oE "[0-9]+" || true)
+  s=$(grep -oE "[0-9]+ skipped" <<<"$line" | grep -oE "[0-9]+" || true)
+  e=$(grep -oE "[0-9]+ errors?" <<<"$line" | grep -oE "[0-9]+" || true)
+  echo "${p:-0}/$(( ${f:-0} + ${e:-0} ))/${s:-0}"
+}
+
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
+printf "%-40s %-24s %-24s\n" "file" "tileiras pass/fail/skip" "tilec pass/fail/skip"
+for file in $(cd "$TILEGYM" && ls tests/ops/test_*.py | grep -E "$PATTERN"); do
+  t=$(cd "$TILEGYM" && run_file tileiras "$file")
+  c=$(cd "$TILEGYM" && run_file tilec "$file")
+  printf "%-40s %-24s %-24s\n" "$(basename "$file")" "$t" "$c"
+done | tee "$OUTDIR/tilegym.txt"
+awk 'NR > 1 { split($2, a, "/"); split($3, b, "/"); for (i = 1; i <= 3; i++) { t[i] += a[i]; c[i] += b[i] } }
+     END { printf "%-40s %-24s %-24s\n", "total", t[1] "/" t[2] "/" t[3], c[1] "/" c[2] "/" c[3] }' "$OUTDIR/tilegym.txt"
+echo "logs: $OUTDIR/{tileiras,tilec}.<test file>.log"
