@@ -146,7 +146,9 @@ def run_one(outdir, file, launch, arch, constraints):
     iflat = [swap.get(id(x), x) if not isinstance(x, tuple) else (swap.get(id(x[0]), x[0]), x[1]) for x in flat]
     grid = tuple(launch["grid"])
     try:
-        interp_launch(parse_module(text, path), None, grid, iflat)
+        # cuTile asserts divisibility of strides it never uses (div_by<4> on the unit stride of
+        # a one-element array): the interpreter's assumption check would stop there
+        interp_launch(parse_module(text, path), None, grid, iflat, check_assumptions=False)
     except Exception as e:  # noqa: BLE001
         return "interp", f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"
     entry = re.search(r"\.visible \.entry (\w+)\(", ptx).group(1)
