@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 
@@ -133,13 +132,8 @@ def entry() -> None:
     of a ~0.1 s compile) and uses it only for `Lark(regex=True)`, which tilec
     never asks for; this process is tilec's own, so it goes without."""
     sys.modules.setdefault("regex", None)
-    code = main()
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BrokenPipeError:
-        code = code or 1
-    os._exit(int(code or 0))
+    from .cmdio import exit_now
+    exit_now(main())
 
 
 if __name__ == "__main__":

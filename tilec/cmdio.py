@@ -115,3 +115,27 @@ def process_chunk(text, filename, args, engine, line_offset=0):
     """Parse and verify one chunk; return its top-level ops or None."""
     from .frontend import parse_and_verify
     return parse_and_verify(text, filename, engine, args.allow_unregistered_dialect, line_offset)
+
+
+def configure_hints_and_read(args):
+    """Apply --Wunsupported-hints / --Werr-hints, then read args.input: (text,
+    filename), or None after printing why it could not be opened."""
+    if getattr(args, "warn_hints", False) or getattr(args, "error_hints", False):
+        from .dialects.cuda_tile.hints import configure
+        configure(args.warn_hints, args.error_hints)
+    try:
+        return read_input(args.input)
+    except OSError as e:
+        print(f"tilec: error: could not open input file '{args.input}': {e.strerror}", file=sys.stderr)
+        return None
+
+
+def exit_now(code) -> None:
+    """Flush the standard streams and leave without tearing the IR down (a big
+    module is millions of cyclic objects; see tilec.cli.entry)."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:
+        code = code or 1
+    os._exit(int(code or 0))

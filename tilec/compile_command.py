@@ -8,7 +8,7 @@ def compile_command(args) -> int:
     """`tilec compile`: diagnostics on stderr, output written only on success."""
     import os
     import sys
-    from .cmdio import read_input
+    from .cmdio import configure_hints_and_read
     from .codegen.ptx.target import Target
     from .compiler import WGMMA_NEEDS_SM90A, CompileFailed, parse_and_compile
     if args.num_warps is not None and (args.num_warps < 1 or args.num_warps & (args.num_warps - 1)
@@ -28,14 +28,10 @@ def compile_command(args) -> int:
     if wgmma is True and args.arch != "sm_90a":
         print(f"tilec compile: error: {WGMMA_NEEDS_SM90A.format(arch=args.arch)}", file=sys.stderr)
         return 1
-    if args.warn_hints or args.error_hints:
-        from .dialects.cuda_tile.hints import configure
-        configure(args.warn_hints, args.error_hints)
-    try:
-        text, filename = read_input(args.input)
-    except OSError as e:
-        print(f"tilec: error: could not open input file '{args.input}': {e.strerror}", file=sys.stderr)
+    got = configure_hints_and_read(args)
+    if got is None:
         return 1
+    text, filename = got
     try:
         ptx = parse_and_compile(text, filename, args.arch, args.num_warps, args.num_stages, wgmma,
                                 on_warnings=sys.stderr.write)

@@ -6,6 +6,7 @@ import sys
 
 from .cmdio import (SPLIT_MARKER, InputNotText, output_problem, process_chunk, read_input,  # noqa: F401
                     report_output_problem, split_chunks, write_output)  # (re-exported: tests, tilec-tileiras)
+from .cmdio import configure_hints_and_read
 
 
 def run_command(args) -> int:
@@ -26,14 +27,10 @@ def run_command(args) -> int:
         reason = output_problem(args.output)
         if reason:
             return report_output_problem(args.output, reason)
-    if getattr(args, "warn_hints", False) or getattr(args, "error_hints", False):
-        from .dialects.cuda_tile.hints import configure
-        configure(args.warn_hints, args.error_hints)
-    try:
-        text, filename = read_input(args.input)
-    except OSError as e:
-        print(f"tilec: error: could not open input file '{args.input}': {e.strerror}", file=sys.stderr)
+    got = configure_hints_and_read(args)
+    if got is None:
         return 1
+    text, filename = got
     chunks = split_chunks(text) if args.split_input_file and isinstance(text, str) else [(text, 0)]
     if getattr(args, "emit_bytecode", False):
         return emit_bytecode(chunks, filename, args)

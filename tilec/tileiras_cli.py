@@ -370,14 +370,11 @@ def main(argv=None) -> int:
 
 
 def entry() -> None:
-    """The console script: `main`, then leave without tearing the IR down (see `tilec.cli.entry`)."""
-    code = main()
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BrokenPipeError:
-        code = code or 1
-    os._exit(int(code or 0))
+    """The console script: `main`, then leave without tearing the IR down (see
+    `tilec.cli.entry`, also for why the `regex` package stays out)."""
+    sys.modules.setdefault("regex", None)
+    from .cmdio import exit_now
+    exit_now(main())
 
 
 if __name__ == "__main__":

@@ -385,41 +385,41 @@ class Emitter:
             out.append(p)
         return out
 
-    def store_rows(self, tile: Tile, base: str, r0: int, nrows: int):
-        """Write rows [r0, r0 + nrows) of `tile` row-major at `base` (row r0 first)."""
-        kb = self.kb
+    def _row_slots(self, tile: Tile, base: str, r0: int, nrows: int):
+        """(slot, predicate, address) for each slot of `tile` against a row-major
+        buffer at `base` that holds rows [r0, r0 + nrows)."""
         coeffs = linear_offsets(tile.shape)
         es = byte_size(tile.etype)
         preds = self._row_predicates(tile.layout, r0, nrows)
-        addr = kb.reg(B32)
-        kb.emit(f"mad.lo.u32 \t{addr}, {self.linear_base(tile.layout, coeffs)}, {es}, {base}")
-        st = mem_type(tile.etype).replace(".s", ".b").replace(".u8", ".b8")
+        addr = self.kb.reg(B32)
+        self.kb.emit(f"mad.lo.u32 \t{addr}, {self.linear_base(tile.layout, coeffs)}, {es}, {base}")
         for slot in range(tile.layout.nslots):
             off = (sum(o * c for o, c in zip(tile.layout.offsets(slot), coeffs)) - r0 * coeffs[0]) * es
+            yield slot, preds[slot], f"[{addr}+{off}]"
+
+    def store_rows(self, tile: Tile, base: str, r0: int, nrows: int):
+        """Write rows [r0, r0 + nrows) of `tile` row-major at `base` (row r0 first)."""
+        kb = self.kb
+        st = mem_type(tile.etype).replace(".s", ".b").replace(".u8", ".b8")
+        for slot, p, where in self._row_slots(tile, base, r0, nrows):
             reg = tile.at(slot)
             if reg_class(tile.etype) == PRED:
                 b = kb.reg(B32)
                 kb.emit(f"selp.u32 \t{b}, 1, 0, {reg}")
                 reg, st = b, ".b8"
-            kb.emit(f"@{preds[slot]} st.shared{st} \t[{addr}+{off}], {reg}")
+            kb.emit(f"@{p} st.shared{st} \t{where}, {reg}")
 
     def load_rows(self, out: Tile, base: str, r0: int, nrows: int):
         """Fill the slots of `out` whose rows are in [r0, r0 + nrows) from `base`
         (written by store_rows)."""
         kb = self.kb
-        coeffs = linear_offsets(out.shape)
-        es = byte_size(out.etype)
-        preds = self._row_predicates(out.layout, r0, nrows)
-        addr = kb.reg(B32)
-        kb.emit(f"mad.lo.u32 \t{addr}, {self.linear_base(out.layout, coeffs)}, {es}, {base}")
-        for slot in range(out.layout.nslots):
-            off = (sum(o * c for o, c in zip(out.layout.offsets(slot), coeffs)) - r0 * coeffs[0]) * es
+        for slot, p, where in self._row_slots(out, base, r0, nrows):
             if reg_class(out.etype) == PRED:
                 b = kb.reg(B32)
-                kb.emit(f"@{preds[slot]} ld.shared.u8 \t{b}, [{addr}+{off}]")
-                kb.emit(f"@{preds[slot]} setp.ne.u32 \t{out.regs[slot]}, {b}, 0")
+                kb.emit(f"@{p} ld.shared.u8 \t{b}, {where}")
+                kb.emit(f"@{p} setp.ne.u32 \t{out.regs[slot]}, {b}, 0")
             else:
-                kb.emit(f"@{preds[slot]} ld.shared{mem_type(out.etype)} \t{out.regs[slot]}, [{addr}+{off}]")
+                kb.emit(f"@{p} ld.shared{mem_type(out.etype)} \t{out.regs[slot]}, {where}")
 
     def _ld_shared(self, reg, etype, where):
         if reg_class(etype) == PRED:
