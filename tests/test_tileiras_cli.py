@@ -75,6 +75,22 @@ def _sm(cubin: bytes) -> int:
     return (struct.unpack_from("<I", cubin, 0x30)[0] >> 8) & 0xFF     # e_flags: the SM number
 
 
+def _static_shared(cubin: bytes, kernel: str) -> int:
+    """The size of the cubin's `.nv.shared.<kernel>` section (static shared memory)."""
+    shoff, = struct.unpack_from("<Q", cubin, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", cubin, 0x3A)
+    def header(i):
+        name, _type, _flags, _addr, off, size = struct.unpack_from("<IIQQQQ", cubin, shoff + i * shentsize)
+        return name, off, size
+    strtab = header(shstrndx)[1]
+    for i in range(shnum):
+        name, _off, size = header(i)
+        end = cubin.index(b"\0", strtab + name)
+        if cubin[strtab + name:end].decode() == f".nv.shared.{kernel}":
+            return size
+    return 0
+
+
 @pytest.fixture(autouse=True)
 def _default_error_form(monkeypatch):
     monkeypatch.delenv("TILEC_TILEIRAS_LOC", raising=False)
@@ -401,3 +417,24 @@ def test_cutile_compiles_through_tilec(tmp_path):
     assert huge["loc_unknown"] and "flow.py:" in huge["error"] and "shared memory" in huge["error"]
     assert huge["error"].splitlines()[-1] == "failed to compile Tile IR program"
     assert os.listdir(tmp_path / "cache")           # cubins and their (empty) remarks were cached
+
+
+@needs_ptxas
+@pytest.mark.parametrize("gpu", ["sm_90", "sm_80"])
+def test_shared_memory_is_static_for_cutile(gpu, tmp_path, capsys):
+    """cuTile launches with no dynamic shared memory (tileiras's cubins hold all of it
+    statically): a kernel needing more than 48 KiB gets it statically on sm_90 (ptxas
+    takes that for sm_90a), and on sm_80 is compiled to fit 48 KiB (one stage here),
+    with a warning. A dynamic array there would be an illegal address at launch."""
+    with open(os.path.join(EXAMPLES, "cutile", "matmul_gelu_f16.mlir")) as fh:
+        text = fh.read()
+    src, out = tmp_path / "k.bytecode", tmp_path / "k.cubin"
+    src.write_bytes(_bytecode(text))
+    rc, _, err = _run([src, "-o", out, "--gpu-name", gpu], capsys)
+    assert rc == 0, err
+    size = _static_shared(out.read_bytes(), "matmul_gelu_f16")
+    if gpu == "sm_90":
+        assert size > 48 * 1024 and err == ""
+    else:
+        assert 0 < size <= 48 * 1024
+        assert "more than the 49152 bytes of sm_80; compiled with 1 pipeline stage" in err

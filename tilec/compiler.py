@@ -57,7 +57,7 @@ WGMMA_NEEDS_SM90A = "wgmma needs sm_90a (the target is {arch}); drop --wgmma or 
 
 
 def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgmma=None,
-                reload=None) -> str | None:
+                reload=None, static_shared=False) -> str | None:
     """PTX text for verified cuda_tile `ops`, or None after reporting to
     `engine`. `num_warps` None: default_num_warps. `wgmma`: None (the default:
     on sm_90a, wgmma for the dots that read their pipeline slots in place), True
@@ -68,7 +68,8 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
     rewrites them in place). A kernel whose shared memory (stage buffers plus
     the code generator's own buffers) overflows the target is then compiled
     again with fewer pipeline stages, unless `num_stages` was asked for: the
-    stage fit in the scheduler sees only the stage buffers."""
+    stage fit in the scheduler sees only the stage buffers. `static_shared`:
+    see emit_ptx (tilec-tileiras: cuTile launches with no dynamic shared memory)."""
     from .codegen.ptx import CodegenError, SharedMemoryOverflow, emit_ptx
     from .conversion.target import target_for
     if wgmma is True and arch != "sm_90a":
@@ -89,7 +90,8 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
         if lowered is None:
             return None
         try:
-            ptx = emit_ptx(lowered, arch, num_warps, wgmma=wgmma, scratch_limit=scratch_limit)
+            ptx = emit_ptx(lowered, arch, num_warps, wgmma=wgmma, scratch_limit=scratch_limit,
+                           static_shared=static_shared)
         except SharedMemoryOverflow as e:
             first = first or e
             if not fallbacks:

@@ -334,7 +334,8 @@ def _compile(o, content, filename) -> int:
     else:
         from .compiler import compile_ops
         target, arch = CODEGEN[o.gpu_name]
-        ptx = compile_ops(ops, engine, target,
+        # cuTile launches with no dynamic shared memory (tileiras's cubins hold it all statically)
+        ptx = compile_ops(ops, engine, target, static_shared=True,
                           reload=lambda: process_chunk(content, filename, _Args(), DiagnosticEngine()))
         _report(engine)
         if ptx is None:

@@ -44,9 +44,10 @@ def _bytes_directive(data: bytes) -> str:
 
 
 class ModuleEmitter:
-    def __init__(self, target: Target, num_warps: int, wgmma: bool = False, scratch_limit: int | None = None):
+    def __init__(self, target: Target, num_warps: int, wgmma: bool = False, scratch_limit: int | None = None,
+                 static_shared: bool = False):
         self.target, self.num_warps, self.wgmma = target, num_warps, wgmma
-        self.scratch_limit = scratch_limit
+        self.scratch_limit, self.static_shared = scratch_limit, static_shared
         self.module_lines: list[str] = []
         self.global_names: dict[str, str] = {}
         self.declarations: list[str] = []
@@ -129,11 +130,13 @@ class ModuleEmitter:
         out = []
         smem = kb.shared_layout()[1]
         limit = _shared_limit(self.target.arch)
+        if self.static_shared and self.target.arch != "sm_90a" and limit is not None:
+            limit = min(limit, STATIC_SHARED_LIMIT)     # ptxas takes no more as static memory there
         if limit is not None and smem > limit:
             # IR scheduled for a bigger target (or asked for more stages) would fail at launch
             raise SharedMemoryOverflow(entry, f"needs {smem} bytes of shared memory, more than the {limit} bytes "
                                               f"a block may use on {self.target.arch}", smem, limit)
-        if smem > STATIC_SHARED_LIMIT:
+        if smem > STATIC_SHARED_LIMIT and not self.static_shared:
             # over the static limit: the launcher passes `smem` bytes of dynamic
             # shared memory (and raises the kernel's dynamic-shared-memory cap)
             out.append(f"// tilec.dynamic_shared_bytes {name} {smem}")
@@ -165,19 +168,24 @@ def _shared_limit(arch):
 
 
 def emit_ptx(ops, arch: str = "sm_90a", num_warps: int = 4, wgmma: bool | None = None,
-             scratch_limit: int | None = None) -> str:
+             scratch_limit: int | None = None, static_shared: bool = False) -> str:
     """PTX for every entry of the (lowered, scheduled, verified) top-level `ops`.
     Raises CodegenError for an op the emitter cannot translate. `wgmma` (sm_90a,
     ops_wgmma.py): None, the default, runs on wgmma.mma_async the tensor-core dots
     that read both operands in place from swizzled pipeline slots; True every
-    dot that fits; False none. The other dots run on mma.sync."""
+    dot that fits; False none. The other dots run on mma.sync.
+
+    `scratch_limit`: layout changes of bigger tiles go through scratch a block
+    of rows at a time. `static_shared`: all shared memory static, for launchers
+    that pass no dynamic shared memory (cuTile's): any size on sm_90a (ptxas
+    takes it there), at most 48 KiB elsewhere (SharedMemoryOverflow beyond)."""
     target = Target.parse(arch)
     if wgmma is True and target.arch != "sm_90a":
         raise CodegenError(None, WGMMA_NEEDS_SM90A.format(arch=target.arch))
     if wgmma is None:
         from .ops_wgmma import AUTO
         wgmma = AUTO if target.arch == "sm_90a" else False
-    me = ModuleEmitter(target, num_warps, wgmma, scratch_limit)
+    me = ModuleEmitter(target, num_warps, wgmma, scratch_limit, static_shared)
     me.declare_globals(ops)
     kernels, names = [], set()
     for entry in _kernels(ops):
