@@ -9,7 +9,7 @@ layout conversion...) is built from.
 from __future__ import annotations
 
 from .builder import KernelBuilder
-from ...dialects.nv_tileas.layouts import MmaAcc, WgmmaAcc, blocked, linear_offsets
+from ...dialects.nv_tileas.layouts import MmaAcc, SliceLayout, WgmmaAcc, blocked, linear_offsets
 from .ptxtypes import B32, B64, PRED, Unsupported, byte_size, float_imm, int_imm, mem_type, reg_class
 from .values import CodegenError, Group, Tile
 
@@ -38,6 +38,9 @@ class Emitter:
         self.async_targets: dict = {}  # load op -> the pipeline slot it may fill with cp.async
         self.async_issued = None       # set by such a load: predicate of its cp.async path (True: always)
         self.wgmma = False             # wgmma for tensor-core dots: False, True (every one that fits) or ops_wgmma.AUTO
+        self.layout_hints: dict = {}   # IR value -> the layout its loop-carried registers take (slices.py)
+        self.hints_found: dict = {}    # the same, learnt while emitting (ModuleEmitter emits again with them)
+        self.slot_keys: dict = {}      # id(carried registers' tile) -> (tile, IR value)
 
     # ---- dispatch ---------------------------------------------------------------------
     def emit_block(self, block):
@@ -102,6 +105,16 @@ class Emitter:
         if isinstance(layout, WgmmaAcc):
             with self._prologue():
                 out = self._wgmma_bases(layout)
+            g.bases[layout] = out
+            return out
+        if isinstance(layout, SliceLayout):   # the parent's coordinates of the kept dimensions
+            parent = self.bases(layout.parent)
+            zero = None
+            if -1 in layout.axes:
+                zero = kb.reg(B32)
+                with self._prologue():
+                    kb.emit(f"mov.u32 \t{zero}, 0")
+            out = [parent[a] if a >= 0 else zero for a in layout.axes]
             g.bases[layout] = out
             return out
         with self._prologue():
@@ -170,7 +183,12 @@ class Emitter:
         if got is None:
             got = self.kb.reg(PRED)
             with self._prologue():
-                self.kb.emit(f"setp.lt.u32 \t{got}, {g.tid}, {layout.used_threads}")
+                if isinstance(layout, SliceLayout):     # copies differ in the copy bits of tid
+                    t = self.kb.reg(B32)
+                    self.kb.emit(f"and.b32 \t{t}, {g.tid}, {layout.copy_mask}")
+                    self.kb.emit(f"setp.eq.u32 \t{got}, {t}, 0")
+                else:
+                    self.kb.emit(f"setp.lt.u32 \t{got}, {g.tid}, {layout.used_threads}")
             g.owners[layout] = got
         return got
 
@@ -242,7 +260,9 @@ class Emitter:
 
     def in_layout(self, tile: Tile, layout) -> Tile:
         """`tile` with per-slot registers in `layout` (splat: the one register
-        repeated; another layout: through shared memory)."""
+        repeated; a layout in which every thread holds elements it already has:
+        its registers, relabelled (linear_layout.register_moves); a broadcast:
+        from its source (slices.broadcast_into); else through shared memory)."""
         if tile.layout == layout:
             return tile
         if tile.splat:
@@ -251,10 +271,17 @@ class Emitter:
             return Tile(tile.etype, tile.shape, layout, [tile.reg] * layout.nslots, tile.home)
         if layout is None:
             self.fail("cannot use a distributed tile as a scalar")
+        from . import slices
+        got = slices.moved(self, tile, layout)
+        if got is not None:
+            return got
         return self.remap(tile, tile.shape, layout, linear_offsets(tile.shape))
 
     def copy_into(self, dst: Tile, src: Tile):
         """Move `src`'s elements into the registers of `dst` (same layout after conversion)."""
+        if src.layout != dst.layout and self.slot_keys:
+            from .slices import note_carried
+            note_carried(self, dst, src)
         src = self.in_layout(src, dst.layout)
         for a, b in zip(dst.regs, src.regs if not src.splat else [src.reg] * len(dst.regs)):
             self.mov(a, b, dst.etype)

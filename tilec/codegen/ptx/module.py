@@ -86,6 +86,21 @@ class ModuleEmitter:
         return sym
 
     def kernel(self, entry) -> list[str]:
+        # loop-carried registers take the slice layouts their loop body leaves in
+        # them (slices.py): when the body asked for ones the registers did not
+        # have, the kernel is emitted again with them (at most twice more)
+        hints, mark = {}, (len(self.module_lines), self.counter)
+        for _ in range(3):
+            em, kb, params, name, threads = self._emit(entry, hints)
+            new = {v: lay for v, lay in em.hints_found.items() if hints.get(v) != lay}
+            if not new:
+                break
+            hints.update(new)
+            del self.module_lines[mark[0]:]
+            self.counter = mark[1]
+        return self._finish(entry, em, kb, params, name, threads)
+
+    def _emit(self, entry, hints):
         name = entry.attributes["sym_name"].value
         kb = KernelBuilder(name)
         threads = cta_threads(entry, self.num_warps)
@@ -93,6 +108,7 @@ class ModuleEmitter:
         em.module = self
         em.wgmma = self.wgmma
         em.scratch_limit = self.scratch_limit
+        em.layout_hints = dict(hints)
         block = entry.regions[0].blocks[0]
         params = []
         for i, arg in enumerate(block.arguments):
@@ -127,6 +143,9 @@ class ModuleEmitter:
             em.emit_op(op)
         kb.place(em.exit_label)
         kb.emit("ret")
+        return em, kb, params, name, threads
+
+    def _finish(self, entry, em, kb, params, name, threads) -> list[str]:
         out = []
         smem = kb.shared_layout()[1]
         limit = _shared_limit(self.target.arch)

@@ -26,10 +26,15 @@ def carry_slot(em, x, value=None):
     if x is None:
         return None
     if isinstance(x, Tile):
+        from .slices import carried_layout, register_carried
         layout = preferred_layout(em, value) if value is not None and x.shape else None
+        if layout is None and value is not None and x.shape:
+            layout = carried_layout(em, value, x.shape)
         if layout is None:
             layout = x.layout if not x.splat else (em.layout_for(x.shape) if x.shape else None)
-        return em.fresh_copy(x, layout)
+        out = em.fresh_copy(x, layout)
+        register_carried(em, out, value)
+        return out
     return x.fresh(em)
 
 
@@ -152,7 +157,11 @@ def _result_slot(em, r):
     t = r.type
     if not hasattr(t, "shape") or not hasattr(t, "element_type"):
         return None
-    return em.new_tile(t.element_type, t.shape, em.layout_for(t.shape) if t.shape else None)
+    from .slices import carried_layout, register_carried
+    layout = carried_layout(em, r, t.shape) if t.shape else None
+    out = em.new_tile(t.element_type, t.shape, layout or (em.layout_for(t.shape) if t.shape else None))
+    register_carried(em, out, r)
+    return out
 
 
 @handles("cuda_tile.continue")

@@ -3,7 +3,7 @@ extract, cat), assume, tokens, pointer offsets and globals."""
 from __future__ import annotations
 
 from .emitter import handles
-from ...dialects.nv_tileas.layouts import linear_offsets
+from ...dialects.nv_tileas.layouts import Blocked, linear_offsets, relabel
 from .ptxtypes import B32, B64, PRED, bits, byte_size, reg_class
 from .values import Tile
 
@@ -109,6 +109,11 @@ def _reshape(em, op):
     if same_distribution(src.layout, layout):
         em.bind(op.results[0], _reshaped(src, shape, layout))
         return
+    if not isinstance(src.layout, Blocked):      # unit dimensions in or out: the same registers
+        rel = relabel(src.layout, shape)
+        if rel is not None:
+            em.bind(op.results[0], _reshaped(src, shape, rel))
+            return
     em.bind(op.results[0], em.remap(src, shape, layout, linear_offsets(shape)))
 
 
@@ -119,9 +124,16 @@ def _broadcast(em, op):
     if src.splat:
         em.bind(op.results[0], _reshaped(src, shape, None))
         return
+    from .slices import broadcast
+    got = broadcast(em, op, src, shape)
+    if got is not None:
+        em.bind(op.results[0], got)
+        return
     strides = linear_offsets(src.shape)
     coeffs = [0 if n == 1 else s for n, s in zip(src.shape, strides)]
-    em.bind(op.results[0], em.remap(src, shape, em.layout_for(shape), coeffs))
+    out = em.remap(src, shape, em.layout_for(shape), coeffs)
+    out.origin = src
+    em.bind(op.results[0], out)
 
 
 @handles("cuda_tile.permute", "nv_tileas.shuffle")

@@ -15,7 +15,8 @@ def apply(em, op, fn, operands=None):
     """Emit fn(dst, *operand registers) for every slot of op's first result."""
     ins = [em.tile(v) for v in (op.operands if operands is None else operands)]
     rt = op.results[0].type
-    layout = next((t.layout for t in ins if not t.splat), None)
+    from .slices import common_layout
+    layout = common_layout(ins)
     ins = [t if t.splat else em.in_layout(t, layout) for t in ins]
     out = em.new_tile(rt.element_type, rt.shape, layout)
     for s, dst in enumerate(out.regs):

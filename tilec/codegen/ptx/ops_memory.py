@@ -132,8 +132,11 @@ def _view(em, op):
             em.fail("views a tile that has no shared-memory home")
         em.bind(op.results[0], SharedView(src.home, src.etype, src.shape))
     elif isinstance(src, Tile):
-        em.bind(op.results[0], Cell(em.fresh_copy(src, src.layout if not src.splat else
-                                                   (em.layout_for(src.shape) if src.shape else None))))
+        cell = Cell(em.fresh_copy(src, src.layout if not src.splat else
+                                  (em.layout_for(src.shape) if src.shape else None)))
+        from .slices import register_carried
+        register_carried(em, cell.tile, op.operands[0])
+        em.bind(op.results[0], cell)
     else:
         em.fail(f"cannot view {type(src).__name__}")
 

@@ -30,7 +30,7 @@ emitted once per element handled, on scalar registers.
 from __future__ import annotations
 
 from .emitter import handles
-from ...dialects.nv_tileas.layouts import linear_offsets
+from ...dialects.nv_tileas.layouts import linear_offsets, reduced_layout
 from ...dialects.nv_tileas.linear_layout import to_linear
 from .numeric import select
 from .ptxtypes import B16, B32, B64, F64, PRED, byte_size, reg_class
@@ -267,7 +267,17 @@ def _reduce_distributed(em, op, ins, dim) -> bool:
             other = [_scalar(v.etype, _shfl_xor(em, v.reg, v.etype, 1 << b)) for v in vs]
             nxt.append((s0, _combine(em, op, vs, other)))
         outs = nxt
-    # 3. across warps and into the result's layout, through (warps along d) x (result elements)
+    # every lane now holds its output elements' values (a butterfly leaves the
+    # combined value in both partners): the result is the slice of the operand's
+    # layout, in registers, unless warps split dimension d
+    rlayout = reduced_layout(layout, dim, rshape) if rshape else None
+    if not warp_d and (rlayout is not None or not rshape):
+        for k, (r, t) in enumerate(zip(op.results, etypes)):
+            regs = [em.in_layout(vs[k], None).reg for _, vs in outs]
+            em.bind(r, Tile(t, rshape, rlayout, regs))
+        return True
+    # 3. across warps, through (warps along d) x (result elements): every thread
+    # reads its slots' values of every warp and combines them in warp order
     nout = _prod(rshape)
     nw = 1 << len(warp_d)
     bufs = _buffers(em, etypes, nw * nout)[0]
@@ -291,7 +301,8 @@ def _reduce_distributed(em, op, ins, dim) -> bool:
             off = sum(o * c for o, c in zip(layout.offsets(s0), coeffs)) * es
             _st(em, em.in_layout(vs[k], None), f"{addr}+{off}", pred)
     em.sync()
-    rlayout = em.layout_for(rshape)
+    if rlayout is None:
+        rlayout = em.layout_for(rshape)
     parts = []     # per warp row: the operands' tiles in the result layout
     for w in range(nw):
         row = []

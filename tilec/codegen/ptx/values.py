@@ -23,11 +23,14 @@ class Tile:
     """A tile held in registers. `layout` None means a splat: one register holds
     every element (scalars, constants, broadcasts of scalars), valid in every
     thread of every group. `home`, when set, is a shared-memory address
-    (symbol or register) holding the same elements row-major."""
-    __slots__ = ("etype", "shape", "layout", "regs", "home")
+    (symbol or register) holding the same elements row-major. `origin`, when
+    set, is the tile this one broadcasts (unit dimensions stretched): another
+    layout of it is then made from the source (slices.broadcast_into)."""
+    __slots__ = ("etype", "shape", "layout", "regs", "home", "origin")
 
-    def __init__(self, etype, shape, layout, regs, home=None):
+    def __init__(self, etype, shape, layout, regs, home=None, origin=None):
         self.etype, self.shape, self.layout, self.regs, self.home = etype, tuple(shape), layout, regs, home
+        self.origin = origin
 
     @property
     def splat(self) -> bool:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import attrs
 
-from .layouts import Blocked, MmaAcc, WgmmaAcc
+from .layouts import Blocked, MmaAcc, SliceLayout, WgmmaAcc
 
 
 def _pow2(n) -> bool:
@@ -116,6 +116,8 @@ def to_linear(layout, shape=None, threads=None) -> LinearLayout | None:
     threads = layout.threads if threads is None else threads
     if tuple(layout.shape) != shape or layout.threads != threads:
         return None
+    if isinstance(layout, SliceLayout):
+        return _slice_linear(layout)
     if not shape or not all(_pow2(s) for s in shape) or threads < 32 or threads % 32:
         return None
     tid_bits = (threads - 1).bit_length()
@@ -155,3 +157,73 @@ def to_linear(layout, shape=None, threads=None) -> LinearLayout | None:
         warp = [(16, 0), (32, 0)] + [(band << b, 0) for b in range(_log2(wgs))]
         return LinearLayout(shape, tuple(reg), lane, tuple(warp))
     return None
+
+
+def _project(v, axes):
+    return tuple(v[a] if a >= 0 else 0 for a in axes)
+
+
+def _slice_linear(layout) -> LinearLayout | None:
+    """A SliceLayout's map: the parent's bases projected on `axes`; the slot bits
+    moving along dropped dimensions are not slots of the slice (its slots are the
+    parent's at coordinate 0 there, in order), thread bits moving only along
+    them become copies."""
+    p = to_linear(layout.parent)
+    if p is None:
+        return None
+    kept = {a for a in layout.axes if a >= 0}
+    dropped = [d for d in range(p.rank) if d not in kept]
+    reg = tuple(_project(v, layout.axes) for v in p.reg if not any(v[d] for d in dropped))
+    return LinearLayout(tuple(layout.shape), reg, tuple(_project(v, layout.axes) for v in p.lane),
+                        tuple(_project(v, layout.axes) for v in p.warp))
+
+
+_MOVES: dict = {}
+
+
+def register_moves(src, dst, src_of=None):
+    """How a tile in layout `dst` is read from one in layout `src` without
+    moving data between threads: a tuple giving, per slot of `dst`, the slot of
+    `src` that holds the same element in the same thread; None when some thread
+    would need another thread's element (or a layout is not linear).
+
+    `src_of[i]` is the dst dimension whose coordinate is src coordinate i, or
+    -1 for a unit src dimension broadcast along dst (coordinate 0); the default
+    is the identity (same shape). From the linear maps: every thread bit of
+    dst, projected, must equal src's (so each thread's elements agree, copies
+    included), and each dst slot's projected coordinates must be a src slot's."""
+    key = (src, dst, None if src_of is None else tuple(src_of))
+    got = _MOVES.get(key, False)
+    if got is not False:
+        return got
+    _MOVES[key] = out = _register_moves(src, dst, src_of)
+    return out
+
+
+def _register_moves(src, dst, src_of):
+    if src.threads != dst.threads:
+        return None
+    ls, ld = to_linear(src), to_linear(dst)
+    if ls is None or ld is None or not ls.axis_aligned() or not ld.axis_aligned():
+        return None
+    if ls.nslots != src.nslots or ld.nslots != dst.nslots:
+        return None
+    if src_of is None:
+        if tuple(src.shape) != tuple(dst.shape):
+            return None
+        src_of = tuple(range(len(dst.shape)))
+    proj = lambda v: _project(v, src_of)    # noqa: E731 - dst coordinates -> src coordinates
+    if len(ls.lane) != len(ld.lane) or len(ls.warp) != len(ld.warp):
+        return None
+    if any(proj(a) != b for a, b in zip(ld.lane + ld.warp, ls.lane + ls.warp)):
+        return None
+    where = {}
+    for s in range(ls.nslots):
+        where.setdefault(ls.coords(s), s)
+    out = []
+    for s in range(ld.nslots):
+        got = where.get(proj(ld.coords(s)))
+        if got is None:
+            return None
+        out.append(got)
+    return tuple(out)
