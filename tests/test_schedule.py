@@ -452,12 +452,15 @@ def test_cli_target_flags_set_pass_options():
                  arch="sm_80", num_stages=5, num_warps=4)
     assert got[0] == ("lower-to-tileas", {"arch": "sm_80"})
     assert got[1][0] == "canonicalize"
-    assert got[2] == ("schedule", {"arch": "sm_80", "num-stages": 5, "num-warps": 8, "tma": True})
+    assert got[2] == ("schedule", {"arch": "sm_80", "num-stages": 5, "num-warps": 8, "tma": True,
+                                   "merge-agents": True})
     nested = passes(pipeline="builtin.module(cuda_tile.module(schedule))", arch="sm_90a", num_stages=None,
                     num_warps=None)
-    assert nested == [("schedule", {"arch": "sm_90a", "num-stages": 0, "num-warps": 4, "tma": True})]
+    assert nested == [("schedule", {"arch": "sm_90a", "num-stages": 0, "num-warps": 4, "tma": True,
+                                    "merge-agents": True})]
     # without the flags the passes keep their own defaults
-    assert passes(flags=[("schedule", None)])[0][1] == {"arch": "", "num-stages": 0, "num-warps": 4, "tma": True}
+    assert passes(flags=[("schedule", None)])[0][1] == {"arch": "", "num-stages": 0, "num-warps": 4, "tma": True,
+                                                        "merge-agents": True}
 
 
 @pytest.mark.parametrize("flags,msg", [(("--arch", "sm_70"), "unknown target 'sm_70'"),
@@ -468,3 +471,27 @@ def test_cli_bad_target_flags(run_cli, flags, msg):
     import os
     rc, out, err = run_cli("opt", os.path.join(ROOT, MATMUL), "--lower-to-tileas", "--schedule", *flags)
     assert rc != 0 and msg in err and "Traceback" not in err
+
+
+CAUSAL = "examples/cutile/attention_causal_f16.mlir"
+
+
+def _causal_args():
+    rng = np.random.default_rng(3)
+    q = rng.standard_normal((2, 128, 64)).astype(np.float16)
+    k = rng.standard_normal((2, 100, 64)).astype(np.float16)
+    v = rng.standard_normal((2, 100, 64)).astype(np.float16)
+    return arr(q) + arr(k) + arr(v) + arr(np.zeros_like(q)) + [np.float32(0.18)]
+
+
+@pytest.mark.parametrize("merge", [True, False])
+def test_consecutive_k_loops_share_one_agent_switch(merge):
+    """cuTile splits a causal attention loop in two; on sm_90a both halves run in one
+    agent_switch (the accumulators stay in the consumer agent between them) unless
+    merge-agents=false. Either way the scheduled IR computes what the source does."""
+    ok, ops, engine = lower(read(CAUSAL), "sm_90a", merge_agents=str(merge).lower())
+    assert ok, errors(engine)
+    text = text_of(ops)
+    assert text.count("agent_switch") == (1 if merge else 2)
+    assert text.count("create_pipeline") == 4
+    same(both(CAUSAL, (2, 2), _causal_args, "sm_90a", merge_agents=str(merge).lower()), rtol=2e-2, atol=2e-2)

@@ -9,13 +9,15 @@ class CompileFailed(Exception):
     """Compilation stopped; `str(e)` is the rendered diagnostics."""
 
 
-def lower_and_schedule(ops, engine, arch: str, num_warps: int, num_stages: int | None):
+def lower_and_schedule(ops, engine, arch: str, num_warps: int, num_stages: int | None, merge_agents=True):
     """Run lower-to-tileas and schedule on verified `ops`; the new ops or None."""
     from .passes.manager import PassManager
     from .passes.pipeline import Nest, make_pass
     sched = {"arch": arch, "num-warps": str(num_warps)}
     if num_stages is not None:
         sched["num-stages"] = str(num_stages)
+    if not merge_agents:
+        sched["merge-agents"] = "false"
     root = Nest("builtin.module", [make_pass("lower-to-tileas", {"arch": arch}), make_pass("schedule", sched)])
     pm = PassManager(root, verify_each=True)
     if not pm.run(ops, engine):
@@ -80,13 +82,17 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
     start = len(engine.diagnostics)
     target = target_for(arch)
     # after an overflow: fewer stages, then layout changes through a small buffer by rows
+    # (stages, scratch limit, merge consecutive agent switches): the last one keeps the loops'
+    # agent switches apart, so their stage buffers need not be live together
     fallbacks = []
     if reload is not None:
         fewer = [] if num_stages is not None else list(range((target.default_stages if target else 1) - 1, 0, -1))
-        fallbacks = [(n, None) for n in fewer] + [(fewer[-1] if fewer else num_stages, SCRATCH_ROWS_BYTES)]
-    first, scratch_limit = None, None
+        least = fewer[-1] if fewer else num_stages
+        fallbacks = [(n, None, True) for n in fewer] + [(least, SCRATCH_ROWS_BYTES, True),
+                                                        (least, SCRATCH_ROWS_BYTES, False)]
+    first, scratch_limit, merge = None, None, True
     while True:
-        lowered = lower_and_schedule(ops, engine, arch, num_warps, num_stages)
+        lowered = lower_and_schedule(ops, engine, arch, num_warps, num_stages, merge)
         if lowered is None:
             return None
         try:
@@ -96,7 +102,7 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
             first = first or e
             if not fallbacks:
                 return _codegen_error(engine, e, arch)
-            num_stages, scratch_limit = fallbacks.pop(0)
+            num_stages, scratch_limit, merge = fallbacks.pop(0)
             del engine.diagnostics[start:]      # the next attempt reports afresh
             ops = reload()
             continue

@@ -100,7 +100,8 @@ class Schedule(Pass):
     """software-pipeline K loops: stages, producer/consumer pipelines, agents"""
     name = "schedule"
     argument = "Schedule"
-    OPTIONS = {"arch": (str, ""), "num-stages": (int, 0), "num-warps": (int, 4), "tma": (bool, True)}
+    OPTIONS = {"arch": (str, ""), "num-stages": (int, 0), "num-warps": (int, 4), "tma": (bool, True),
+               "merge-agents": (bool, True)}
 
     def run(self, target) -> bool:
         engine = current_engine()
@@ -125,6 +126,9 @@ class Schedule(Pass):
             a = analyze_loop(loop)
             if a.pipelinable:
                 ok = schedule_loop(a, t, stages, warps, engine, self.options["tma"]) and ok
+        if ok and t.warp_specialized and self.options["merge-agents"]:
+            from .merge_agents import merge_agent_switches
+            merge_agent_switches(blocks)
         from .layouts import assign_layouts
         for e in entries(blocks):
             assign_layouts(e, warps)
