@@ -20,8 +20,8 @@ import re
 import numpy as np
 import pytest
 
-from tilec.dialects.nv_tileas.layouts import SliceLayout, blocked, mma_acc, reduced_layout, relabel, wgmma_acc
-from tilec.dialects.nv_tileas.linear_layout import register_moves, to_linear
+from tilec.dialects.nv_tileas.layouts import SliceLayout, blocked, mma_acc, wgmma_acc
+from tilec.dialects.nv_tileas.linear_layout import reduced_layout, register_moves, relabel, to_linear
 
 try:
     import ptxsim

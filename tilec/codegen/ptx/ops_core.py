@@ -3,7 +3,8 @@ extract, cat), assume, tokens, pointer offsets and globals."""
 from __future__ import annotations
 
 from .emitter import handles
-from ...dialects.nv_tileas.layouts import Blocked, linear_offsets, relabel
+from ...dialects.nv_tileas.layouts import Blocked, linear_offsets
+from ...dialects.nv_tileas.linear_layout import relabel
 from .ptxtypes import B32, B64, PRED, bits, byte_size, reg_class
 from .values import Tile
 

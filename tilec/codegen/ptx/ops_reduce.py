@@ -30,8 +30,8 @@ emitted once per element handled, on scalar registers.
 from __future__ import annotations
 
 from .emitter import handles
-from ...dialects.nv_tileas.layouts import linear_offsets, reduced_layout
-from ...dialects.nv_tileas.linear_layout import to_linear
+from ...dialects.nv_tileas.layouts import linear_offsets
+from ...dialects.nv_tileas.linear_layout import reduced_layout, to_linear
 from .numeric import select
 from .ptxtypes import B16, B32, B64, F64, PRED, byte_size, reg_class
 from .values import Tile

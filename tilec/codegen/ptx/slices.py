@@ -12,8 +12,8 @@ Everything else goes through shared memory (Emitter.remap).
 """
 from __future__ import annotations
 
-from ...dialects.nv_tileas.layouts import Blocked, MmaAcc, SliceLayout, WgmmaAcc, blocked, slice_layout, wgmma_acc
-from ...dialects.nv_tileas.linear_layout import register_moves
+from ...dialects.nv_tileas.layouts import Blocked, MmaAcc, SliceLayout, WgmmaAcc, blocked, wgmma_acc
+from ...dialects.nv_tileas.linear_layout import register_moves, slice_layout
 from .values import Tile
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import attrs
 
-from .layouts import Blocked, MmaAcc, SliceLayout, WgmmaAcc
+from .layouts import MAX_VEC as _MAX_VEC, Blocked, MmaAcc, SliceLayout, WgmmaAcc
 
 
 def _pow2(n) -> bool:
@@ -227,3 +227,70 @@ def _register_moves(src, dst, src_of):
             return None
         out.append(got)
     return tuple(out)
+
+
+# ---- slice layouts (layouts.SliceLayout) ------------------------------------------------------
+
+def _run_length(offsets, nslots: int, rank: int) -> int:
+    vec = 1
+    while vec < _MAX_VEC and nslots % (vec * 2) == 0:
+        v = vec * 2
+        ok = all(offsets[s][-1] % v == 0 and all(
+            offsets[s + k] == offsets[s][:-1] + (offsets[s][-1] + k,) for k in range(v))
+            for s in range(0, nslots, v))
+        if not ok:
+            break
+        vec = v
+    return vec if rank else 1
+
+
+def slice_layout(parent, axes, shape):
+    """The SliceLayout of `parent` (Blocked, MmaAcc, WgmmaAcc or a SliceLayout,
+    which is flattened into its own parent) seen as a tile of `shape` through
+    `axes` (see SliceLayout), or None when the parent is not linear or the
+    axes do not fit the shapes."""
+    shape, axes = tuple(shape), tuple(axes)
+    if isinstance(parent, SliceLayout):
+        axes = tuple(parent.axes[a] if a >= 0 else -1 for a in axes)
+        parent = parent.parent
+    if len(axes) != len(shape) or any(a >= parent.rank for a in axes):
+        return None
+    kept = [a for a in axes if a >= 0]
+    if len(set(kept)) != len(kept):
+        return None
+    for n, a in zip(shape, axes):
+        if (a < 0 and n != 1) or (a >= 0 and n != parent.shape[a]):
+            return None
+    lin = to_linear(parent)
+    if lin is None or not lin.axis_aligned() or lin.nslots != parent.nslots:
+        return None
+    dropped = [d for d in range(parent.rank) if d not in kept]
+    slots = tuple(s for s in range(parent.nslots)
+                  if all(parent.offsets(s)[d] == 0 for d in dropped))
+    copy_mask = 0
+    for i, v in enumerate(lin.lane + lin.warp):
+        if not any(v[a] for a in kept):
+            copy_mask |= 1 << i
+    replicas = 1 << bin(copy_mask & (parent.threads - 1)).count("1")
+    offs = [tuple(parent.offsets(s)[a] if a >= 0 else 0 for a in axes) for s in slots]
+    return SliceLayout(parent, axes, shape, slots, _run_length(offs, len(slots), len(shape)), replicas, copy_mask)
+
+
+def reduced_layout(parent, dim: int, shape):
+    """The layout of reducing dimension `dim` of a tile in `parent` to a tile of
+    `shape` (the parent's shape without `dim`), or None (see slice_layout)."""
+    return slice_layout(parent, tuple(a for a in range(parent.rank) if a != dim), shape)
+
+
+def relabel(layout, shape):
+    """`layout` seen as a tile of `shape`, which has the same dimensions but for
+    unit ones (a reshape that inserts or removes them), without moving any
+    element; None when the shapes differ otherwise or the layout is not linear."""
+    shape = tuple(shape)
+    old = tuple(layout.shape)
+    if [n for n in old if n != 1] != [n for n in shape if n != 1]:
+        return None
+    src_axes = layout.axes if isinstance(layout, SliceLayout) else tuple(range(layout.rank))
+    big = iter(a for a, n in zip(src_axes, old) if n != 1)
+    axes = tuple(next(big) if n != 1 else -1 for n in shape)
+    return slice_layout(layout.parent if isinstance(layout, SliceLayout) else layout, axes, shape)
