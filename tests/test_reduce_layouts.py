@@ -136,6 +136,12 @@ def _bases_kernel(layout):
                                     mma_acc((64, 64), 128), mma_acc((128, 128), 256), wgmma_acc((128, 64), 256)],
                          ids=_name)
 def test_linear_layout_matches_the_emitted_prologue(layout):
+    check_emitted_bases(layout)
+
+
+def check_emitted_bases(layout):
+    """Every thread's first coordinates, as the emitter's prologue computes them in
+    ptxsim, are the linear layout's."""
     got = np.zeros((layout.threads, layout.rank), np.int32)
     ptxsim.run_ptx(_bases_kernel(layout), "k", 1, [got])
     lin = to_linear(layout)

@@ -23,12 +23,7 @@ import pytest
 from tilec.dialects.nv_tileas.layouts import SliceLayout, blocked, mma_acc, wgmma_acc
 from tilec.dialects.nv_tileas.linear_layout import reduced_layout, register_moves, relabel, to_linear
 
-try:
-    import ptxsim
-except ImportError:                    # pragma: no cover - importlib mode from the repository root
-    from tests import ptxsim
-
-from test_reduce_layouts import _bases_kernel, _run_both, shared_bytes
+from test_reduce_layouts import _run_both, check_emitted_bases
 
 
 def _parents():
@@ -102,10 +97,7 @@ def test_register_moves_needs_the_same_threads():
                                     reduced_layout(blocked((8, 8, 16), 256), 1, (8, 16))],
                          ids=lambda l: f"slice{'x'.join(map(str, l.shape))}-t{l.threads}")
 def test_slice_bases_match_the_emitted_prologue(layout):
-    got = np.zeros((layout.threads, layout.rank), np.int32)
-    ptxsim.run_ptx(_bases_kernel(layout), "k", 1, [got])
-    lin = to_linear(layout)
-    assert [tuple(r) for r in got.tolist()] == [lin.thread_coords(0, t) for t in range(layout.threads)]
+    check_emitted_bases(layout)
 
 
 # ---- reduce, reshape, broadcast, element-wise: registers only --------------------------------
