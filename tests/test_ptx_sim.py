@@ -1046,3 +1046,25 @@ def test_agents_redo_broadcasts_instead_of_receiving_them(monkeypatch):
     want, _, _ = interpreter_result(case)
     got, _, _, launch = run_in_sim(moved, ptx)
     cases.compare(case, launch, got, want)
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_sim_static_shared_memory_for_cutile(arch):
+    """tilec-tileiras's PTX (cuTile passes no dynamic shared memory): every byte static,
+    over 48 KiB on sm_90a, within 48 KiB on sm_80 (fewer stages); the simulated kernel
+    still computes what the interpreter does."""
+    from tilec.compiler import compile_ops
+    from tilec.frontend import parse_and_verify
+    from tilec.ir.diagnostics import DiagnosticEngine
+    case = cases.BY_NAME["cutile_matmul_gelu_f16"]
+    engine = DiagnosticEngine()
+    ops = parse_and_verify(case.text(), case.path, engine)
+    ptx = compile_ops(ops, engine, arch, static_shared=True,
+                      reload=lambda: parse_and_verify(case.text(), case.path, DiagnosticEngine()))
+    assert ptx is not None, engine.render()
+    assert ".extern .shared" not in ptx and "dynamic_shared_bytes" not in ptx
+    size = _shared_bytes(ptx)
+    assert (size > 48 * 1024) if arch == "sm_90a" else (0 < size <= 48 * 1024)
+    want, _, _ = interpreter_result(case)
+    got, _, _, launch = run_in_sim(case, ptx)
+    cases.compare(case, launch, got, want)
