@@ -150,13 +150,11 @@ def check_emitted_bases(layout):
 
 # ---- reductions of an MMA accumulator ----------------------------------------------------------
 
-MMA_STATS = """cuda_tile.module @mma_stats {
-  entry @mma_stats(%a: tile<ptr<f16>>, %b: tile<ptr<f16>>, %mx: tile<ptr<f32>>, %cs: tile<ptr<f32>>) {
-    %t = make_token : token
+# a 64x64 f32 MMA accumulator %acc of %a (64x32 f16) times %b (32x64 f16), and its row
+# maximum %rmax; %t is the token and %c0 the zero index (test_slice_layouts builds on it too)
+MMA_ACC_ROWMAX = """    %t = make_token : token
     %va = make_tensor_view %a, shape = [64, 32], strides = [32, 1] : tensor_view<64x32xf16, strides=[32,1]>
     %vb = make_tensor_view %b, shape = [32, 64], strides = [64, 1] : tensor_view<32x64xf16, strides=[64,1]>
-    %vm = make_tensor_view %mx, shape = [64], strides = [1] : tensor_view<64xf32, strides=[1]>
-    %vc = make_tensor_view %cs, shape = [64], strides = [1] : tensor_view<64xf32, strides=[1]>
     %c0 = constant <i32: 0> : tile<i32>
     %pa = make_partition_view %va : partition_view<tile=(64x32), tensor_view<64x32xf16, strides=[32,1]>>
     %ta, %t1 = load_view_tko weak %pa[%c0, %c0] token = %t : partition_view<tile=(64x32), tensor_view<64x32xf16, strides=[32,1]>>, tile<i32> -> tile<64x32xf16>, token
@@ -169,6 +167,12 @@ MMA_STATS = """cuda_tile.module @mma_stats {
       %m = maxf %l, %r : tile<f32>
       yield %m : tile<f32>
     }
+"""
+
+MMA_STATS = """cuda_tile.module @mma_stats {
+  entry @mma_stats(%a: tile<ptr<f16>>, %b: tile<ptr<f16>>, %mx: tile<ptr<f32>>, %cs: tile<ptr<f32>>) {
+""" + MMA_ACC_ROWMAX + """    %vm = make_tensor_view %mx, shape = [64], strides = [1] : tensor_view<64xf32, strides=[1]>
+    %vc = make_tensor_view %cs, shape = [64], strides = [1] : tensor_view<64xf32, strides=[1]>
     %csum = reduce %acc dim=0 identities=[0.000000e+00 : f32] : tile<64x64xf32> -> tile<64xf32>
     (%l: tile<f32>, %r: tile<f32>) {
       %s = addf %l, %r : tile<f32>

@@ -23,7 +23,7 @@ import pytest
 from tilec.dialects.nv_tileas.layouts import SliceLayout, blocked, mma_acc, wgmma_acc
 from tilec.dialects.nv_tileas.linear_layout import reduced_layout, register_moves, relabel, to_linear
 
-from test_reduce_layouts import _run_both, check_emitted_bases
+from test_reduce_layouts import MMA_ACC_ROWMAX, _run_both, check_emitted_bases
 
 
 def _parents():
@@ -104,23 +104,8 @@ def test_slice_bases_match_the_emitted_prologue(layout):
 
 MMA_SOFTMAX = """cuda_tile.module @mma_softmax {
   entry @mma_softmax(%a: tile<ptr<f16>>, %b: tile<ptr<f16>>, %o: tile<ptr<f32>>, %mx: tile<ptr<f32>>) {
-    %t = make_token : token
-    %va = make_tensor_view %a, shape = [64, 32], strides = [32, 1] : tensor_view<64x32xf16, strides=[32,1]>
-    %vb = make_tensor_view %b, shape = [32, 64], strides = [64, 1] : tensor_view<32x64xf16, strides=[64,1]>
-    %vo = make_tensor_view %o, shape = [64, 64], strides = [64, 1] : tensor_view<64x64xf32, strides=[64,1]>
+""" + MMA_ACC_ROWMAX + """    %vo = make_tensor_view %o, shape = [64, 64], strides = [64, 1] : tensor_view<64x64xf32, strides=[64,1]>
     %vm = make_tensor_view %mx, shape = [64, 1], strides = [1, 1] : tensor_view<64x1xf32, strides=[1,1]>
-    %c0 = constant <i32: 0> : tile<i32>
-    %pa = make_partition_view %va : partition_view<tile=(64x32), tensor_view<64x32xf16, strides=[32,1]>>
-    %ta, %t1 = load_view_tko weak %pa[%c0, %c0] token = %t : partition_view<tile=(64x32), tensor_view<64x32xf16, strides=[32,1]>>, tile<i32> -> tile<64x32xf16>, token
-    %pb = make_partition_view %vb : partition_view<tile=(32x64), tensor_view<32x64xf16, strides=[64,1]>>
-    %tb, %t2 = load_view_tko weak %pb[%c0, %c0] token = %t : partition_view<tile=(32x64), tensor_view<32x64xf16, strides=[64,1]>>, tile<i32> -> tile<32x64xf16>, token
-    %z = constant <f32: 0.000000e+00> : tile<64x64xf32>
-    %acc = mmaf %ta, %tb, %z : tile<64x32xf16>, tile<32x64xf16>, tile<64x64xf32>
-    %rmax = reduce %acc dim=1 identities=[0xFF800000 : f32] : tile<64x64xf32> -> tile<64xf32>
-    (%l: tile<f32>, %r: tile<f32>) {
-      %m = maxf %l, %r : tile<f32>
-      yield %m : tile<f32>
-    }
     %m2 = reshape %rmax : tile<64xf32> -> tile<64x1xf32>
     %mb = broadcast %m2 : tile<64x1xf32> -> tile<64x64xf32>
     %d = subf %acc, %mb : tile<64x64xf32>
