@@ -378,21 +378,6 @@ def _join_plan(em, results):
     return sizes, max(stage_end, limit - used - 1024, 4096)
 
 
-def _st_type(etype):
-    from .ptxtypes import mem_type, reg_class
-    return ".b8" if reg_class(etype) == PRED else mem_type(etype).replace(".s", ".b").replace(".u8", ".b8")
-
-
-def _b32_of(em, v):
-    """The register to store for splat `v` (a predicate becomes 0/1)."""
-    from .ptxtypes import reg_class
-    if reg_class(v.etype) != PRED:
-        return v.reg
-    b = em.kb.reg(B32)
-    em.kb.emit(f"selp.u32 \t{b}, 1, 0, {v.reg}")
-    return b
-
-
 def _chunked_join(em, consumer, values, results, chunk_bytes):
     """Hand the last agent's results to the whole CTA through one shared buffer of
     `chunk_bytes`, a block of rows at a time: the agent's threads write rows,
@@ -414,7 +399,7 @@ def _chunked_join(em, consumer, values, results, chunk_bytes):
         if v.splat:      # one value (a scalar, or a splat): any of the agent's threads writes it
             skip = kb.label("join_skip")
             kb.emit(f"@!{mine} bra \t{skip}")
-            kb.emit(f"st.shared{_st_type(v.etype)} \t[{base}], {_b32_of(em, v)}")
+            em.store_shared(Tile(v.etype, (), None, v.regs), base, ())
             kb.place(skip)
             kb.emit("bar.sync \t0")
             one = em.load_shared(v.etype, (), None, base, ())
