@@ -346,12 +346,17 @@ class Emitter:
             return
         for slot in range(layout.nslots):
             off = (sum(o * c for o, c in zip(layout.offsets(slot), coeffs)) + extra) * es
-            reg = tile.at(slot)
-            if reg_class(tile.etype) == PRED:
-                b = kb.reg(B32)
-                kb.emit(f"selp.u32 \t{b}, 1, 0, {reg}")
-                reg, st = b, ".b8"
-            kb.emit(f"st.shared{st} \t{where(off)}, {reg}")
+            self._st_shared(tile.at(slot), tile.etype, where(off))
+
+    def _st_shared(self, reg, etype, where, pred=None):
+        """One element to shared memory (a predicate as a byte), under `pred` if given."""
+        kb = self.kb
+        st = mem_type(etype).replace(".s", ".b").replace(".u8", ".b8")
+        if reg_class(etype) == PRED:
+            b = kb.reg(B32)
+            kb.emit(f"selp.u32 \t{b}, 1, 0, {reg}")
+            reg, st = b, ".b8"
+        kb.emit(f"{'@' + pred + ' ' if pred else ''}st.shared{st} \t{where}, {reg}")
 
     def _shared_addresses(self, base: str, lin: str, es: int):
         """`off` (bytes) -> the PTX address of linear byte offset lin * es + off
@@ -426,35 +431,23 @@ class Emitter:
 
     def store_rows(self, tile: Tile, base: str, r0: int, nrows: int):
         """Write rows [r0, r0 + nrows) of `tile` row-major at `base` (row r0 first)."""
-        kb = self.kb
-        st = mem_type(tile.etype).replace(".s", ".b").replace(".u8", ".b8")
         for slot, p, where in self._row_slots(tile, base, r0, nrows):
-            reg = tile.at(slot)
-            if reg_class(tile.etype) == PRED:
-                b = kb.reg(B32)
-                kb.emit(f"selp.u32 \t{b}, 1, 0, {reg}")
-                reg, st = b, ".b8"
-            kb.emit(f"@{p} st.shared{st} \t{where}, {reg}")
+            self._st_shared(tile.at(slot), tile.etype, where, p)
 
     def load_rows(self, out: Tile, base: str, r0: int, nrows: int):
         """Fill the slots of `out` whose rows are in [r0, r0 + nrows) from `base`
         (written by store_rows)."""
-        kb = self.kb
         for slot, p, where in self._row_slots(out, base, r0, nrows):
-            if reg_class(out.etype) == PRED:
-                b = kb.reg(B32)
-                kb.emit(f"@{p} ld.shared.u8 \t{b}, {where}")
-                kb.emit(f"@{p} setp.ne.u32 \t{out.regs[slot]}, {b}, 0")
-            else:
-                kb.emit(f"@{p} ld.shared{mem_type(out.etype)} \t{out.regs[slot]}, {where}")
+            self._ld_shared(out.regs[slot], out.etype, where, p)
 
-    def _ld_shared(self, reg, etype, where):
+    def _ld_shared(self, reg, etype, where, pred=None):
+        at = f"@{pred} " if pred else ""
         if reg_class(etype) == PRED:
             b = self.kb.reg(B32)
-            self.kb.emit(f"ld.shared.u8 \t{b}, {where}")
-            self.kb.emit(f"setp.ne.u32 \t{reg}, {b}, 0")
+            self.kb.emit(f"{at}ld.shared.u8 \t{b}, {where}")
+            self.kb.emit(f"{at}setp.ne.u32 \t{reg}, {b}, 0")
         else:
-            self.kb.emit(f"ld.shared{mem_type(etype)} \t{reg}, {where}")
+            self.kb.emit(f"{at}ld.shared{mem_type(etype)} \t{reg}, {where}")
 
     def remap(self, tile: Tile, shape, layout, coeffs, extra_reg=None, src_coeffs=None) -> Tile:
         """Move elements between threads through shared memory: `tile` is written
