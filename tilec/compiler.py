@@ -81,9 +81,9 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
         num_warps = default_num_warps(ops, arch)
     start = len(engine.diagnostics)
     target = target_for(arch)
-    # after an overflow: fewer stages, then layout changes through a small buffer by rows
-    # (stages, scratch limit, merge consecutive agent switches): the last one keeps the loops'
-    # agent switches apart, so their stage buffers need not be live together
+    # after an overflow, (stages, scratch limit, merge agent switches): fewer stages; then layout
+    # changes through a small buffer by rows; then consecutive loops in agent switches of their
+    # own, whose stage buffers need not be live together
     fallbacks = []
     if reload is not None:
         fewer = [] if num_stages is not None else list(range((target.default_stages if target else 1) - 1, 0, -1))
@@ -112,6 +112,8 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
             how = [] if num_stages is None else [f"{num_stages} pipeline stage{'s' if num_stages > 1 else ''}"]
             if scratch_limit:
                 how.append(f"layout changes through {scratch_limit} bytes at a time")
+            if not merge:
+                how.append("one agent_switch per pipelined loop")
             engine.warning(getattr(first.op, "location", None),
                            f"'{first.op.name}' op needs {first.needed} bytes of shared memory as first compiled, "
                            f"more than the {first.limit} bytes of {arch}; compiled with {' and '.join(how)}")
