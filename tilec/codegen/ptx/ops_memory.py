@@ -156,15 +156,11 @@ def _alloc_tensor(em, op):
 
 def _phase_of(op):
     """(entry block, index of `op`'s top-level ancestor in it): the emitter's phase."""
-    top = op
-    while top.parent is not None and getattr(top.parent.parent_op, "name", None) != "cuda_tile.entry":
-        if top.parent_op is None:
-            return None, None
-        top = top.parent_op
-    block = top.parent
-    if block is None:
-        return None, None
-    return block, next(i for i, o in enumerate(block.ops) if o is top)
+    for top in (op, *op.ancestors()):
+        block = top.parent
+        if block is not None and getattr(block.parent_op, "name", None) == "cuda_tile.entry":
+            return block, next(i for i, o in enumerate(block.ops) if o is top)
+    return None, None
 
 
 def _live_span(op):
