@@ -53,9 +53,10 @@ Model
   ldmatrix.m8n8.x{1,2,4}[.trans].b16 likewise (row addresses checked for
   16-byte alignment and bounds; its reads are not race-checked); shfl.sync.{bfly,up,
   down,idx}.b32 likewise (every lane of the warp in membermask); wgmma.fence /
-  mma_async / commit_group / wait_group (sm_90a; descriptor operands, K-major
-  without swizzle, f32 += f16/bf16) are warpgroup-collective and complete at
-  wait_group (wgmma.py); call.uni to vprintf prints (SimResult.printed, and `stdout` if given) and to
+  mma_async / commit_group / wait_group (sm_90a; m64nNk16 f32 += f16/bf16, B from
+  a shared-memory descriptor, A from one or from four registers) are
+  warpgroup-collective and complete at wait_group (wgmma.py); call.uni to
+  vprintf prints (SimResult.printed, and `stdout` if given) and to
   __assertfail raises; .local memory is per thread, cvta.local maps it into
   the generic space.
 * Each kernel is decoded once (per PTX text) into basic blocks, each compiled

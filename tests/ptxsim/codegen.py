@@ -50,6 +50,11 @@ class KernelCodegen:
         self.uses_mbarrier = any(isinstance(x, Instr) and (x.op == "mbarrier" or x.op == "cp")
                                  for x in entry.body)
         self.uses_wgmma = any(isinstance(x, Instr) and x.op == "wgmma" for x in entry.body)
+        # registers any register-A wgmma.mma_async reads: wgmma.fence records their values
+        aregs = {x.slot: x for ins in entry.body if isinstance(ins, Instr) and ins.op == "wgmma"
+                 and ins.mods[:1] == ["mma_async"] and len(ins.operands) == 7 and isinstance(ins.operands[1], Vec)
+                 for x in ins.operands[1].items if isinstance(x, Reg)}
+        self.wg_aregs = [aregs[s] for s in sorted(aregs)]
         self.race_checkable = not self.uses_mbarrier and all(
             x.mods in (["sync"], ["sync", "aligned"]) and len(x.operands) == 1
             for x in entry.body if isinstance(x, Instr) and x.op in ("bar", "barrier"))
@@ -1416,8 +1421,9 @@ class KernelCodegen:
         return term
 
     def _i_wgmma(self, ins, written, k, nblocks):
-        """wgmma.fence / .mma_async (descriptor form, f32 += f16/bf16) / .commit_group /
-        .wait_group, all .sync.aligned (tests/ptxsim/wgmma.py)."""
+        """wgmma.fence / .mma_async (f32 += f16/bf16; A from a descriptor or from four
+        .b32 registers, B from a descriptor) / .commit_group / .wait_group, all
+        .sync.aligned (tests/ptxsim/wgmma.py)."""
         mods = ins.mods
         if len(mods) < 3 or mods[1:3] != ["sync", "aligned"]:
             self._fail("wgmma form (only .fence/.mma_async/.commit_group/.wait_group .sync.aligned)")
@@ -1428,7 +1434,9 @@ class KernelCodegen:
             self._nops(ins, 0)
             ep = self.regs["%%epkey"]
             self._used.add(ep)
-            self._emit(f"_wg_fence({ep.var} & 4095)")
+            self._used.update(self.wg_aregs)
+            avals = "".join(f"{r.var}, " for r in self.wg_aregs)
+            self._emit(f"_wg_fence({ep.var} & 4095, ({avals}))")
             return None
         if what == "commit_group" and len(mods) == 3:
             self._nops(ins, 0)
@@ -1451,13 +1459,31 @@ class KernelCodegen:
         n = int(m.group(1))
         if n % 8 or not 8 <= n <= 256:
             self._fail("wgmma.mma_async N")
-        if len(ins.operands) != 8:
-            self._fail("wgmma.mma_async operands (only the descriptor form for A and B)")
-        d, a, b, scale, sa, sb, ta, tb = ins.operands
+        ops = ins.operands
+        forms = ("d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b or "
+                 "d, {a0, a1, a2, a3}, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b")
+        if len(ops) not in (7, 8):
+            self._fail(f"wgmma.mma_async operands ({len(ops)}; only {forms})")
+        reg_a = isinstance(ops[1], Vec)
+        if reg_a and len(ops) != 7:
+            self._fail("wgmma.mma_async with A in registers takes 7 operands (no imm-trans-a)")
+        if not reg_a and len(ops) != 8:
+            self._fail("wgmma.mma_async with 7 operands takes A in registers {a0, a1, a2, a3}")
+        if reg_a:
+            d, a, b, scale, sa, sb, tb = ops
+            ta = None
+        else:
+            d, a, b, scale, sa, sb, ta, tb = ops
         if not isinstance(d, Vec) or len(d.items) != n // 2 or \
                 not all(isinstance(x, Reg) and x.kind in ("f", "i") and x.width == 32 for x in d.items):
             self._fail("wgmma.mma_async D must be N/2 32-bit registers")
-        for x in (a, b):
+        if reg_a:
+            if len(a.items) != 4 or not all(isinstance(x, Reg) and x.kind == "i" and x.width == 32
+                                            for x in a.items):
+                self._fail("wgmma.mma_async register A must be four .b32 registers {a0, a1, a2, a3}")
+            if {x.slot for x in a.items} & {x.slot for x in d.items}:
+                self._fail("wgmma.mma_async register A overlaps D")
+        for x in ((b,) if reg_a else (a, b)):
             if not isinstance(x, Reg) or x.kind != "i" or x.width != 64:
                 self._fail("wgmma.mma_async descriptors must be 64-bit registers")
         if isinstance(scale, Reg) and scale.kind == "p":
@@ -1469,10 +1495,11 @@ class KernelCodegen:
         for x in (sa, sb):
             if not isinstance(x, Imm) or x.ival not in (1, -1):
                 self._fail("wgmma.mma_async imm-scale-a/b (1 or -1)")
-        for x in (ta, tb):
+        for x in ((tb,) if reg_a else (ta, tb)):
             if not isinstance(x, Imm) or x.ival not in (0, 1):
                 self._fail("wgmma.mma_async imm-trans-a/b (0 or 1)")
         w, term = self._wait(ins, WGMMA, k, nblocks)
-        w.args.update(d=list(d.items), a=a.slot, b=b.slot, scale=sk, scale_a=float(sa.ival),
-                      scale_b=float(sb.ival), n=n, atype=rest[2], trans_a=ta.ival, trans_b=tb.ival)
+        w.args.update(d=list(d.items), a=[x.slot for x in a.items] if reg_a else a.slot, reg_a=reg_a,
+                      b=b.slot, scale=sk, scale_a=float(sa.ival), scale_b=float(sb.ival), n=n, atype=rest[2],
+                      trans_a=None if reg_a else ta.ival, trans_b=tb.ival)
         return term

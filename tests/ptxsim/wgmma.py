@@ -1,6 +1,6 @@
-"""wgmma (sm_90a warpgroup MMA): wgmma.fence, wgmma.mma_async with shared-memory
-descriptors for A and B (K-major, no swizzle; f16/bf16 in, f32 accumulate),
-wgmma.commit_group and wgmma.wait_group.
+"""wgmma (sm_90a warpgroup MMA): wgmma.fence, wgmma.mma_async (m64nNk16, f16/bf16
+in, f32 accumulate; B from a shared-memory matrix descriptor, A from one or from
+registers), wgmma.commit_group and wgmma.wait_group.
 
 Written from the PTX ISA ("Asynchronous Warpgroup Level Matrix Multiply-
 Accumulate", sections Matrix Descriptor Format, Shared Memory Matrix Layout,
@@ -33,20 +33,39 @@ independent of tilec's emitter, which it must agree with:
 * D (m64nNk16, .f32): N/2 registers per thread; warp w of the warpgroup holds
   rows 16 w .. 16 w + 15; register i of lane l is row 16 w + l / 4 + 8 ((i / 2) % 2),
   column 8 (i / 4) + 2 (l % 4) + (i % 2) (the ISA's figure for the D fragment).
+* Register A: the form with 7 operands, d, {a0, a1, a2, a3}, b-desc, scale-d,
+  imm-scale-a, imm-scale-b, imm-trans-b (no imm-trans-a: A in registers has one
+  layout). Each of the four .b32 registers holds two f16/bf16 elements, a0 in the
+  low half of the first. In the ISA's figure for the m64nNk16 A fragment warp w
+  holds rows 16 w .. 16 w + 15 and element i (0..7) of lane l is row
+  16 w + l / 4 + 8 ((i / 2) % 2), column 8 (i / 4) + 2 (l % 4) + (i % 2): the D
+  fragment's layout for 16 columns, with elements in place of registers. The
+  descriptor form and the register form must not be mixed: 8 operands with a
+  register A, 7 with a descriptor, or another count of A registers is
+  unsupported (decode time), as ptxas rejects them.
 * Issue and completion: wgmma.mma_async is asynchronous. The simulator records
   the operation when all 128 threads of the warpgroup have issued it (the
-  descriptors and scale-d must agree across the warpgroup) and runs it when a
-  wgmma.wait_group retires its commit group -- the latest point a GPU may
-  complete it -- reading A and B from shared memory then. In between, the
-  accumulator registers read as uninitialized (None), so code that reads D
-  before waiting fails, and writing them is reported at the wait.
+  descriptors and scale-d must agree across the warpgroup; register A differs by
+  thread) and runs it when a wgmma.wait_group retires its commit group -- the
+  latest point a GPU may complete it -- reading B (and a descriptor A) from
+  shared memory then. Register A is read at issue. The ISA makes accessing the
+  accumulator registers or the registers of A of a wgmma.mma_async before a
+  wait_group that covers it undefined, so in between both read as
+  uninitialized (None): code that reads them before waiting fails, and writing
+  them is reported at the wait. Another register-A wgmma.mma_async may take the
+  same registers as its A meanwhile (one A fragment for several N slices); the
+  D of one in flight as A, or the reverse, is reported.
 * Ordering rules checked: a wgmma.fence by every thread of the warpgroup since
   its last wgmma.wait_group (the ISA asks for one before the first mma_async and
   between register accesses and mma_async; this is that rule for code that
-  touches the accumulators only around waits), and every thread of the
-  warpgroup that stored to shared memory (st.shared) having executed
-  fence.proxy.async since (wgmma reads through the async proxy). Writes by
-  threads of other warpgroups are not tracked.
+  touches the accumulators only around waits), no register of a register A
+  written between the thread's last wgmma.fence and the mma_async (the fence
+  records the values of the registers any register-A mma_async of the kernel
+  reads, and a different value at issue is reported: rewriting the same value
+  goes unnoticed), and every thread of the warpgroup that stored to shared
+  memory (st.shared) having executed fence.proxy.async since (wgmma reads
+  through the async proxy). Writes by threads of other warpgroups are not
+  tracked.
 * Numerics: products exact, summed in f64 with D (unless scale-d is false),
   rounded once to f32; imm-scale-a/-b of -1 negate A/B.
 """
@@ -115,14 +134,17 @@ class Warpgroup:
     def __init__(self):
         self.uncommitted = []    # issued operations not yet in a commit group
         self.groups = []         # committed groups (lists of operations), oldest first
-        self.shadow = {}         # thread -> {register slot: value} of registers in flight
+        self.shadow = {}         # thread -> {register slot: value} of registers in flight (D and register A)
         self.fenced = set()      # threads that executed wgmma.fence since their last wait_group
+        self.fence_vals = {}     # thread -> {slot: value} of the register-A registers at its last wgmma.fence
 
 
 class WgmmaOp:
     def __init__(self, w, threads, adesc, bdesc, scale_d):
         self.w, self.threads, self.adesc, self.bdesc, self.scale_d = w, threads, adesc, bdesc, scale_d
-        self.slots = [r.slot for r in w.args["d"]]
+        self.slots = [r.slot for r in w.args["d"]]                   # D
+        self.aslots = list(w.args["a"]) if w.args["reg_a"] else []   # register A
+        self.a_bits = None       # (64, 16) uint16: register A as read at issue
 
 
 class WgmmaRuntime:
@@ -134,8 +156,16 @@ class WgmmaRuntime:
             st = self.cta.wgs[wg] = Warpgroup()
         return st
 
-    def _wg_fence(self, tid):
-        self._wg_state(tid >> 7).fenced.add(tid)
+    def _wg_fence(self, tid, avals):
+        """wgmma.fence by thread `tid`; avals: its registers that register-A wgmma.mma_async
+        instructions read (codegen's wg_aregs), recorded to check that none is written
+        between the fence and the mma_async."""
+        st = self._wg_state(tid >> 7)
+        st.fenced.add(tid)
+        if avals:
+            sh = st.shadow.get(tid, {})
+            st.fence_vals[tid] = {r.slot: sh[r.slot] if v is None and r.slot in sh else v
+                                  for r, v in zip(self.wg_aregs, avals)}
 
     def _wgmma_collective(self, w, lanes, wg):
         """All 128 threads of warpgroup `wg` reached `w` (lanes: warpgroup lane -> registers)."""
@@ -170,21 +200,28 @@ class WgmmaRuntime:
             if len(set(values)) != 1:
                 raise PTXRuntimeError(f"wgmma.mma_async {what} differs across the warpgroup ({where})")
             return values[0]
-        adesc = uniform("A descriptor", [lanes[l][w.args["a"]] for l in range(128)])
+        reg_a = w.args["reg_a"]
+        adesc = None if reg_a else uniform("A descriptor", [lanes[l][w.args["a"]] for l in range(128)])
         bdesc = uniform("B descriptor", [lanes[l][w.args["b"]] for l in range(128)])
         sk, sv = w.args["scale"]
         scale_d = bool(sv) if sk == "imm" else uniform("scale-d", [bool(lanes[l][sv]) for l in range(128)])
-        for d in (adesc, bdesc):
+        for d in ((bdesc,) if reg_a else (adesc, bdesc)):
             if d & RESERVED_BITS:
                 raise PTXRuntimeError(f"wgmma matrix descriptor {d:#x} sets reserved bits ({where})")
             if decode_descriptor(d)[3] != 0:
                 raise PTXRuntimeError(f"wgmma matrix descriptor {d:#x}: a nonzero base offset is not "
                                       f"simulated ({where})")
         op = WgmmaOp(w, threads, adesc, bdesc, scale_d)
+        d_live, a_live = self._wg_live(st)
+        if reg_a:
+            op.a_bits = self._wgmma_read_a(op, lanes, st, d_live, where)
         for l in range(128):
             R = lanes[l]
             sh = st.shadow.setdefault(threads[l], {})
             for s in op.slots:
+                if s in a_live:
+                    raise PTXRuntimeError(f"wgmma.mma_async D register is the register A of a "
+                                          f"wgmma.mma_async in flight ({where})")
                 if s in sh:                       # chained onto an operation in flight
                     if R[s] is not None:
                         raise PTXRuntimeError(f"thread {threads[l]} wrote an accumulator register of a "
@@ -197,13 +234,48 @@ class WgmmaRuntime:
                 R[s] = None                       # reads before the wait see an uninitialized register
         st.uncommitted.append(op)
 
+    def _wgmma_read_a(self, op, lanes, st, d_live, where):
+        """Register A of `op` at issue: (64, 16) uint16 bits, thread l's register j
+        holding halves 2j (low) and 2j+1 (high) of the A fragment (d_fragment(16)).
+        The registers then go in flight like D's (the shadow)."""
+        row, col = d_fragment(16)
+        bits = np.zeros((64, 16), np.uint16)
+        for l, t in enumerate(op.threads):
+            R = lanes[l]
+            sh = st.shadow.setdefault(t, {})
+            fv = st.fence_vals.get(t, {})
+            for j, s in enumerate(op.aslots):
+                if s in d_live:
+                    raise PTXRuntimeError(f"wgmma.mma_async register A is the accumulator of a "
+                                          f"wgmma.mma_async in flight ({where})")
+                if s in sh:                       # the register A of an operation in flight too
+                    if R[s] is not None:
+                        raise PTXRuntimeError(f"thread {t} wrote a register A of a wgmma.mma_async in "
+                                              f"flight ({where})")
+                    v = sh[s]
+                else:
+                    v = R[s]
+                    if v is None:
+                        raise PTXRuntimeError(f"wgmma.mma_async register A from an uninitialized register "
+                                              f"(thread {t}, {where})")
+                if s not in fv or fv[s] != v:
+                    raise PTXRuntimeError(f"thread {t} wrote register A {j} after its last wgmma.fence: "
+                                          f"the fence must come between the write and the mma_async ({where})")
+                bits[row[l, 2 * j], col[l, 2 * j]] = v & 0xFFFF
+                bits[row[l, 2 * j + 1], col[l, 2 * j + 1]] = (v >> 16) & 0xFFFF
+                sh[s] = v
+                R[s] = None                       # accessing it before the wait is reported
+        return bits
+
     @staticmethod
-    def _wg_slots_in_flight(st):
-        out = set()
+    def _wg_live(st):
+        """(D slots, register-A slots) of the warpgroup's operations in flight."""
+        d, a = set(), set()
         for g in st.groups + [st.uncommitted]:
             for op in g:
-                out.update(op.slots)
-        return out
+                d.update(op.slots)
+                a.update(op.aslots)
+        return d, a
 
     def _wgmma_wait(self, w, lanes, wg):
         st = self._wg_state(wg)
@@ -213,15 +285,18 @@ class WgmmaRuntime:
         for g in done:
             for op in g:
                 self._wgmma_run(op, st)
-        live = self._wg_slots_in_flight(st)
+        d_live, a_live = self._wg_live(st)
+        live = d_live | a_live
+        a_done = {s for g in done for op in g for s in op.aslots}
         for l in range(128):
             t = wg * 128 + l
             R = lanes[l]
             sh = st.shadow.get(t, {})
             for s in [s for s in sh if s not in live]:
                 if R[s] is not None:
-                    raise PTXRuntimeError(f"thread {t} wrote an accumulator register of a wgmma.mma_async "
-                                          f"in flight ({w.instr.where()})")
+                    what = "a register A" if s in a_done else "an accumulator register"
+                    raise PTXRuntimeError(f"thread {t} wrote {what} of a wgmma.mma_async in flight "
+                                          f"({w.instr.where()})")
                 R[s] = sh.pop(s)
             st.fenced.discard(t)
 
@@ -242,7 +317,10 @@ class WgmmaRuntime:
                 raise MemoryFault(f"wgmma.mma_async operand (descriptor {desc:#x}) reaches outside the "
                                   f"{self.launch_shared} shared bytes ({where})")
             return h[addr // 2].view(ft).astype(np.float64)
-        a = operand(op.adesc, 64, w.args["trans_a"]) * w.args["scale_a"]     # (64, 16): A[m][k]
+        if op.a_bits is not None:                                              # (64, 16): A[m][k]
+            a = op.a_bits.view(ft).astype(np.float64) * w.args["scale_a"]
+        else:
+            a = operand(op.adesc, 64, w.args["trans_a"]) * w.args["scale_a"]
         b = operand(op.bdesc, n, w.args["trans_b"]).T * w.args["scale_b"]    # (16, N): B[k][n]
         row, col = d_fragment(n)
         c = np.zeros((64, n))
