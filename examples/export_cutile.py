@@ -586,6 +586,9 @@ def kernels():
         "bcast_3way_f32": (bcast_3way, [array(f32, 2)] * 4 + [16, 32]),
         "attention_causal_f16": (attention_causal_f16, [array(f16, 3)] * 4 + [scalar(f32), 64, 32, 64]),
         "matmul_tf32_cast": (matmul_tf32_cast, [array(f32, 2)] * 4 + [32]),
+        # flash attention at the tile shape tensor cores want on Hopper: 128 query rows
+        # (both dots on wgmma, the second with P in registers), 64 keys, D = 64
+        "attention_m128_f16": (flash_attention_f16, [array(f16, 3)] * 4 + [scalar(f32), 128, 64, 64]),
         "persistent_bmm_f16": (persistent_bmm_f16, [array(f16, 3)] * 3 + [scalar(i32), 80, 64, 48, 32, 32, 16, 2, True]),
     }
 

@@ -48,6 +48,9 @@ EXAMPLES = {
     "cutile/matmul_bf16_relu.mlir": ("cutile_matmul_bf16_relu", True),
     "cutile/matmul_gelu_f16.mlir": ("cutile_matmul_gelu_f16", True),
     "cutile/flash_attention_f16.mlir": ("cutile_flash_attention_f16", False),   # M = 32: mma.sync
+    # Q in a shared layout, K^T K-major in its slot, P from registers, V MN-major in its slot
+    "cutile/attention_m128_f16.mlir": ("cutile_attention_m128_f16", True),
+    "cutile/attention_causal_f16.mlir": ("cutile_attention_causal_f16", True),
 }
 
 _ptx = {}

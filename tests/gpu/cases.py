@@ -306,6 +306,16 @@ def _flash_attention(rng):
                   [("o", o, Close(5e-3, 5e-3))])
 
 
+def _attention_m128(rng):
+    h, s, d = 2, 256, 64      # two 128-row query blocks per head, four 64-key tiles
+    q = (rng.standard_normal((h, s, d)) * 2).astype(np.float16)
+    k = rng.standard_normal((h, s, d)).astype(np.float16)
+    v = rng.standard_normal((h, s, d)).astype(np.float16)
+    o = np.zeros_like(q)
+    return Launch((s // 128, h), arr(q) + arr(k) + arr(v) + arr(o) + [1 / np.sqrt(d)],
+                  [("o", o, Close(5e-3, 5e-3))])
+
+
 def _attention_causal(rng):
     h, s, n_keys, d = 2, 128, 100, 64     # 100 keys: the last key tile is ragged
     q = rng.standard_normal((h, s, d)).astype(np.float16)
@@ -506,6 +516,7 @@ CASES = [
     Case("cutile_cumsum_f32", "cutile/cumsum_f32.mlir", _cumsum),
     Case("cutile_flash_attention_f16", "cutile/flash_attention_f16.mlir", _flash_attention),
     Case("cutile_attention_causal_f16", "cutile/attention_causal_f16.mlir", _attention_causal),
+    Case("cutile_attention_m128_f16", "cutile/attention_m128_f16.mlir", _attention_m128),
     Case("cutile_gather_reverse_f32", "cutile/gather_reverse_f32.mlir", _gather_reverse),
     Case("cutile_grid_stride_i32", "cutile/grid_stride_i32.mlir", _grid_stride),
     Case("cutile_histogram_i32", "cutile/histogram_i32.mlir", _histogram),

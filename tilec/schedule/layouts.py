@@ -4,13 +4,21 @@ layout it computes in (`#nv_tileas<layout mma, warps = [wm, wn]>`), chosen for
 the thread group that runs the dot (its agent's warps under agent_switch, the
 CTA's otherwise).
 
-Only the accumulator is constrained: dot operands A and B are staged through
-shared memory, and every other op the emitter runs keeps its operands' layout
-(a dot's result stays in the mma layout through elementwise ops and stores),
-so no other conversion is needed. A loop-carried accumulator is kept in the
-mma layout by the emitter, so the conversion inside a K loop moves nothing at
-run time; the IR states the layout the dot requires, not a data movement per
-iteration. The emitter reads the layout from this op (ops_dot.mma_layout)."""
+A dot operand that is the same on every iteration of the loop around the dot
+(flash attention's Q) is moved once into `#nv_tileas<layout shared>` right
+where it is defined: the tensor cores then read it in place on every
+iteration (wgmma descriptors, ldmatrix) instead of staging a copy each time.
+Operands that come from pipeline slots are in shared memory already; the other
+operands are staged by the emitter, or given to the tensor cores in registers.
+When one dot's result becomes another's A (attention's P), both dots' warps
+split the rows only: each warp then holds whole rows of the first result,
+which are exactly its A fragments of the second dot (no data moves), and the
+row reductions between them stay inside warps.
+
+A loop-carried accumulator is kept in the mma layout by the emitter, so the
+conversion inside a K loop moves nothing at run time; the IR states the layout
+the dot requires, not a data movement per iteration. The emitter reads the
+layout from this op (ops_dot.mma_layout)."""
 from __future__ import annotations
 
 from ..dialects.nv_tileas.layouts import LayoutAttr, tensor_core_acc
@@ -18,6 +26,8 @@ from ..dialects.nv_tileas.ops.layout import ConvertLayoutOp
 from ..dialects.nv_tileas.ops.pipeline import agent_warps
 
 DOT = "nv_tileas.dot"
+LOOPS = ("scf.for", "scf.while", "cuda_tile.for", "cuda_tile.loop")
+SHARED = LayoutAttr("shared")
 AGENT_SWITCH = "nv_tileas.async.pipeline.agent_switch"
 
 
@@ -41,17 +51,81 @@ def group_threads(op, cta: int) -> int:
     return cta
 
 
+def _innermost_loop(op):
+    return next((p for p in op.ancestors() if p.name in LOOPS), None)
+
+
+def _defined_outside(v, loop) -> bool:
+    d = getattr(v, "op", None)
+    if d is None:
+        owner = getattr(getattr(v, "block", None), "parent_op", None)
+        return owner is not None and owner is not loop and loop not in owner.ancestors()
+    return d is not loop and loop not in d.ancestors()
+
+
+def _invariant_operand(op, index: int, made: dict) -> int:
+    """Move dot `op`'s operand `index` into shared memory where it is defined
+    when it is a 16-bit rank-2 tile the same on every iteration of the loop
+    around the dot (one conversion per value, shared by its dots)."""
+    v = op.operands[index]
+    loop = _innermost_loop(op)
+    d = getattr(v, "op", None)
+    if loop is None or d is None or not _defined_outside(v, loop) or len(v.type.shape) != 2:
+        return 0
+    if d.name == ConvertLayoutOp.name and d.attributes.get("layout") == SHARED:
+        return 0
+    if getattr(v.type.element_type, "width", None) != 16:
+        return 0
+    conv = made.get(v)
+    n = 0
+    if conv is None:
+        conv = made[v] = ConvertLayoutOp.create(source=v, layout=SHARED, result_types=[v.type],
+                                                location=op.location)
+        d.parent.insert_after(conv, d)
+        n = 1
+    op.set_operand(index, conv.results[0])
+    return n
+
+
+def _chained_dots(entry) -> set:
+    """Dots whose result reaches another dot's A through ops that keep its
+    shape (the scale, exp2 and conversion between attention's two dots), with
+    those dots: both get a warp grid that splits rows only."""
+    out = set()
+    for op in entry.walk():
+        if op.name != DOT:
+            continue
+        shape = tuple(op.results[0].type.shape)
+        work, seen = [op.results[0]], set()
+        while work:
+            for use in work.pop().uses:
+                user = use.owner
+                if id(user) in seen:
+                    continue
+                seen.add(id(user))
+                if user.name == DOT:
+                    if use.index == 0:
+                        out.update((op, user))
+                    continue
+                work.extend(r for r in user.results if tuple(getattr(r.type, "shape", ())) == shape)
+    return out
+
+
 def assign_layouts(entry, num_warps: int) -> int:
-    """Insert the accumulator conversions in `entry`; how many were inserted."""
+    """Insert the accumulator conversions, and the shared-memory conversions
+    of loop-invariant operands, in `entry`; how many were inserted."""
     threads = cta_threads(entry, num_warps)
     n = 0
+    made = {}
+    chained = _chained_dots(entry)
     for op in list(entry.walk()):
         if op.name != DOT or len(op.operands) < 3:
             continue
         a, b, c = op.operands[:3]
-        acc = tensor_core_acc(a.type, b.type, c.type, group_threads(op, threads))
+        acc = tensor_core_acc(a.type, b.type, c.type, group_threads(op, threads), rows_only=op in chained)
         if acc is None:
             continue
+        n += _invariant_operand(op, 0, made) + _invariant_operand(op, 1, made)
         want = LayoutAttr.of(acc)
         src = getattr(c, "op", None)
         if src is not None and src.name == ConvertLayoutOp.name and src.attributes.get("layout") == want:

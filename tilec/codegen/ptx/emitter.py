@@ -493,7 +493,8 @@ class Emitter:
         """`tile` with registers (loads a shared-memory-only tile)."""
         if tile.regs is not None:
             return tile
-        loaded = self.load_shared(tile.etype, tile.shape, tile.layout, tile.home, linear_offsets(tile.shape))
+        base, coeffs = tile.view or (tile.home, linear_offsets(tile.shape))
+        loaded = self.load_shared(tile.etype, tile.shape, tile.layout, base, coeffs)
         tile.regs = loaded.regs
         return tile
 

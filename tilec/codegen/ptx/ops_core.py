@@ -91,6 +91,9 @@ def _convert_layout(em, op):
     from ...dialects.nv_tileas.layouts import LayoutAttr
     tile = em.get(op.source)
     lay = op.attributes.get("layout")
+    if isinstance(tile, Tile) and isinstance(lay, LayoutAttr) and lay.kind == "shared":
+        em.bind(op.results[0], _into_shared(em, op, tile))
+        return
     if isinstance(tile, Tile) and isinstance(lay, LayoutAttr) and tile.shape:
         from .ops_dot import named_layout
         target = named_layout(em, op, tile.shape)
@@ -99,10 +102,49 @@ def _convert_layout(em, op):
     em.bind(op.results[0], tile)
 
 
+def _in_shared_only(x) -> bool:
+    """A tile that so far sits only in shared memory (a pipeline slot, a tile in
+    a shared layout): reshapes and permutations of it are views, not loads."""
+    return isinstance(x, Tile) and x.regs is None and (x.home is not None or x.view is not None)
+
+
+def _into_shared(em, op, tile):
+    """The tile in a shared buffer of its own (`#nv_tileas<layout shared>`):
+    row-major, swizzled when its rows suit the tensor cores, 1024-aligned (the
+    swizzle pattern wgmma reads), live while the result or a view of it is
+    used. Written through the generic proxy and fenced for wgmma's async-proxy
+    reads; the barrier before the write guards a previous iteration's readers."""
+    from .ops_memory import live_span
+    from .swizzle import Swizzle
+    if tile.splat or not tile.shape or (tile.regs is None and tile.home is not None and tile.view is None
+                                        and tile.home in em.swizzle_of):
+        return tile
+    n = byte_size(tile.etype)
+    for d in tile.shape:
+        n *= d
+    kb = em.kb
+    base = em.addr_of(kb.shared_buffer(n, 1024, "shared_tile", span=live_span(op, through_tiles=True)))
+    if len(tile.shape) == 2 and byte_size(tile.etype) == 2:
+        swz = Swizzle.for_rows(2 * tile.shape[1], tile.shape[0])
+        if swz is not None:
+            em.swizzle_of[base] = swz
+    src = em.regs_of(tile)
+    em.sync()
+    em.store_shared(src, base, linear_offsets(tile.shape))
+    if em.target.hopper:
+        kb.emit("fence.proxy.async.shared::cta")
+    em.sync()
+    return Tile(tile.etype, tile.shape, em.layout_for(tile.shape), None, base)
+
+
 @handles("cuda_tile.reshape")
 def _reshape(em, op):
-    src = em.tile(op.operands[0])
     shape = tuple(op.results[0].type.shape)
+    x = em.get(op.operands[0])
+    if _in_shared_only(x) and x.home is not None:     # row-major order is the reshape's order
+        em.bind(op.results[0], Tile(x.etype, shape, em.layout_for(shape), None, x.home))
+        return
+    src = em.tile(op.operands[0])
     if src.splat:
         em.bind(op.results[0], _reshaped(src, shape, None))
         return
@@ -139,12 +181,18 @@ def _broadcast(em, op):
 
 @handles("cuda_tile.permute", "nv_tileas.shuffle")
 def _permute(em, op):
-    src = em.tile(op.operands[0])
     shape = tuple(op.results[0].type.shape)
+    perm = list(op.attributes["permutation"].values)
+    x = em.get(op.operands[0])
+    if _in_shared_only(x) and x.home is not None:     # a view: read through permuted strides when needed
+        strides = linear_offsets(x.shape)
+        em.bind(op.results[0], Tile(x.etype, shape, em.layout_for(shape), None,
+                                    view=(x.home, [strides[p] for p in perm])))
+        return
+    src = em.tile(op.operands[0])
     if src.splat:
         em.bind(op.results[0], _reshaped(src, shape, None))
         return
-    perm = list(op.attributes["permutation"].values)
     strides = linear_offsets(src.shape)
     em.bind(op.results[0], em.remap(src, shape, em.layout_for(shape), [strides[p] for p in perm]))
 

@@ -8,7 +8,7 @@ B it needs once per k. Floats accumulate in f32 (f64 for f64), integers in
 from __future__ import annotations
 
 from .emitter import handles
-from ...dialects.nv_tileas.layouts import WgmmaAcc, linear_offsets
+from ...dialects.nv_tileas.layouts import MmaAcc, WgmmaAcc, linear_offsets
 from .numeric import float_name, to_f32
 from .ptxtypes import B32, F32, F64, PRED, byte_size, mem_type, reg_class
 
@@ -24,6 +24,15 @@ def plain_home(em, tile):
     if tile.home is None or tile.home in em.swizzle_of:
         return None
     return tile.home
+
+
+def _transposed_home(em, t):
+    """The shared address of the (N x K) row-major tile whose transpose is
+    `t` (K x N), when `t` is such a view (ops_core: a permuted slot or shared
+    tile), else None."""
+    if t.view is None or t.regs is not None or len(t.shape) != 2 or list(t.view[1]) != [1, t.shape[0]]:
+        return None
+    return t.view[0]
 
 
 def _stage(em, tiles, swizzled_ok=False):
@@ -265,13 +274,19 @@ def _mma_dot(em, op, a, b, c, layout, rt):
     """Tensor cores: mma.sync m16n8k16 (f16/bf16 in, f32 accumulate). Operand
     fragments come straight from the row-major shared copies with ldmatrix:
     .x4 gives a 16x16 A fragment, .x4.trans two 16x8 B fragments (B is stored
-    k-major-rows, so the transposing load yields the column-major pairs)."""
+    k-major-rows, so the transposing load yields the column-major pairs; a B
+    that is the transpose of an N x K tile is read without .trans). An A held
+    in registers by warps that split the rows only is used where it is
+    (_register_a), and the K loop is then unrolled."""
     kb = em.kb
     M, K = a.shape
     N = b.shape[1]
     kind = MMA_TYPES[float_name(a.etype)]
     c = em.in_layout(c, layout)       # before staging: converting uses the same scratch
-    a_addr, b_addr = _stage(em, [a, b], swizzled_ok=True)
+    b_nk = _transposed_home(em, b)    # B as the transpose of an (N x K) tile in shared memory
+    a_regs = _register_a(em, a, layout)
+    need = ([] if a_regs is not None else [a]) + ([] if b_nk is not None else [b])
+    staged = dict(zip(map(id, need), _stage(em, need, swizzled_ok=True)))
     acc = []
     for s in range(layout.nslots):
         r = kb.reg(F32)
@@ -289,46 +304,112 @@ def _mma_dot(em, op, a, b, c, layout, rt):
     kb.emit(f"and.b32 \t{lo}, {lane}, 15")
     kb.emit(f"shr.u32 \t{hi}, {lane}, 4")
     kb.emit(f"shl.b32 \t{hi}, {hi}, 3")
-    ca, cb, ra = kb.reg(B32), kb.reg(B32), kb.reg(B32)   # this lane's A row, A and B byte columns
-    kb.emit(f"add.u32 \t{ra}, {wrow}, {lo}")
-    kb.emit(f"shl.b32 \t{ca}, {hi}, 1")
-    kb.emit(f"add.u32 \t{cb}, {wcol}, {hi}")
-    kb.emit(f"shl.b32 \t{cb}, {cb}, 1")
-    a_rows = _RowReader(em, a_addr, 2 * K, ra, ca)
-    b_rows = _RowReader(em, b_addr, 2 * N, lo, cb)
-    k = kb.reg(B32)
-    kb.emit(f"mov.u32 \t{k}, 0")
-    head = kb.label("mma_k")
-    kb.place(head)
-    afr = []
-    for i in range(layout.tiles_m):
-        regs = [kb.reg(B32) for _ in range(4)]
-        kb.emit(f"ldmatrix.sync.aligned.m8n8.x4.shared.b16 \t{{{', '.join(regs)}}}, "
-                f"{a_rows.address(0, i * 16)}")
-        afr.append(regs)
-    # B fragments two column tiles at a time (all their MMAs issued before the
-    # next pair is loaded): 4 live registers instead of 2 * tiles_n
-    for j in range(0, layout.tiles_n, 2):
-        pair = min(2, layout.tiles_n - j)
-        regs = [kb.reg(B32) for _ in range(2 * pair)]
-        kb.emit(f"ldmatrix.sync.aligned.m8n8.x{2 * pair}.trans.shared.b16 \t{{{', '.join(regs)}}}, "
-                f"{b_rows.address(16 * j, 0)}")
-        for jj in range(pair):
+    a_rows = None
+    if a_regs is None:
+        ca, ra = kb.reg(B32), kb.reg(B32)   # this lane's A row and byte column
+        kb.emit(f"add.u32 \t{ra}, {wrow}, {lo}")
+        kb.emit(f"shl.b32 \t{ca}, {hi}, 1")
+        a_rows = _RowReader(em, staged[id(a)], 2 * K, ra, ca)
+    if b_nk is None:
+        cb = kb.reg(B32)
+        kb.emit(f"add.u32 \t{cb}, {wcol}, {hi}")
+        kb.emit(f"shl.b32 \t{cb}, {cb}, 1")
+        b_rows = _RowReader(em, staged[id(b)], 2 * N, lo, cb)
+    else:
+        # ldmatrix without .trans on the N x K rows: lane l reads row n = wcol + (l & 7) + 8 (l >> 4)
+        # at k = 8 ((l >> 3) & 1); the four matrices are (b0 b1, b2 b3) of two 8-column tiles
+        rn, ck = kb.reg(B32), kb.reg(B32)
+        kb.emit(f"and.b32 \t{rn}, {lane}, 7")
+        kb.emit(f"add.u32 \t{rn}, {rn}, {hi}")
+        kb.emit(f"add.u32 \t{rn}, {rn}, {wcol}")
+        kb.emit(f"shr.u32 \t{ck}, {lane}, 3")
+        kb.emit(f"and.b32 \t{ck}, {ck}, 1")
+        kb.emit(f"shl.b32 \t{ck}, {ck}, 4")
+        b_rows = _RowReader(em, b_nk, 2 * K, rn, ck)
+
+    def k_step(step):
+        """The MMAs of one 16-wide K step; `step` None: the loop's current one
+        (read at the readers' positions), else the unrolled step's number."""
+        if a_regs is None:
+            afr = []
             for i in range(layout.tiles_m):
-                t = i * layout.tiles_n + j + jj
-                dl = ", ".join(acc[t * 4:t * 4 + 4])
-                kb.emit(f"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32 \t{{{dl}}}, "
-                        f"{{{', '.join(afr[i])}}}, {{{', '.join(regs[2 * jj:2 * jj + 2])}}}, {{{dl}}}")
-    a_rows.advance_columns(32)
-    b_rows.advance_rows(16)
-    kb.emit(f"add.u32 \t{k}, {k}, 16")
-    more = kb.reg(PRED)
-    kb.emit(f"setp.lt.u32 \t{more}, {k}, {K}")
-    kb.emit(f"@{more} bra \t{head}")
+                regs = [kb.reg(B32) for _ in range(4)]
+                kb.emit(f"ldmatrix.sync.aligned.m8n8.x4.shared.b16 \t{{{', '.join(regs)}}}, "
+                        f"{a_rows.address(0, i * 16)}")
+                afr.append(regs)
+        else:
+            afr = [a_regs[i][step] for i in range(layout.tiles_m)]
+        s16 = step or 0
+        # B fragments two column tiles at a time (all their MMAs issued before the
+        # next pair is loaded): 4 live registers instead of 2 * tiles_n
+        for j in range(0, layout.tiles_n, 2):
+            pair = min(2, layout.tiles_n - j)
+            regs = [kb.reg(B32) for _ in range(2 * pair)]
+            if b_nk is None:
+                kb.emit(f"ldmatrix.sync.aligned.m8n8.x{2 * pair}.trans.shared.b16 \t{{{', '.join(regs)}}}, "
+                        f"{b_rows.address(16 * j, 16 * s16)}")
+            else:
+                kb.emit(f"ldmatrix.sync.aligned.m8n8.x{2 * pair}.shared.b16 \t{{{', '.join(regs)}}}, "
+                        f"{b_rows.address(32 * s16, 8 * j)}")
+            for jj in range(pair):
+                for i in range(layout.tiles_m):
+                    t = i * layout.tiles_n + j + jj
+                    dl = ", ".join(acc[t * 4:t * 4 + 4])
+                    kb.emit(f"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32 \t{{{dl}}}, "
+                            f"{{{', '.join(afr[i])}}}, {{{', '.join(regs[2 * jj:2 * jj + 2])}}}, {{{dl}}}")
+
+    if a_regs is not None:
+        for step in range(K // 16):
+            k_step(step)
+    else:
+        k = kb.reg(B32)
+        kb.emit(f"mov.u32 \t{k}, 0")
+        head = kb.label("mma_k")
+        kb.place(head)
+        k_step(None)
+        a_rows.advance_columns(32)
+        if b_nk is None:
+            b_rows.advance_rows(16)
+        else:
+            b_rows.advance_columns(32)
+        kb.emit(f"add.u32 \t{k}, {k}, 16")
+        more = kb.reg(PRED)
+        kb.emit(f"setp.lt.u32 \t{more}, {k}, {K}")
+        kb.emit(f"@{more} bra \t{head}")
     out = em.new_tile(rt, (M, N), layout)
     from .numeric import from_f32
     for r, s in zip(out.regs, acc):
         from_f32(em, r, s, rt)
+    return out
+
+
+def _register_a(em, a, layout):
+    """A's mma.sync fragments from registers, [row tile][K step] -> four .b32,
+    when A is a register tile and the dot's warps split the rows only, else
+    None. The m16n8k16 A fragment of rows 16 i.., columns 16 s.. holds the
+    elements the f32 accumulator of an M x K product (same warps) keeps in its
+    8-column tiles 2 s and 2 s + 1, in the same order: a tile in that layout
+    (attention's P, from the first dot) moves nothing; another is converted."""
+    if not isinstance(layout, MmaAcc) or layout.wn != 1 or a.home is not None or a.view is not None \
+            or a.splat or a.layout is None:
+        return None
+    M, K = a.shape
+    frag = MmaAcc((M, K), layout.threads, layout.wm, 1)
+    t = em.in_layout(em.regs_of(a), frag)
+    kb = em.kb
+    tn = K // 8
+    out = []
+    for i in range(frag.tiles_m):
+        steps = []
+        for s in range(K // 16):
+            regs = []
+            for j in range(4):
+                slot = (i * tn + 2 * s) * 4 + 2 * j
+                r = kb.reg(B32)
+                kb.emit(f"mov.b32 \t{r}, {{{t.at(slot)}, {t.at(slot + 1)}}}")
+                regs.append(r)
+            steps.append(regs)
+        out.append(steps)
     return out
 
 

@@ -149,8 +149,9 @@ def _alloc_tensor(em, op):
         n *= d
     # a stage buffer that may hold swizzled slots starts where the hardware's
     # swizzle pattern does (wgmma reads such slots in place)
-    align = 1024 if len(t.shape) == 3 and byte_size(t.element_type) == 2 and n * 2 >= 1024 else 128
-    sym = em.kb.shared_buffer(n * byte_size(t.element_type), align, "stage", span=_live_span(op))
+    slot_2d = len(t.shape) >= 3 and all(d == 1 for d in t.shape[1:-2])
+    align = 1024 if slot_2d and byte_size(t.element_type) == 2 and n * 2 >= 1024 else 128
+    sym = em.kb.shared_buffer(n * byte_size(t.element_type), align, "stage", span=live_span(op))
     em.bind(op.results[0], SharedView(sym, t.element_type, t.shape))
 
 
@@ -163,11 +164,13 @@ def _phase_of(op):
     return None, None
 
 
-def _live_span(op):
+def live_span(op, through_tiles=False):
     """(first, last): the phases of `op` and of the last op that uses a value
     derived from `op`'s result through views, pipelines and iterators (tiles
-    read out of the buffer are copies and do not extend it); None when `op` is
-    not inside an entry."""
+    read out of the buffer are copies and do not extend it, unless
+    `through_tiles`: the result is itself a tile that lives in the buffer, and
+    its reshapes and permutations are views of it); None when `op` is not
+    inside an entry."""
     from ...dialects.cuda_tile.types import TileType
     block, first = _phase_of(op)
     if block is None:
@@ -185,7 +188,8 @@ def _live_span(op):
                 top = top.parent_op
             if top is not None:
                 last = max(last, pos[id(top)])
-            work.extend(r for r in user.results if not isinstance(r.type, TileType))
+            work.extend(r for r in user.results if not isinstance(r.type, TileType)
+                        or (through_tiles and user.name in HOME_VIEWS))
     return first, last
 
 
@@ -225,9 +229,14 @@ def _store(em, op):
 HOME_AWARE = ("nv_tileas.dot", "nv_tileas.async.pipeline.yield", "nv_tileas.store", "nv_tileas.view")
 
 
+# ops that make a view of a tile that sits only in shared memory (ops_core)
+HOME_VIEWS = ("cuda_tile.reshape", "cuda_tile.permute", "nv_tileas.shuffle")
+
+
 def needs_registers(value) -> bool:
-    """Whether some user of a shared-memory tile needs it in registers."""
-    return any(u.name not in HOME_AWARE for u in value.users)
+    """Whether some user of a shared-memory tile (or of a view of it) needs it in registers."""
+    return any(u.name not in HOME_AWARE and (u.name not in HOME_VIEWS or needs_registers(u.results[0]))
+               for u in value.users)
 
 
 # ---- global accesses through views ------------------------------------------------------------

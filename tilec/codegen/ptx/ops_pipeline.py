@@ -167,21 +167,35 @@ def _slot_swizzle(op, view):
 
 
 def slot_swizzle(op, shape, etype):
-    """_slot_swizzle from the stage buffer's (stages, rows, cols) shape and element type."""
-    if len(shape) != 3 or byte_size(etype) != 2:
+    """_slot_swizzle from the stage buffer's (stages, [1, ...,] rows, cols) shape
+    and element type; the dots may read the slots through reshapes and
+    transposes (views, ops_core)."""
+    slot = tuple(shape[1:])
+    if len(slot) < 2 or any(d != 1 for d in slot[:-2]) or byte_size(etype) != 2:
         return None
     consumers = [u for u in op.results[1].users if u.name.endswith("consume_one")]
     if not consumers:
         return None
     for c in consumers:
         for arg in c.regions[0].blocks[0].arguments:
-            for use in arg.users:
-                if use.name == "nv_tileas.async.pipeline.yield":
+            for user, index in slot_readers(arg):
+                if user.name == "nv_tileas.async.pipeline.yield":
                     continue
-                if use.name != DOT or len(use.results[0].type.shape) != 2 or arg is use.operands[2]:
+                if user.name != DOT or len(user.results[0].type.shape) != 2 or index == 2:
                     return None
     from .swizzle import Swizzle
-    return Swizzle.for_rows(shape[-1] * 2, shape[-2])
+    return Swizzle.for_rows(slot[-1] * 2, slot[-2])
+
+
+def slot_readers(value):
+    """(op, operand index) of each use of `value`, looking through the views
+    (reshape, permute) that ops_core makes of a tile in shared memory."""
+    from .ops_memory import HOME_VIEWS
+    for use in value.uses:
+        if use.owner.name in HOME_VIEWS:
+            yield from slot_readers(use.owner.results[0])
+        else:
+            yield use.owner, use.index
 
 
 def _barrier(em, sym, it) -> str:
@@ -454,7 +468,9 @@ def _agent_switch(em, op):
         group = em.enter_group(tid, nw * 32, i + 1, outer.first_thread + start * 32)
         from ...dialects.nv_tileas.layouts import linear_offsets
         for v, (tile, base) in handoff.items():   # outer tiles, re-read in this agent's layout
-            if v in uses[i]:
+            if v in uses[i] and base is None:
+                em.bind(v, Tile(tile.etype, tile.shape, em.layout_for(tile.shape), None, tile.home, view=tile.view))
+            elif v in uses[i]:
                 em.bind(v, em.load_shared(tile.etype, tile.shape, em.layout_for(tile.shape), base,
                                           linear_offsets(tile.shape)))
         for d in remat:
@@ -537,6 +553,9 @@ def _hand_off(em, op):
                 need(u)
             remat.append(d)
             return
+        if x.regs is None and (x.home is not None or x.view is not None):
+            out[v] = (x, None)       # already in shared memory (a shared layout): every agent reads it there
+            return
         x = em.regs_of(x)
         n = 1
         for dim in x.shape:
@@ -549,7 +568,7 @@ def _hand_off(em, op):
     for inner in inside_ops:
         for v in inner.operands:
             need(v)
-    if out:
+    if any(base is not None for _, base in out.values()):
         em.sync()
     # what each agent reads: the handed-off values and re-emitted ops its region uses
     uses = []

@@ -76,37 +76,51 @@ def wgmma_layout(em, op, a_shape=None, c_shape=None):
     g = em.group
     if k % 16 or m % 8 or n % 8 or g.threads % 128 or getattr(g, "first_thread", 0) % 128:
         return None
-    if em.wgmma == AUTO and not reads_slots_in_place(op):
-        return None
-    if (m * k + n * k) * 2 > STAGE_LIMIT:
+    if em.wgmma == AUTO:
+        if not reads_b_in_place(op):
+            return None
+    elif (m * k + n * k) * 2 > STAGE_LIMIT:
         return None
     return wgmma_acc((m, n), g.threads)
 
 
-AUTO = "auto"     # em.wgmma: wgmma only where it reads both operands in place (the sm_90a default)
+AUTO = "auto"     # em.wgmma: wgmma where B is read in place (the sm_90a default)
 
 
-def reads_slots_in_place(op) -> bool:
-    """Whether dot `op`'s A and B will sit in swizzled, 1024-aligned pipeline
-    slots of their own shapes (what _in_place finds at emission), from the IR:
-    each operand is a consume_one region's slot of a pipeline that
-    ops_pipeline.slot_swizzle swizzles, with whole 1024-byte slots."""
+def slot_source(v):
+    """(consume_one block argument, transposed) when dot operand `v` is a
+    swizzled pipeline slot seen through reshapes and 2-D transposes (the
+    views ops_core makes without moving data), else None."""
+    from .ops_memory import HOME_VIEWS
     from .ops_pipeline import slot_swizzle
-    for v in op.operands[:2]:
-        block = getattr(v, "block", None)
-        owner = getattr(block, "parent_op", None) if block is not None else None
-        if owner is None or not owner.name.endswith("consume_one") or v not in block.arguments:
-            return False
-        pipe = getattr(owner.operands[0], "op", None)
-        if pipe is None or pipe.name != "nv_tileas.async.pipeline.create_pipeline":
-            return False
-        buf = pipe.operands[0].type
-        shape, etype = tuple(getattr(buf, "shape", ())), getattr(buf, "element_type", None)
-        if len(shape) != 3 or shape[1:] != tuple(v.type.shape) or (shape[1] * shape[2] * 2) % 1024:
-            return False
-        if slot_swizzle(pipe, shape, etype) is None:
-            return False
-    return True
+    transposed = False
+    while getattr(v, "op", None) is not None and v.op.name in HOME_VIEWS:
+        d = v.op
+        if d.name != "cuda_tile.reshape":
+            if list(d.attributes["permutation"].values) != [1, 0]:
+                return None
+            transposed = not transposed
+        v = d.operands[0]
+    block = getattr(v, "block", None)
+    owner = getattr(block, "parent_op", None) if block is not None else None
+    if owner is None or not owner.name.endswith("consume_one") or v not in block.arguments:
+        return None
+    pipe = getattr(owner.operands[0], "op", None)
+    if pipe is None or pipe.name != "nv_tileas.async.pipeline.create_pipeline":
+        return None
+    buf = pipe.operands[0].type
+    shape, etype = tuple(getattr(buf, "shape", ())), getattr(buf, "element_type", None)
+    if len(shape) < 3 or (shape[-2] * shape[-1] * 2) % 1024 or slot_swizzle(pipe, shape, etype) is None:
+        return None
+    return v, transposed
+
+
+def reads_b_in_place(op) -> bool:
+    """Whether dot `op`'s B will sit in a swizzled, 1024-aligned pipeline slot
+    (read as MN-major, or K-major through a transpose) when it is emitted:
+    wgmma then needs no copy of B, and A comes from its own slot, a tile in
+    shared memory, or registers (`wgmma_dot`)."""
+    return slot_source(op.operands[1]) is not None
 
 
 def _encode(x: int) -> int:
@@ -129,19 +143,44 @@ def _canonical(em, tile: Tile, shape4, coeffs, base: str):
     em.store_shared(t4, base, coeffs)
 
 
-def _in_place(em, a, b):
-    """(A's, B's) Swizzle when both operands sit in swizzled pipeline slots that
-    wgmma can read where they are, else None: A (M x K) row-major is K-major,
-    B (K x N) row-major is MN-major (transposed), each slot 1024-aligned."""
-    M, K = a.shape
-    N = b.shape[1]
-    got = []
-    for t, pitch, rows in ((a, 2 * K, M), (b, 2 * N, K)):
-        swz = em.swizzle_of.get(t.home) if t.home is not None else None
-        if swz is None or swz.pitch != pitch or swz.rows != rows or em.align_of.get(t.home, 1) % 1024:
-            return None
-        got.append(swz)
-    return tuple(got)
+class _Smem:
+    """An operand wgmma reads where it is: a swizzled tile at `addr` stored
+    row-major in rows of `swz.pitch` bytes; `k_major` when K runs along the
+    stored rows (A as stored, or B through a transpose)."""
+
+    def __init__(self, addr, swz, k_major):
+        self.addr, self.swz, self.k_major = addr, swz, k_major
+
+    def descriptor(self, em, start):
+        swz = self.swz
+        if self.k_major:     # SBO: eight rows; LBO unused with a swizzle
+            return _descriptor(em, start, 16, 8 * swz.row_bytes, swz.mode)
+        return _descriptor(em, start, swz.panel_bytes, 8 * swz.row_bytes, swz.mode)
+
+    def k_step(self, step: int) -> int:
+        """Bytes from the operand's start to its 16-wide K step `step`."""
+        swz = self.swz
+        if not self.k_major:
+            return 16 * step * swz.row_bytes
+        kbyte = 32 * step
+        return (kbyte // 128) * swz.panel_bytes + kbyte % 128 if swz.pitch > 128 else kbyte
+
+
+def _smem_operand(em, t: Tile, rows: int, cols: int, k_along_rows: bool):
+    """A _Smem for `t` (rows x cols as the dot sees it) when it sits in a
+    swizzled, 1024-aligned shared tile wgmma can read in place, else None. A
+    (M x K) is K-major as stored; B (K x N) MN-major as stored, K-major when it
+    is a transpose of an (N x K) tile. `k_along_rows`: K is the dot's rows (B)."""
+    if t.home is not None:
+        addr, stored_rows, pitch, transposed = t.home, rows, 2 * cols, False
+    elif t.view is not None and list(t.view[1]) == [1, rows]:
+        addr, stored_rows, pitch, transposed = t.view[0], cols, 2 * rows, True
+    else:
+        return None
+    swz = em.swizzle_of.get(addr)
+    if swz is None or swz.pitch != pitch or swz.rows != stored_rows or em.align_of.get(addr, 1) % 1024:
+        return None
+    return _Smem(addr, swz, transposed == k_along_rows)
 
 
 def _descriptor(em, start: str, lbo: int, sbo: int, mode: int) -> str:
@@ -169,34 +208,76 @@ def _warpgroup_rows(em, layout, base: str, row_bytes: int, rows: int) -> str:
     return out
 
 
-def _wgmma_in_place(em, a, b, acc, layout, kind, swz):
-    """The dot on the slots themselves: A's descriptor K-major with the slot's
-    swizzle (SBO: eight rows; each K step 32 bytes further, in the next panel
-    past 128 bytes), B's MN-major (imm-trans-b = 1; SBO: eight K rows, LBO: the
-    panel stride between 64-column panels; each K step 16 rows further). The
-    slots were written by cp.async (the generic proxy): the proxy fence makes
-    them visible to wgmma's async-proxy reads."""
+def _pack_a(em, a, layout, M: int, K: int):
+    """A in registers, as wgmma's A fragments: per 64-row chunk i and K step s,
+    four .b32 registers of two 16-bit elements. The fragment of the m64nNk16 A
+    (PTX ISA, register fragment for matrix A) puts (row, column) pairs where the
+    f32 accumulator of an M x K product has them (WgmmaAcc with N = K): the 8
+    halves of step s are slots 8 s .. 8 s + 7 of the chunk. So a tile already in
+    that layout (the probabilities of attention, from the first dot's
+    accumulator) moves nothing; any other is converted (em.in_layout)."""
     kb = em.kb
-    M, K = a.shape
-    N = b.shape[1]
-    sa, sb = swz
+    t = em.in_layout(em.regs_of(a), WgmmaAcc((M, K), layout.threads))
+    per = K // 2
+    out = []
+    for i in range(layout.tiles_m):
+        chunk = []
+        for s in range(K // 16):
+            regs = []
+            for j in range(4):
+                slot = i * per + 8 * s + 2 * j
+                r = kb.reg(B32)
+                kb.emit(f"mov.b32 \t{r}, {{{t.at(slot)}, {t.at(slot + 1)}}}")
+                regs.append(r)
+            chunk.append(regs)
+        out.append(chunk)
+    return out
+
+
+def _issue(em, frags, sa, sb, acc, layout, kind, M: int, N: int, K: int):
+    """wgmma.fence, the m64nNk16 instructions of every K step and 64-row chunk
+    (A from `sa`'s descriptor, or the register fragments `frags` when `sa` is
+    None; B from `sb`'s), commit and wait for them. The operands' shared memory
+    was written through the generic proxy (cp.async, st.shared): the proxy
+    fence makes it visible to wgmma's async-proxy reads."""
+    kb = em.kb
     kb.emit("fence.proxy.async.shared::cta")
-    a_start = _warpgroup_rows(em, layout, a.home, sa.row_bytes, M)
-    da = _descriptor(em, a_start, 16, 8 * sa.row_bytes, sa.mode)
-    db = _descriptor(em, b.home, sb.panel_bytes, 8 * sb.row_bytes, sb.mode)
+    if sa is not None:
+        da = sa.descriptor(em, _warpgroup_rows(em, layout, sa.addr, sa.swz.row_bytes, M))
+    db = sb.descriptor(em, sb.addr)
+    trans_b = 0 if sb.k_major else 1
     per = layout.regs_per_tile
     kb.emit("wgmma.fence.sync.aligned")
     for step in range(K // 16):
-        kbyte = 32 * step
-        a_off = (kbyte // 128) * sa.panel_bytes + kbyte % 128 if sa.pitch > 128 else kbyte
-        dbs = _offset(em, db, _encode(16 * step * sb.row_bytes))
+        dbs = _offset(em, db, _encode(sb.k_step(step)))
         for i in range(layout.tiles_m):
-            das = _offset(em, da, _encode(a_off + 64 * i * sa.row_bytes))
             dl = ", ".join(acc[i * per:(i + 1) * per])
+            if sa is None:
+                kb.emit(f"wgmma.mma_async.sync.aligned.m64n{N}k16.f32.{kind}.{kind} \t{{{dl}}}, "
+                        f"{{{', '.join(frags[i][step])}}}, {dbs}, 1, 1, 1, {trans_b}")
+                continue
+            das = _offset(em, da, _encode(sa.k_step(step) + 64 * i * sa.swz.row_bytes))
             kb.emit(f"wgmma.mma_async.sync.aligned.m64n{N}k16.f32.{kind}.{kind} \t{{{dl}}}, {das}, {dbs}, "
-                    f"1, 1, 1, 0, 1")
+                    f"1, 1, 1, 0, {trans_b}")
     kb.emit("wgmma.commit_group.sync.aligned")
     kb.emit("wgmma.wait_group.sync.aligned \t0")
+
+
+def _accumulators(em, c, layout):
+    kb = em.kb
+    acc = []
+    for s in range(layout.nslots):
+        r = kb.reg(F32)
+        kb.emit(f"mov.f32 \t{r}, {to_f32(em, c.at(s), c.etype)}")
+        acc.append(r)
+    return acc
+
+
+def _result(em, acc, layout, rt, M, N):
+    out = em.new_tile(rt, (M, N), layout)
+    for r, s in zip(out.regs, acc):
+        from_f32(em, r, s, rt)
+    return out
 
 
 def wgmma_dot(em, op, a, b, c, layout: WgmmaAcc, rt):
@@ -205,18 +286,16 @@ def wgmma_dot(em, op, a, b, c, layout: WgmmaAcc, rt):
     N = b.shape[1]
     kind = float_name(a.etype)
     c = em.in_layout(c, layout)       # before staging: converting uses the group scratch
-    swz = _in_place(em, a, b)
-    if swz is not None:
-        acc = []
-        for s in range(layout.nslots):
-            r = kb.reg(F32)
-            kb.emit(f"mov.f32 \t{r}, {to_f32(em, c.at(s), c.etype)}")
-            acc.append(r)
-        _wgmma_in_place(em, a, b, acc, layout, kind, swz)
-        out = em.new_tile(rt, (M, N), layout)
-        for r, s in zip(out.regs, acc):
-            from_f32(em, r, s, rt)
-        return out
+    sb = _smem_operand(em, b, K, N, k_along_rows=True)
+    if sb is not None:
+        # B in place; A in place too when it sits K-major in a swizzled tile, else from registers
+        sa = _smem_operand(em, a, M, K, k_along_rows=False)
+        if sa is not None and not sa.k_major:
+            sa = None
+        frags = None if sa is not None else _pack_a(em, a, layout, M, K)
+        acc = _accumulators(em, c, layout)
+        _issue(em, frags, sa, sb, acc, layout, kind, M, N, K)
+        return _result(em, acc, layout, rt, M, N)
     a_bytes = M * K * 2
     buf = kb.shared_buffer(a_bytes + N * K * 2, 128, "wgmma")
     base = em.addr_of(buf)
@@ -235,11 +314,7 @@ def wgmma_dot(em, op, a, b, c, layout: WgmmaAcc, rt):
     a_start = _warpgroup_rows(em, layout, base, 16, M)
     da = _descriptor(em, a_start, 16 * M, SBO, 0)
     db = _descriptor(em, b_base, 16 * N, SBO, 0)
-    acc = []
-    for s in range(layout.nslots):
-        r = kb.reg(F32)
-        kb.emit(f"mov.f32 \t{r}, {to_f32(em, c.at(s), c.etype)}")
-        acc.append(r)
+    acc = _accumulators(em, c, layout)
     per = layout.regs_per_tile
     kb.emit("wgmma.fence.sync.aligned")
     for step in range(K // 16):
@@ -251,10 +326,7 @@ def wgmma_dot(em, op, a, b, c, layout: WgmmaAcc, rt):
                     f"1, 1, 1, 0, 0")
     kb.emit("wgmma.commit_group.sync.aligned")
     kb.emit("wgmma.wait_group.sync.aligned \t0")
-    out = em.new_tile(rt, (M, N), layout)
-    for r, s in zip(out.regs, acc):
-        from_f32(em, r, s, rt)
-    return out
+    return _result(em, acc, layout, rt, M, N)
 
 
 def _offset(em, desc: str, add: int) -> str:

@@ -25,12 +25,16 @@ class Tile:
     thread of every group. `home`, when set, is a shared-memory address
     (symbol or register) holding the same elements row-major. `origin`, when
     set, is the tile this one broadcasts (unit dimensions stretched): another
-    layout of it is then made from the source (slices.broadcast_into)."""
-    __slots__ = ("etype", "shape", "layout", "regs", "home", "origin")
+    layout of it is then made from the source (slices.broadcast_into).
+    `view`, when set, is (address, coefficients): the tile is a permutation of
+    a shared-memory tile, element c at address + esize * sum(c_d * coeff_d)
+    (a transpose of a pipeline slot, which wgmma reads in place as the other
+    major-ness); such a tile has no row-major `home`."""
+    __slots__ = ("etype", "shape", "layout", "regs", "home", "origin", "view")
 
-    def __init__(self, etype, shape, layout, regs, home=None, origin=None):
+    def __init__(self, etype, shape, layout, regs, home=None, origin=None, view=None):
         self.etype, self.shape, self.layout, self.regs, self.home = etype, tuple(shape), layout, regs, home
-        self.origin = origin
+        self.origin, self.view = origin, view
 
     @property
     def splat(self) -> bool:

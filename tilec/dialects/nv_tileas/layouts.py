@@ -256,10 +256,13 @@ class SliceLayout:
 MMA_OPERAND_TYPES = ("f16", "bf16")
 
 
-def tensor_core_acc(a_type, b_type, c_type, threads: int):
+def tensor_core_acc(a_type, b_type, c_type, threads: int, rows_only: bool = False):
     """The MmaAcc layout of a dot's (M, N) accumulator when the dot runs on
     tensor cores (mma.sync m16n8k16: f16/bf16 operands of one type, an f32 or
-    f16 accumulator, K a multiple of 16, rank 2), else None."""
+    f16 accumulator, K a multiple of 16, rank 2), else None. `rows_only`: the
+    warps split the rows only, when they can (a dot whose result becomes
+    another dot's A: each warp then holds whole rows, which are its A
+    fragments of the next dot, and row reductions stay inside warps)."""
     def name(t):
         e = getattr(t, "element_type", None)
         return e.name if type(e).__name__ == "FloatType" else ""
@@ -269,18 +272,25 @@ def tensor_core_acc(a_type, b_type, c_type, threads: int):
         return None
     if a_type.shape[1] % 16:
         return None
+    warps = threads // 32
+    if rows_only and threads % 32 == 0 and c_type.shape[0] % (16 * warps) == 0 and c_type.shape[1] % 8 == 0:
+        return MmaAcc(tuple(c_type.shape), threads, warps, 1)
     return mma_acc(tuple(c_type.shape), threads)
 
 
 class LayoutAttr(DialectAttr):
     """`#nv_tileas<layout blocked>`: the group's blocked layout of the tile's
     shape (it depends on nothing else); `#nv_tileas<layout mma, warps = [wm, wn]>`:
-    the mma.sync accumulator layout over a wm x wn grid of warps. Parsed through
-    `#nv_tileas<...>` (AtomAttr.parse_body hands `layout` here)."""
+    the mma.sync accumulator layout over a wm x wn grid of warps;
+    `#nv_tileas<layout shared>`: the tile sits in shared memory, row-major, its
+    16-byte chunks XOR-swizzled by the rows' pitch (the swizzle the tensor
+    cores read: 32, 64 or 128 bytes, 128-byte panels past that), where a dot
+    reads it in place (ldmatrix, wgmma descriptors) however often it runs.
+    Parsed through `#nv_tileas<...>` (AtomAttr.parse_body hands `layout` here)."""
     __slots__ = ("kind", "warps")
     dialect, mnemonic = "nv_tileas", ""
     description = "layout"
-    KINDS = ("blocked", "mma")
+    KINDS = ("blocked", "mma", "shared")
 
     def __init__(self, kind: str, warps: tuple | None = None):
         object.__setattr__(self, "kind", kind)
@@ -300,7 +310,10 @@ class LayoutAttr(DialectAttr):
 
     def layout_for(self, shape, threads: int):
         """The concrete layout for a tile of `shape` in a group of `threads`, or
-        None when this one does not fit them (the warp grid needs other warps)."""
+        None when this one does not fit them (the warp grid needs other warps)
+        or is not a register layout (shared)."""
+        if self.kind == "shared":
+            return None
         if self.kind == "blocked":
             return blocked(shape, threads)
         wm, wn = self.warps
@@ -320,7 +333,7 @@ class LayoutAttr(DialectAttr):
         """After `#nv_tileas<layout`: the kind and, for mma, its warp grid."""
         kind = r.keyword()
         if kind not in cls.KINDS:
-            r.error(f"unknown layout '{kind}' (expected blocked or mma)")
+            r.error(f"unknown layout '{kind}' (expected blocked, mma or shared)")
         warps = None
         if kind == "mma":
             if not r.accept(",") or r.keyword() != "warps":
