@@ -488,10 +488,13 @@ def _causal_args():
 def test_consecutive_k_loops_share_one_agent_switch(merge):
     """cuTile splits a causal attention loop in two; on sm_90a both halves run in one
     agent_switch (the accumulators stay in the consumer agent between them) unless
-    merge-agents=false. Either way the scheduled IR computes what the source does."""
+    merge-agents=false; merged, the second half continues the first half's K and V
+    pipelines (one ring of stage buffers each, its iterators starting where the first
+    loops' ended). Either way the scheduled IR computes what the source does."""
     ok, ops, engine = lower(read(CAUSAL), "sm_90a", merge_agents=str(merge).lower())
     assert ok, errors(engine)
     text = text_of(ops)
     assert text.count("agent_switch") == (1 if merge else 2)
-    assert text.count("create_pipeline") == 4
+    assert text.count("create_pipeline") == (2 if merge else 4)
+    assert text.count("alloc_tensor") == (2 if merge else 4)
     same(both(CAUSAL, (2, 2), _causal_args, "sm_90a", merge_agents=str(merge).lower()), rtol=2e-2, atol=2e-2)

@@ -128,7 +128,9 @@ class Schedule(Pass):
                 ok = schedule_loop(a, t, stages, warps, engine, self.options["tma"]) and ok
         if ok and t.warp_specialized and self.options["merge-agents"]:
             from .merge_agents import merge_agent_switches
-            merge_agent_switches(blocks)
+            from .share_pipelines import share_pipelines
+            if merge_agent_switches(blocks):
+                share_pipelines(blocks)
         from .layouts import assign_layouts
         for e in entries(blocks):
             assign_layouts(e, warps)
