@@ -979,7 +979,7 @@ def test_sequential_pipelines_share_stage_bytes(monkeypatch):
 @pytest.mark.parametrize("arch", ARCHES)
 def test_sim_layout_changes_by_rows(arch, monkeypatch):
     """When a kernel's shared memory is short, layout changes go through a small
-    scratch buffer a block of rows at a time (compile_ops' last fallback). Forced
+    scratch buffer a block of rows at a time (compile_ops' first fallback). Forced
     here with a 512-byte buffer on causal attention (flash_attention's layout
     changes are all smaller: its row statistics stay in slices of the
     accumulator); the result stays the interpreter's."""

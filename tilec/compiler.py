@@ -81,15 +81,18 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
         num_warps = default_num_warps(ops, arch)
     start = len(engine.diagnostics)
     target = target_for(arch)
-    # after an overflow, (stages, scratch limit, merge agent switches): fewer stages; then layout
-    # changes through a small buffer by rows; then consecutive loops in agent switches of their
+    # after an overflow, (stages, scratch limit, merge agent switches): layout changes through a
+    # small buffer by rows (they sit mostly outside the K loop: an epilogue's accumulator), then
+    # one stage fewer, and so on down to one; last, consecutive loops in agent switches of their
     # own, whose stage buffers need not be live together
     fallbacks = []
     if reload is not None:
         fewer = [] if num_stages is not None else list(range((target.default_stages if target else 1) - 1, 0, -1))
         least = fewer[-1] if fewer else num_stages
-        fallbacks = [(n, None, True) for n in fewer] + [(least, SCRATCH_ROWS_BYTES, True),
-                                                        (least, SCRATCH_ROWS_BYTES, False)]
+        fallbacks = [(num_stages, SCRATCH_ROWS_BYTES, True)]
+        for n in fewer:
+            fallbacks += [(n, None, True), (n, SCRATCH_ROWS_BYTES, True)]
+        fallbacks.append((least, SCRATCH_ROWS_BYTES, False))
     first, scratch_limit, merge = None, None, True
     while True:
         lowered = lower_and_schedule(ops, engine, arch, num_warps, num_stages, merge)

@@ -57,7 +57,8 @@ def _inside(value, loop, skip) -> bool:
 
 
 def _before(a, b) -> bool:
-    if a.parent is not b.parent:
+    """`a` comes before `b` (another op) in their block."""
+    if a.parent is not b.parent or a is b:
         return False
     for op in a.parent.ops:
         if op is a:
