@@ -2,7 +2,7 @@
 dialects add theirs by subclassing DialectAttr."""
 from __future__ import annotations
 
-import attrs
+from .record import frozen
 
 from .printing import format_float, quote, symbol
 from .types import FloatType, IntegerType, Type
@@ -21,13 +21,13 @@ class Attribute:
         return self.text()
 
 
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class UnitAttr(Attribute):
     def text(self, short=False):
         return "unit"
 
 
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class BoolAttr(Attribute):
     value: bool
 
@@ -35,7 +35,7 @@ class BoolAttr(Attribute):
         return "true" if self.value else "false"
 
 
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class IntegerAttr(Attribute):
     value: int
     type: Type = IntegerType(64)
@@ -46,7 +46,7 @@ class IntegerAttr(Attribute):
         return f"{self.value} : {self.type.text(short)}"
 
 
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class FloatAttr(Attribute):
     value: float
     type: Type = FloatType("f64")
@@ -57,7 +57,7 @@ class FloatAttr(Attribute):
         return f"{value} : {self.type.text(short)}"
 
 
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class StringAttr(Attribute):
     value: str
 
@@ -65,7 +65,7 @@ class StringAttr(Attribute):
         return quote(self.value)
 
 
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class SymbolRefAttr(Attribute):
     root: str
     nested: tuple = ()
@@ -74,7 +74,7 @@ class SymbolRefAttr(Attribute):
         return symbol(self.root) + "".join("::" + symbol(n) for n in self.nested)
 
 
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class TypeAttr(Attribute):
     value: Type
 
@@ -82,7 +82,7 @@ class TypeAttr(Attribute):
         return self.value.text(short)
 
 
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class ArrayAttr(Attribute):
     elements: tuple
 
@@ -96,7 +96,7 @@ class ArrayAttr(Attribute):
         return len(self.elements)
 
 
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class DenseArrayAttr(Attribute):
     """`array<i32: 1, 2>`: a flat list of scalars of one element type."""
     element_type: Type
@@ -111,7 +111,7 @@ class DenseArrayAttr(Attribute):
         return f"array<{self.element_type.text()}: {vals}>"
 
 
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class DictionaryAttr(Attribute):
     entries: tuple  # ((name, Attribute), ...) in source order
 
@@ -128,7 +128,7 @@ class DictionaryAttr(Attribute):
         return dict(self.entries)
 
 
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class OpaqueAttr(Attribute):
     """An attribute of an unregistered dialect, kept as its text: `spelling` is
     what follows the dialect name (`.mnemonic<...>` or `<...>`)."""
@@ -139,7 +139,7 @@ class OpaqueAttr(Attribute):
         return f"#{self.dialect}{self.spelling}"
 
 
-@attrs.frozen(repr=False, eq=False)
+@frozen(repr=False, eq=False)
 class LocationAttr(Attribute):
     """A location used as an attribute value (e.g. in fused or debug metadata)."""
     location: object

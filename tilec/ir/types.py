@@ -1,7 +1,7 @@
 """Types: immutable, hashable values. The builtin ones live here; dialects add theirs."""
 from __future__ import annotations
 
-import attrs
+from .record import frozen
 
 DYNAMIC = None  # a `?` extent in a shape
 
@@ -18,7 +18,7 @@ class Type:
         return self.text()
 
 
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class IntegerType(Type):
     width: int
 
@@ -36,7 +36,7 @@ FLOAT_KINDS = {
 }
 
 
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class FloatType(Type):
     name: str
 
@@ -50,7 +50,7 @@ class FloatType(Type):
     __repr__ = text
 
 
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class IndexType(Type):
     def text(self, short=False):
         return "index"
@@ -58,7 +58,7 @@ class IndexType(Type):
     __repr__ = text
 
 
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class NoneType(Type):
     def text(self, short=False):
         return "none"
@@ -70,7 +70,7 @@ def shape_text(shape) -> str:
     return "".join(("?" if d is DYNAMIC else str(d)) + "x" for d in shape)
 
 
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class RankedTensorType(Type):
     shape: tuple
     element_type: Type
@@ -83,7 +83,7 @@ class RankedTensorType(Type):
     __repr__ = text
 
 
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class FunctionType(Type):
     inputs: tuple
     results: tuple
@@ -150,7 +150,7 @@ class BodilessType(DialectType):
         return cls()
 
 
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class OpaqueType(Type):
     """A type of an unregistered dialect, kept as its text."""
     dialect: str

@@ -10,7 +10,7 @@ verifier requires the two to agree), wherever it is referenced: the di_locs
 of the function and of its ops, through nested lexical blocks."""
 from __future__ import annotations
 
-import attrs
+from ..ir.record import evolve
 
 from ..dialects.cuda_tile.debuginfo import DILexicalBlockAttr, DILocAttr, DISubprogramAttr
 from ..ir import attributes as A
@@ -47,7 +47,7 @@ def _renamed_scope(scope, sp, new):
     if isinstance(scope, DISubprogramAttr):
         return scope.with_linkage_name(new) if scope == sp else scope
     if isinstance(scope, DILexicalBlockAttr):
-        return attrs.evolve(scope, scope=_renamed_scope(scope.scope, sp, new))
+        return evolve(scope, scope=_renamed_scope(scope.scope, sp, new))
     return scope
 
 

@@ -20,14 +20,14 @@ hardware swizzles absolute addresses: a tile read by wgmma starts 1024-aligned.
 """
 from __future__ import annotations
 
-import attrs
+from ...ir.record import frozen
 
 from .ptxtypes import B32
 
 LINE = 128       # bytes: one bank line, the widest swizzle
 
 
-@attrs.frozen
+@frozen
 class Swizzle:
     pitch: int      # bytes per row of the row-major tile
     rows: int       # rows of the tile (the panel height when pitch > LINE)

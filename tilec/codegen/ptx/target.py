@@ -1,12 +1,12 @@
 """The PTX target: architecture name, SM number and the ISA version emitted."""
 from __future__ import annotations
 
-import attrs
+from ...ir.record import frozen
 
 ARCHES = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_90a")
 
 
-@attrs.frozen
+@frozen
 class Target:
     arch: str
     sm: int

@@ -17,7 +17,7 @@ alias name (`asm_alias`), its nested attributes in print order
 (`render_body`)."""
 from __future__ import annotations
 
-import attrs
+from ...ir.record import evolve, frozen
 
 from ...ir import attributes as A
 from ...ir import registry
@@ -207,7 +207,7 @@ def _read_source_loc(r):
 # the attributes
 
 @registry.register_attr
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class DIFileAttr(_DIAttr):
     """`#cuda_tile.di_file<"name" in "directory">`: a source file."""
     name: str
@@ -228,7 +228,7 @@ class DIFileAttr(_DIAttr):
 
 
 @registry.register_attr
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class DICompileUnitAttr(_DIAttr):
     """`#cuda_tile.di_compile_unit<file = F>`: the root scope of a compilation."""
     file: DIFileAttr
@@ -250,7 +250,7 @@ class DICompileUnitAttr(_DIAttr):
 
 
 @registry.register_attr
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class DISubprogramAttr(_DIAttr):
     """A function: file, line, name, linkage name, compile unit, optional scope line."""
     file: DIFileAttr
@@ -272,7 +272,7 @@ class DISubprogramAttr(_DIAttr):
                              ("scopeLine", self.scope_line, "opt")), sub)
 
     def with_linkage_name(self, name: str) -> "DISubprogramAttr":
-        return attrs.evolve(self, linkage_name=name)
+        return evolve(self, linkage_name=name)
 
     @classmethod
     def parse_body(cls, r):
@@ -291,7 +291,7 @@ class DISubprogramAttr(_DIAttr):
 
 
 @registry.register_attr
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class DILexicalBlockAttr(_DIAttr):
     """A nested scope in a subprogram: scope, file, line, optional column."""
     scope: object  # DISubprogramAttr | DILexicalBlockAttr
@@ -331,7 +331,7 @@ LOCAL_SCOPES = (DISubprogramAttr, DILexicalBlockAttr)
 
 
 @registry.register_attr
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class DILocAttr(_DIAttr, Location):
     """`#cuda_tile.di_loc<LOC in SCOPE>`: a file:line:col location carrying its
     debug info scope. As a location it reports its source file:line:col."""

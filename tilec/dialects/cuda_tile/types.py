@@ -1,7 +1,7 @@
 """cuda_tile types: tile, ptr, token, tensor_view, partition_view."""
 from __future__ import annotations
 
-import attrs
+from ...ir.record import frozen
 
 from ...ir import registry
 from ...ir.types import DYNAMIC, BodilessType, DialectType, FloatType, IntegerType, Type, shape_text
@@ -15,7 +15,7 @@ def _dims(shape) -> str:
 
 
 @registry.register_type
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class PointerType(DialectType):
     """`ptr<f32>`; 13.4 adds an optional pointer classification, `ptr<f32, <multicast>>`."""
     pointee: Type
@@ -65,7 +65,7 @@ def _tensor_view_ptr_attr(r):
 
 
 @registry.register_type
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class TileType(DialectType):
     shape: tuple
     element_type: Type
@@ -118,13 +118,13 @@ def tile_shape_problem(shape, element_type):
 
 
 @registry.register_type
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class TokenType(BodilessType):
     dialect, mnemonic = DIALECT, "token"
 
 
 @registry.register_type
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class TensorViewType(DialectType):
     shape: tuple
     element_type: Type
@@ -204,7 +204,7 @@ def _stride_array(r):
 
 
 @registry.register_type
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class PartitionViewType(DialectType):
     tile_shape: tuple
     tensor_view: TensorViewType
@@ -393,7 +393,7 @@ def _check(r, start, message):
 
 
 @registry.register_type
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class StridedViewType(DialectType):
     """`strided_view<tile=(AxB), traversal_strides=[s,t], [padding_value = v,]
     tensor_view<...>[, dim_map=[...]]>`: tiles laid out on a grid whose step per
@@ -440,7 +440,7 @@ class StridedViewType(DialectType):
 
 
 @registry.register_type
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class GatherScatterViewType(DialectType):
     """`gather_scatter_view<tile=(AxB), [padding_value = v,] tensor_view<...>,
     sparse_dim=d>`: a grid of tiles where dimension `sparse_dim` is indexed by a

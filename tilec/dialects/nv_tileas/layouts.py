@@ -10,7 +10,7 @@ never convert; ops that move elements between threads go through shared memory.
 """
 from __future__ import annotations
 
-import attrs
+from ...ir.record import frozen
 
 from ...ir.attributes import DialectAttr
 
@@ -24,7 +24,7 @@ def _prod(xs):
     return n
 
 
-@attrs.frozen
+@frozen
 class Blocked:
     """Threads tile the shape last-dimension-first, each holding `vec` contiguous
     elements of the last dimension per repetition. When the tile has fewer
@@ -98,7 +98,7 @@ def linear_offsets(shape):
     return tuple(reversed(strides))
 
 
-@attrs.frozen
+@frozen
 class MmaAcc:
     """The accumulator of mma.sync m16n8k*: warps tile the (M, N) tile as a
     wm x wn grid; each warp holds (M/wm/16) x (N/wn/8) fragments of four
@@ -153,7 +153,7 @@ def mma_acc(shape, threads: int):
     return MmaAcc(tuple(shape), threads, best[1], best[2])
 
 
-@attrs.frozen
+@frozen
 class WgmmaAcc:
     """The f32 accumulator of wgmma.mma_async.m64nNk16 over `threads / 128`
     warpgroups (sm_90a, the opt-in `wgmma` path). Warpgroup g holds the rows
@@ -207,7 +207,7 @@ def wgmma_acc(shape, threads: int):
     return WgmmaAcc(tuple(shape), threads)
 
 
-@attrs.frozen
+@frozen
 class SliceLayout:
     """A tile whose elements are some of a `parent` layout's, each thread keeping
     the values at the coordinates it held there: the result of reducing parent

@@ -27,7 +27,7 @@ groups that are not whole warps).
 """
 from __future__ import annotations
 
-import attrs
+from ...ir.record import frozen
 
 from .layouts import MAX_VEC as _MAX_VEC, Blocked, MmaAcc, SliceLayout, WgmmaAcc
 
@@ -46,7 +46,7 @@ def _unit(rank: int, d: int, v: int) -> tuple:
     return tuple(out)
 
 
-@attrs.frozen
+@frozen
 class LinearLayout:
     """`reg`, `lane`, `warp`: one basis vector (a coordinate tuple) per input bit."""
     shape: tuple

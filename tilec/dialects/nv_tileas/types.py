@@ -3,7 +3,7 @@ tokens and iterators, tiled views with their residency tag, memory and async
 tokens, async values, TMA descriptors, and the NVFP4 element type."""
 from __future__ import annotations
 
-import attrs
+from ...ir.record import frozen
 
 from ...ir import registry
 from ...ir.opdef import Constraint
@@ -29,13 +29,13 @@ class _Bare(BodilessType, LongType):
 # ---- async pipeline ---------------------------------------------------------
 
 @registry.register_type
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class PipelineProducerTokenType(_Bare):
     dialect, mnemonic = "nv_tileas", "async.pipeline.producer_token"
 
 
 @registry.register_type
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class PipelineConsumerTokenType(LongType):
     """`consumer_token`, optionally `<consumers = N[, idx = I]>`: the size of the
     consumer group and the consumer this token was handed to."""
@@ -72,7 +72,7 @@ class PipelineConsumerTokenType(LongType):
 
 
 @registry.register_type
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class PipelineIteratorType(LongType):
     payload: Type
     dialect, mnemonic = "nv_tileas", "async.pipeline.iterator"
@@ -97,7 +97,7 @@ def _residency_text(r):
     return r
 
 
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class TiledViewType(LongType):
     """`tiled_view<SHAPExELT[, RESIDENCY][, strides = [..]][, swizzle = MODE]>`. The
     residency (RMEM/SMEM/TMEM/GMEM) is a tag on the type, not part of its name;
@@ -169,26 +169,26 @@ registry.register_type(TiledViewType)
 
 
 @registry.register_type
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class TileasTiledViewType(TiledViewType):
     """The same view spelled `!nv_tileas.tiled_view<...>`."""
     dialect, mnemonic = "nv_tileas", "tiled_view"
 
 
 @registry.register_type
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class MemTokenType(_Bare):
     dialect, mnemonic = "nv_tileaa", "mem_token"
 
 
 @registry.register_type
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class AsyncTokenType(_Bare):
     dialect, mnemonic = "async", "token"
 
 
 @registry.register_type
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class AsyncValueType(LongType):
     value_type: Type
     dialect, mnemonic = "async", "value"
@@ -202,7 +202,7 @@ class AsyncValueType(LongType):
 
 
 @registry.register_type
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class TmaDescType(LongType):
     """`tma_desc`, optionally `<#nv_tileas<atom ...>>`: the atom it was made for."""
     atom: object = None
@@ -227,7 +227,7 @@ class TmaDescType(LongType):
 
 
 @registry.register_type
-@attrs.frozen(cache_hash=True, repr=False)
+@frozen(cache_hash=True, repr=False)
 class NV4E0M3FType(_Bare):
     """FloatNV4E0M3F, the NVFP4 element type (4 bits). It has no builtin
     spelling, so it is written `!nv_tileas.fnv4E0M3F`."""

@@ -17,8 +17,8 @@ EXTRACT, INSERT, ALLOC, VIEW = ("nv_tileas.extract_slice", "nv_tileas.insert_sli
 
 
 def _with_shape(t, shape):
-    import attrs
-    return attrs.evolve(t, shape=tuple(shape))
+    from ...ir.record import evolve
+    return evolve(t, shape=tuple(shape))
 
 
 class SimplifyExtractSlice(RewritePattern):
