@@ -542,6 +542,26 @@ def persistent_bmm_f16(a, b, c, batch, M: ct.Constant[int], N: ct.Constant[int],
         ct.store(c, index=(q, bm, bn), tile=ct.reshape(ct.astype(acc, c.dtype), (1, TM, TN)))
 
 
+# ---------------------------------------------------------------------------
+# 36. both operands transposed: C = A^T B^T with A stored K x M and B stored N x K,
+#     so the tensor cores read A MN-major and B K-major from their slots (rank-3
+#     loads with a leading batch dimension, permuted and reshaped, as TileGym's bmm)
+
+@ct.kernel
+def matmul_tt_f16(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    bm = ct.bid(0)
+    bn = ct.bid(1)
+    q = ct.bid(2)
+    acc = ct.full((TM, TN), 0.0, dtype=ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(1, TK, TM))):
+        ta = ct.load(a, index=(q, k, bm), shape=(1, TK, TM), padding_mode=ct.PaddingMode.ZERO)
+        tb = ct.load(b, index=(q, bn, k), shape=(1, TN, TK), padding_mode=ct.PaddingMode.ZERO)
+        ta = ct.reshape(ct.permute(ta, (0, 2, 1)), (TM, TK))
+        tb = ct.reshape(ct.permute(tb, (0, 2, 1)), (TK, TN))
+        acc = ct.mma(ta, tb, acc)
+    ct.store(c, index=(q, bm, bn), tile=ct.reshape(ct.astype(acc, ct.float16), (1, TM, TN)))
+
+
 def kernels():
     """name -> (kernel, parameters[, bytecode version, default 13.1])."""
     f16, bf16, f32, i32 = ct.float16, ct.bfloat16, ct.float32, ct.int32
@@ -589,6 +609,7 @@ def kernels():
         # flash attention at the tile shape tensor cores want on Hopper: 128 query rows
         # (both dots on wgmma, the second with P in registers), 64 keys, D = 64
         "attention_m128_f16": (flash_attention_f16, [array(f16, 3)] * 4 + [scalar(f32), 128, 64, 64]),
+        "matmul_tt_f16": (matmul_tt_f16, [array(f16, 3)] * 3 + [64, 64, 64]),
         "persistent_bmm_f16": (persistent_bmm_f16, [array(f16, 3)] * 3 + [scalar(i32), 80, 64, 48, 32, 32, 16, 2, True]),
     }
 

@@ -51,6 +51,8 @@ EXAMPLES = {
     # Q in a shared layout, K^T K-major in its slot, P from registers, V MN-major in its slot
     "cutile/attention_m128_f16.mlir": ("cutile_attention_m128_f16", True),
     "cutile/attention_causal_f16.mlir": ("cutile_attention_causal_f16", True),
+    # A MN-major and B K-major: both read through permuted, reshaped rank-3 slots
+    "cutile/matmul_tt_f16.mlir": ("cutile_matmul_tt_f16", True),
 }
 
 _ptx = {}

@@ -306,6 +306,16 @@ def _flash_attention(rng):
                   [("o", o, Close(5e-3, 5e-3))])
 
 
+def _matmul_tt(rng):
+    q, m, n, k = 2, 128, 192, 160      # K = 2.5 tiles: the last K tile is ragged (zero padding)
+    a = rng.standard_normal((q, k, m)).astype(np.float16)     # A^T: K x M
+    b = rng.standard_normal((q, n, k)).astype(np.float16)     # B^T: N x K
+    c = np.zeros((q, m, n), np.float16)
+    a64, b64 = np.abs(a.astype(np.float64)), np.abs(b.astype(np.float64))
+    scale = lambda: np.transpose(a64, (0, 2, 1)) @ np.transpose(b64, (0, 2, 1))   # noqa: E731
+    return Launch((m // 64, n // 64, q), arr(a) + arr(b) + arr(c), [("c", c, Scaled(2e-3, scale))])
+
+
 def _attention_m128(rng):
     h, s, d = 2, 256, 64      # two 128-row query blocks per head, four 64-key tiles
     q = (rng.standard_normal((h, s, d)) * 2).astype(np.float16)
@@ -517,6 +527,7 @@ CASES = [
     Case("cutile_flash_attention_f16", "cutile/flash_attention_f16.mlir", _flash_attention),
     Case("cutile_attention_causal_f16", "cutile/attention_causal_f16.mlir", _attention_causal),
     Case("cutile_attention_m128_f16", "cutile/attention_m128_f16.mlir", _attention_m128),
+    Case("cutile_matmul_tt_f16", "cutile/matmul_tt_f16.mlir", _matmul_tt),
     Case("cutile_gather_reverse_f32", "cutile/gather_reverse_f32.mlir", _gather_reverse),
     Case("cutile_grid_stride_i32", "cutile/grid_stride_i32.mlir", _grid_stride),
     Case("cutile_histogram_i32", "cutile/histogram_i32.mlir", _histogram),

@@ -102,6 +102,16 @@ def _convert_layout(em, op):
     em.bind(op.results[0], tile)
 
 
+def unit_reshape(shape, coeffs, new_shape):
+    """The coefficients of `new_shape` when reshaping `shape` (with `coeffs`)
+    only drops or inserts unit dimensions, else None."""
+    kept = [c for n, c in zip(shape, coeffs) if n != 1]
+    if [n for n in shape if n != 1] != [n for n in new_shape if n != 1]:
+        return None
+    it = iter(kept)
+    return [0 if n == 1 else next(it) for n in new_shape]
+
+
 def _in_shared_only(x) -> bool:
     """A tile that so far sits only in shared memory (a pipeline slot, a tile in
     a shared layout): reshapes and permutations of it are views, not loads."""
@@ -144,6 +154,11 @@ def _reshape(em, op):
     if _in_shared_only(x) and x.home is not None:     # row-major order is the reshape's order
         em.bind(op.results[0], Tile(x.etype, shape, em.layout_for(shape), None, x.home))
         return
+    if _in_shared_only(x):                            # a permuted view: unit dimensions in or out
+        coeffs = unit_reshape(x.shape, x.view[1], shape)
+        if coeffs is not None:
+            em.bind(op.results[0], Tile(x.etype, shape, em.layout_for(shape), None, view=(x.view[0], coeffs)))
+            return
     src = em.tile(op.operands[0])
     if src.splat:
         em.bind(op.results[0], _reshaped(src, shape, None))
@@ -184,10 +199,10 @@ def _permute(em, op):
     shape = tuple(op.results[0].type.shape)
     perm = list(op.attributes["permutation"].values)
     x = em.get(op.operands[0])
-    if _in_shared_only(x) and x.home is not None:     # a view: read through permuted strides when needed
-        strides = linear_offsets(x.shape)
+    if _in_shared_only(x):                            # a view: read through permuted strides when needed
+        base, strides = x.view or (x.home, linear_offsets(x.shape))
         em.bind(op.results[0], Tile(x.etype, shape, em.layout_for(shape), None,
-                                    view=(x.home, [strides[p] for p in perm])))
+                                    view=(base, [strides[p] for p in perm])))
         return
     src = em.tile(op.operands[0])
     if src.splat:

@@ -89,18 +89,15 @@ AUTO = "auto"     # em.wgmma: wgmma where B is read in place (the sm_90a default
 
 def slot_source(v):
     """(consume_one block argument, transposed) when dot operand `v` is a
-    swizzled pipeline slot seen through reshapes and 2-D transposes (the
-    views ops_core makes without moving data), else None."""
+    swizzled pipeline slot seen through reshapes of unit dimensions and
+    permutations (the views ops_core makes without moving data), else None.
+    `transposed`: the operand's rows run along the slot's columns."""
     from .ops_memory import HOME_VIEWS
     from .ops_pipeline import slot_swizzle
-    transposed = False
+    chain = []
     while getattr(v, "op", None) is not None and v.op.name in HOME_VIEWS:
-        d = v.op
-        if d.name != "cuda_tile.reshape":
-            if list(d.attributes["permutation"].values) != [1, 0]:
-                return None
-            transposed = not transposed
-        v = d.operands[0]
+        chain.append(v.op)
+        v = v.op.operands[0]
     block = getattr(v, "block", None)
     owner = getattr(block, "parent_op", None) if block is not None else None
     if owner is None or not owner.name.endswith("consume_one") or v not in block.arguments:
@@ -112,7 +109,21 @@ def slot_source(v):
     shape, etype = tuple(getattr(buf, "shape", ())), getattr(buf, "element_type", None)
     if len(shape) < 3 or (shape[-2] * shape[-1] * 2) % 1024 or slot_swizzle(pipe, shape, etype) is None:
         return None
-    return v, transposed
+    # replay the views: which slot dimension each operand dimension runs along
+    cur, dims = list(v.type.shape), list(range(len(v.type.shape)))
+    for d in reversed(chain):
+        if d.name == "cuda_tile.reshape":
+            new = list(d.results[0].type.shape)
+            if [n for n in cur if n != 1] != [n for n in new if n != 1]:
+                return None
+            kept = iter([x for n, x in zip(cur, dims) if n != 1])
+            cur, dims = new, [-1 if n == 1 else next(kept) for n in new]
+        else:
+            perm = list(d.attributes["permutation"].values)
+            cur, dims = [cur[p] for p in perm], [dims[p] for p in perm]
+    if len(cur) != 2 or 1 in cur:
+        return None
+    return v, dims[0] > dims[1]
 
 
 def reads_b_in_place(op) -> bool:
@@ -157,6 +168,15 @@ class _Smem:
             return _descriptor(em, start, 16, 8 * swz.row_bytes, swz.mode)
         return _descriptor(em, start, swz.panel_bytes, 8 * swz.row_bytes, swz.mode)
 
+    def mn_offset(self, n: int) -> int:
+        """Bytes from the operand's start to its row (A: M, B: N) `n`, a multiple of 8
+        (64 when MN-major)."""
+        swz = self.swz
+        if self.k_major:
+            return n * swz.row_bytes
+        b = 2 * n
+        return (b // 128) * swz.panel_bytes + b % 128
+
     def k_step(self, step: int) -> int:
         """Bytes from the operand's start to its 16-wide K step `step`."""
         swz = self.swz
@@ -195,16 +215,16 @@ def _descriptor(em, start: str, lbo: int, sbo: int, mode: int) -> str:
     return d
 
 
-def _warpgroup_rows(em, layout, base: str, row_bytes: int, rows: int) -> str:
-    """`base` moved to this warpgroup's first row when several warpgroups split M."""
-    wgs = layout.warpgroups
-    if wgs == 1:
+def _warpgroup_offset(em, layout, base: str, stride: int) -> str:
+    """`base` moved `stride` bytes per warpgroup before this one when several
+    warpgroups split M (stride: the bytes between their first rows)."""
+    if layout.warpgroups == 1:
         return base
     kb = em.kb
     wg = kb.reg(B32)
     kb.emit(f"shr.u32 \t{wg}, {em.group.tid}, 7")
     out = kb.reg(B32)
-    kb.emit(f"mad.lo.u32 \t{out}, {wg}, {(rows // wgs) * row_bytes}, {base}")
+    kb.emit(f"mad.lo.u32 \t{out}, {wg}, {stride}, {base}")
     return out
 
 
@@ -243,7 +263,8 @@ def _issue(em, frags, sa, sb, acc, layout, kind, M: int, N: int, K: int):
     kb = em.kb
     kb.emit("fence.proxy.async.shared::cta")
     if sa is not None:
-        da = sa.descriptor(em, _warpgroup_rows(em, layout, sa.addr, sa.swz.row_bytes, M))
+        da = sa.descriptor(em, _warpgroup_offset(em, layout, sa.addr, sa.mn_offset(M // layout.warpgroups)))
+        trans_a = 0 if sa.k_major else 1
     db = sb.descriptor(em, sb.addr)
     trans_b = 0 if sb.k_major else 1
     per = layout.regs_per_tile
@@ -256,9 +277,9 @@ def _issue(em, frags, sa, sb, acc, layout, kind, M: int, N: int, K: int):
                 kb.emit(f"wgmma.mma_async.sync.aligned.m64n{N}k16.f32.{kind}.{kind} \t{{{dl}}}, "
                         f"{{{', '.join(frags[i][step])}}}, {dbs}, 1, 1, 1, {trans_b}")
                 continue
-            das = _offset(em, da, _encode(sa.k_step(step) + 64 * i * sa.swz.row_bytes))
+            das = _offset(em, da, _encode(sa.k_step(step) + sa.mn_offset(64 * i)))
             kb.emit(f"wgmma.mma_async.sync.aligned.m64n{N}k16.f32.{kind}.{kind} \t{{{dl}}}, {das}, {dbs}, "
-                    f"1, 1, 1, 0, {trans_b}")
+                    f"1, 1, 1, {trans_a}, {trans_b}")
     kb.emit("wgmma.commit_group.sync.aligned")
     kb.emit("wgmma.wait_group.sync.aligned \t0")
 
@@ -288,10 +309,8 @@ def wgmma_dot(em, op, a, b, c, layout: WgmmaAcc, rt):
     c = em.in_layout(c, layout)       # before staging: converting uses the group scratch
     sb = _smem_operand(em, b, K, N, k_along_rows=True)
     if sb is not None:
-        # B in place; A in place too when it sits K-major in a swizzled tile, else from registers
+        # B in place; A in place too when it sits in a swizzled tile, else from registers
         sa = _smem_operand(em, a, M, K, k_along_rows=False)
-        if sa is not None and not sa.k_major:
-            sa = None
         frags = None if sa is not None else _pack_a(em, a, layout, M, K)
         acc = _accumulators(em, c, layout)
         _issue(em, frags, sa, sb, acc, layout, kind, M, N, K)
@@ -311,7 +330,7 @@ def wgmma_dot(em, op, a, b, c, layout: WgmmaAcc, rt):
     em.sync()
     # descriptors: start >> 4 | LBO >> 4 << 16 | SBO >> 4 << 32 (swizzle 0, base offset 0)
     # warpgroup g multiplies rows [g M / wgs, (g + 1) M / wgs): 8-row core-matrix blocks of 128 bytes
-    a_start = _warpgroup_rows(em, layout, base, 16, M)
+    a_start = _warpgroup_offset(em, layout, base, (M // layout.warpgroups) * 16)
     da = _descriptor(em, a_start, 16 * M, SBO, 0)
     db = _descriptor(em, b_base, 16 * N, SBO, 0)
     acc = _accumulators(em, c, layout)
