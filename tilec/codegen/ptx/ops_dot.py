@@ -284,8 +284,9 @@ def _mma_dot(em, op, a, b, c, layout, rt):
     kind = MMA_TYPES[float_name(a.etype)]
     c = em.in_layout(c, layout)       # before staging: converting uses the same scratch
     b_nk = _transposed_home(em, b)    # B as the transpose of an (N x K) tile in shared memory
-    a_regs = _register_a(em, a, layout)
-    need = ([] if a_regs is not None else [a]) + ([] if b_nk is not None else [b])
+    a_km = _transposed_home(em, a)    # A as the transpose of a (K x M) tile in shared memory
+    a_regs = None if a_km is not None else _register_a(em, a, layout)
+    need = ([] if a_regs is not None or a_km is not None else [a]) + ([] if b_nk is not None else [b])
     staged = dict(zip(map(id, need), _stage(em, need, swizzled_ok=True)))
     acc = []
     for s in range(layout.nslots):
@@ -305,7 +306,19 @@ def _mma_dot(em, op, a, b, c, layout, rt):
     kb.emit(f"shr.u32 \t{hi}, {lane}, 4")
     kb.emit(f"shl.b32 \t{hi}, {hi}, 3")
     a_rows = None
-    if a_regs is None:
+    if a_km is not None:
+        # ldmatrix.trans on the K x M rows: lane l reads row k = (l & 7) + 8 (l >> 4) at
+        # m = wrow + 8 ((l >> 3) & 1); transposed, the four matrices are a0 a1 .. a6 a7
+        rk, cm = kb.reg(B32), kb.reg(B32)
+        kb.emit(f"and.b32 \t{rk}, {lane}, 7")
+        kb.emit(f"add.u32 \t{rk}, {rk}, {hi}")
+        kb.emit(f"shr.u32 \t{cm}, {lane}, 3")
+        kb.emit(f"and.b32 \t{cm}, {cm}, 1")
+        kb.emit(f"shl.b32 \t{cm}, {cm}, 3")
+        kb.emit(f"add.u32 \t{cm}, {cm}, {wrow}")
+        kb.emit(f"shl.b32 \t{cm}, {cm}, 1")
+        a_rows = _RowReader(em, a_km, 2 * M, rk, cm)
+    elif a_regs is None:
         ca, ra = kb.reg(B32), kb.reg(B32)   # this lane's A row and byte column
         kb.emit(f"add.u32 \t{ra}, {wrow}, {lo}")
         kb.emit(f"shl.b32 \t{ca}, {hi}, 1")
@@ -330,7 +343,14 @@ def _mma_dot(em, op, a, b, c, layout, rt):
     def k_step(step):
         """The MMAs of one 16-wide K step; `step` None: the loop's current one
         (read at the readers' positions), else the unrolled step's number."""
-        if a_regs is None:
+        if a_km is not None:
+            afr = []
+            for i in range(layout.tiles_m):
+                regs = [kb.reg(B32) for _ in range(4)]
+                kb.emit(f"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 \t{{{', '.join(regs)}}}, "
+                        f"{a_rows.address(32 * i, 0)}")
+                afr.append(regs)
+        elif a_regs is None:
             afr = []
             for i in range(layout.tiles_m):
                 regs = [kb.reg(B32) for _ in range(4)]
@@ -367,7 +387,10 @@ def _mma_dot(em, op, a, b, c, layout, rt):
         head = kb.label("mma_k")
         kb.place(head)
         k_step(None)
-        a_rows.advance_columns(32)
+        if a_km is not None:
+            a_rows.advance_rows(16)
+        else:
+            a_rows.advance_columns(32)
         if b_nk is None:
             b_rows.advance_rows(16)
         else:
