@@ -941,10 +941,10 @@ def test_sim_chunked_agent_join(monkeypatch):
     neither over the stage buffers nor in what the target has left goes a block of
     rows at a time through one buffer (a 128x512 f32 accumulator on sm_90a); here
     the target's shared memory is shrunk so a small matmul takes that path."""
-    import dataclasses
+    from tilec.ir.record import evolve
     from tilec.codegen.ptx import compile_text
     from tilec.conversion import target as T
-    monkeypatch.setitem(T.TARGETS, "sm_90a", dataclasses.replace(T.TARGETS["sm_90a"], smem_bytes=16 * 1024))
+    monkeypatch.setitem(T.TARGETS, "sm_90a", evolve(T.TARGETS["sm_90a"], smem_bytes=16 * 1024))
     case = cases.BY_NAME["cutile_matmul_f16"]
     ptx = compile_text(case.text(), arch="sm_90a", num_stages=1)
     assert ptx.count("join_skip") >= 4       # two blocks of rows: a branch and its label each
@@ -1002,7 +1002,7 @@ def test_overflow_compiles_again_with_fewer_stages(monkeypatch):
     generator's own buffers then overflow the target, compile_ops compiles again
     with fewer stages and says so in a warning (cuTile configurations that
     tileiras compiles must compile). Simulated against the interpreter."""
-    import dataclasses
+    from tilec.ir.record import evolve
     from tilec.compiler import parse_and_compile
     from tilec.conversion import target as T
     case = cases.BY_NAME["cutile_matmul_f16"]
@@ -1010,7 +1010,7 @@ def test_overflow_compiles_again_with_fewer_stages(monkeypatch):
     one = _shared_bytes(parse_and_compile(case.text(), arch="sm_80", num_stages=1))
     assert one < two
     # room for two stages' buffers (the scheduler keeps 2), not for the barriers beside them
-    monkeypatch.setitem(T.TARGETS, "sm_80", dataclasses.replace(T.TARGETS["sm_80"], smem_bytes=two - 8))
+    monkeypatch.setitem(T.TARGETS, "sm_80", evolve(T.TARGETS["sm_80"], smem_bytes=two - 8))
     warnings = []
     ptx = parse_and_compile(case.text(), arch="sm_80", on_warnings=warnings.append)
     assert _shared_bytes(ptx) == one

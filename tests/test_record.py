@@ -1,5 +1,6 @@
-"""tilec.ir.record.frozen: the immutable value classes of types, attributes and
-layouts (what attrs.frozen gave them before issue 22)."""
+"""tilec.ir.record: the immutable value classes of types, attributes and
+layouts (what attrs.frozen gave them before issue 22) and the mutable ones of
+the scheduler (what dataclasses gave them)."""
 from __future__ import annotations
 
 import copy
@@ -7,7 +8,7 @@ import pickle
 
 import pytest
 
-from tilec.ir.record import FrozenInstanceError, evolve, fields, frozen
+from tilec.ir.record import FrozenInstanceError, evolve, factory, fields, frozen, mutable
 
 
 class Base:
@@ -105,3 +106,31 @@ def test_zero_argument_super_sees_the_slotted_class():
             return super().__repr__()   # a stale cell: TypeError (obj must be an instance of type)
 
     assert "Child object" in Child(1).base_repr()
+
+
+@mutable
+class Schedule:
+    """A docstring of its own."""
+    loop: object
+    loads: list = factory(list)
+    reason: str | None = None
+
+    @property
+    def ok(self):
+        return self.reason is None
+
+
+def test_mutable_records():
+    a, b = Schedule("L"), Schedule("L")
+    assert a.loads == [] and a.loads is not b.loads and a.reason is None and a.ok
+    assert a == b and Schedule("L", [1]) != a
+    a.loads.append(1)
+    a.reason = "no"
+    a.extra = 3                      # instances keep a __dict__, as a dataclass's
+    assert (a.loads, a.reason, a.ok) == ([1], "no", False)
+    assert repr(b) == "Schedule(loop='L', loads=[], reason=None)"
+    assert Schedule.__hash__ is None and fields(Schedule) == ("loop", "loads", "reason")
+    assert Schedule.__doc__ == "A docstring of its own."
+    assert Schedule(loop=1, reason="r").loads == []
+    assert evolve(b, reason="x") == Schedule("L", [], "x")
+    assert "loads" not in Schedule.__dict__    # the factory marker is not left on the class

@@ -3,14 +3,14 @@ shared-memory and register budgets, whether it has TMA, wgmma and warp
 specialization, and which MMA atom serves which operand/accumulator types."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..ir.record import frozen
 
 from ..ir.types import FloatType, IntegerType
 
 ARCHES = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_90a")
 
 
-@dataclass(frozen=True)
+@frozen
 class Target:
     arch: str
     smem_bytes: int          # dynamic shared memory one CTA may use

@@ -1,23 +1,30 @@
-"""Immutable value classes: `@frozen` makes a class's annotated attributes its
-fields and gives it `__slots__`, an `__init__` taking them in order (class-level
-values are defaults), field-wise `__eq__` between instances of the same class,
-a `__hash__` (cached with `cache_hash=True`), a field-listing `__repr__` (unless
-`repr=False`), and assignment that raises FrozenInstanceError. `evolve(obj,
-**changes)` copies one with some fields replaced.
+"""Value classes from annotated fields, without attrs or dataclasses.
 
-It is the part of `attrs.frozen` tilec used, with the same semantics: fields of
-decorated base classes come first; a method the class body defines itself is
-kept (so `eq=False` with an own `__eq__`/`__hash__` keeps both). A module of its
-own instead of attrs because importing attrs and building its generated methods
-was a fifth of a `tilec compile` of a small kernel. The generated methods are
-compiled once per kind and number of fields, then renamed for each class, so
-decorating a class compiles nothing in the common case."""
+`@frozen` makes a class's annotated attributes its fields and gives it
+`__slots__`, an `__init__` taking them in order (class-level values are
+defaults), field-wise `__eq__` between instances of the same class, a
+`__hash__` (cached with `cache_hash=True`), a field-listing `__repr__` (unless
+`repr=False`), and assignment that raises FrozenInstanceError; `evolve(obj,
+**changes)` copies one with some fields replaced. It is the part of
+`attrs.frozen` tilec used, with the same semantics: fields of decorated base
+classes come first; a method the class body defines itself is kept (so
+`eq=False` with an own `__eq__`/`__hash__` keeps both).
+
+`@mutable` is dataclasses' `@dataclass` as tilec used it: the same `__init__`
+(a `factory(list)` default makes a fresh value per instance), `__eq__` and
+`__repr__`, assignable fields, instances with a `__dict__`, and no hash.
+
+Importing attrs and dataclasses (which imports inspect) and building their
+generated methods was a quarter of a `tilec compile` of a small kernel. The
+methods here are compiled once per kind and number of fields, then renamed
+for each class, so decorating a class compiles nothing in the common case."""
 from __future__ import annotations
 
 import types as _types
 
 _setattr = object.__setattr__
 _MISSING = object()
+_FACTORY = object()  # the __init__ default of a factory() field: make a value
 _HASH_SLOT = "_record_hash"
 _CODE: dict = {}  # (method, field names) -> code object
 
@@ -51,6 +58,11 @@ def _setstate(self, state):
 
 def _source(kind: str, names: tuple) -> str:
     mine = "".join(f"self.{n}, " for n in names)
+    if kind.startswith("mutable_init:"):  # then one 0/1 per field: 1 for a factory() field
+        made = kind.split(":")[1]
+        body = "".join(f"\n    self.{n} = self.__record_factories__[{n!r}]() if {n} is _FACTORY else {n}"
+                       if f == "1" else f"\n    self.{n} = {n}" for n, f in zip(names, made))
+        return f"def __init__(self, {', '.join(names)}):{body or chr(10) + '    pass'}"
     if kind in ("__init__", "cached_init"):
         body = "".join(f"\n    _setattr(self, {n!r}, {n})" for n in names)
         if kind == "cached_init":
@@ -102,6 +114,19 @@ def _repr_of(cls, names: tuple):
         return f"{self.__class__.__qualname__}({', '.join(f'{n}={getattr(self, n)!r}' for n in names)})"
     __repr__.__qualname__ = f"{cls.__qualname__}.__repr__"
     return __repr__
+
+
+class _Factory:
+    __slots__ = ("make",)
+
+    def __init__(self, make):
+        self.make = make
+
+
+def factory(make):
+    """A `@mutable` field's default made afresh for each instance by `make()`
+    (dataclasses' `field(default_factory=make)`)."""
+    return _Factory(make)
 
 
 def _fields(cls) -> tuple:
@@ -177,6 +202,36 @@ def _retarget_cells(new, old):
                     pass
 
 
+def _build_mutable(cls, repr: bool, eq: bool):
+    names, defaults = _fields(cls)
+    own = cls.__dict__
+    factories = {n: d.make for n, d in defaults.items() if isinstance(d, _Factory)}
+    for name in own.get("__annotations__", {}):
+        if name in factories:
+            delattr(cls, name)
+    cls.__record_fields__ = cls.__match_args__ = names
+    cls.__record_defaults__ = defaults
+    cls.__record_factories__ = factories
+    if "__init__" not in own:
+        made = "".join("1" if n in factories else "0" for n in names)
+        given = tuple(_FACTORY if n in factories else defaults[n] for n in names if n in defaults)
+        cls.__init__ = _method(cls, f"mutable_init:{made}", names, given or None)
+    if eq and "__eq__" not in own:
+        cls.__eq__ = _method(cls, "__eq__", names)
+        if "__hash__" not in own or own["__hash__"] is None:
+            cls.__hash__ = None
+    if repr and "__repr__" not in own:
+        cls.__repr__ = _repr_of(cls, names)
+    return cls
+
+
+def mutable(cls=None, *, repr: bool = True, eq: bool = True):
+    """`@mutable` or `@mutable(repr=..., eq=...)`; see the module."""
+    def wrap(c):
+        return _build_mutable(c, repr, eq)
+    return wrap if cls is None else wrap(cls)
+
+
 def frozen(cls=None, *, cache_hash: bool = False, repr: bool = True, eq: bool = True):
     """`@frozen` or `@frozen(cache_hash=..., repr=..., eq=...)`; see the module."""
     def wrap(c):
@@ -185,7 +240,7 @@ def frozen(cls=None, *, cache_hash: bool = False, repr: bool = True, eq: bool = 
 
 
 def evolve(obj, **changes):
-    """A copy of the frozen `obj` with the named fields replaced."""
+    """A copy of `obj` (of a `@frozen` or `@mutable` class) with the named fields replaced."""
     cls = obj.__class__
     for name in cls.__record_fields__:
         if name not in changes:
@@ -194,5 +249,5 @@ def evolve(obj, **changes):
 
 
 def fields(cls) -> tuple:
-    """The field names of a `@frozen` class, in `__init__` order."""
+    """The field names of a `@frozen` or `@mutable` class, in `__init__` order."""
     return cls.__record_fields__

@@ -12,7 +12,7 @@ an MMA (nv_tileas.dot). It is pipelinable when
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..ir.record import factory, mutable
 
 from ..rewrite.effects import is_side_effect_free
 
@@ -33,14 +33,14 @@ def register_only(op) -> bool:
                for inner in op.walk())
 
 
-@dataclass
+@mutable
 class LoopSchedule:
     loop: object
-    loads: list = field(default_factory=list)          # tiled_load ops, body order
-    computes: list = field(default_factory=list)       # dot ops, body order
-    feeds: dict = field(default_factory=dict)          # load -> compute ops its tile reaches
-    slices: dict = field(default_factory=dict)         # load -> producer slice ops (body order, load last)
-    varying: dict = field(default_factory=dict)        # load -> depends on the induction variable
+    loads: list = factory(list)          # tiled_load ops, body order
+    computes: list = factory(list)       # dot ops, body order
+    feeds: dict = factory(dict)          # load -> compute ops its tile reaches
+    slices: dict = factory(dict)         # load -> producer slice ops (body order, load last)
+    varying: dict = factory(dict)        # load -> depends on the induction variable
     reason: str | None = None                          # why it cannot be pipelined
 
     @property

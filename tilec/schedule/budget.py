@@ -2,7 +2,7 @@
 register estimate for the agents of a warp-specialized loop."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..ir.record import mutable
 
 from ..dialects.nv_tileas.types import element_width, num_elements
 
@@ -25,7 +25,7 @@ def _regs(t, threads) -> int:
     return -(-bits // (32 * threads))
 
 
-@dataclass
+@mutable
 class RegisterEstimate:
     consumer: int          # estimated registers per consumer thread
     consumer_budget: int   # what each consumer thread may use

@@ -7,23 +7,23 @@ store sets are empty; the async-eligible subsets are the loads a target can
 issue asynchronously (GMEM-sourced tiles on targets with async copies)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..ir.record import factory, mutable
 
 
-@dataclass
+@mutable
 class MaterializeOptions:
     target: object
     num_stages: int
 
 
-@dataclass
+@mutable
 class ScheduleMaterialization:
-    resident_loads: list = field(default_factory=list)
-    resident_stores: list = field(default_factory=list)
-    pending_loads: list = field(default_factory=list)
-    pending_stores: list = field(default_factory=list)
-    resident_async: list = field(default_factory=list)
-    pending_async: list = field(default_factory=list)
+    resident_loads: list = factory(list)
+    resident_stores: list = factory(list)
+    pending_loads: list = factory(list)
+    pending_stores: list = factory(list)
+    resident_async: list = factory(list)
+    pending_async: list = factory(list)
 
 
 def _gmem(load) -> bool:

@@ -5,12 +5,12 @@ buffer has the load's tile shape); the producer side of every pair runs
 numStages - 1, so that numStages buffers are in flight."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..ir.record import factory, mutable
 
 from ..dialects.nv_tileas.types import element_width, num_elements
 
 
-@dataclass
+@mutable
 class StagePair:
     load: object                  # the pending tiled_load (producer side)
     consumers: list               # the compute ops it feeds (consumer side)
@@ -23,10 +23,10 @@ class StagePair:
         return num_elements(t.shape) * max(8, element_width(t.element_type) or 8) // 8
 
 
-@dataclass
+@mutable
 class Stages:
     num_stages: int
-    pairs: list = field(default_factory=list)
+    pairs: list = factory(list)
 
     @property
     def distance(self) -> int:

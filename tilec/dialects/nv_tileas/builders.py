@@ -4,7 +4,7 @@ composites, the zero-accumulator dot, and thin arith wrappers that add no
 overflow flags unless asked."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ...ir.record import factory, mutable
 from typing import Callable, Sequence
 
 from ...ir import attributes as A
@@ -139,17 +139,17 @@ def agent_switch(b: Builder, location, bodies: Sequence[RegionBuilder], *, num_a
 
 # ---- view + tiled memory op -------------------------------------------------
 
-@dataclass
+@mutable
 class TileViewSpec:
     type: object
-    indices: list = field(default_factory=list)
+    indices: list = factory(list)
 
 
-@dataclass
+@mutable
 class TiledMemAttrs:
     atom: AtomAttr
     coords: list
-    offsets: list = field(default_factory=list)
+    offsets: list = factory(list)
     token: Value | None = None
     mem_semantic: str | None = None
     mem_scope: str | None = None
@@ -207,7 +207,7 @@ def build_view_then_tiled_store(b: Builder, location, value: Value, destination:
 
 # ---- dot -----------------------------------------------------------------------
 
-@dataclass
+@mutable
 class DotInputs:
     a: Value
     b: Value
