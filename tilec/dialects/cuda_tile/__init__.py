@@ -1,8 +1,9 @@
 """The cuda_tile dialect: types, attributes, custom syntax directives and ops.
-Importing it registers everything with tilec.ir.registry."""
+Importing it registers everything with tilec.ir.registry (the ops by name:
+each op family's module is imported when one of its ops is first looked up)."""
 from ...syntax import format as _format
 from . import attributes, types, directives  # noqa: F401
-from .ops import load  # noqa: F401
+from . import ops  # noqa: F401
 from . import debuginfo  # noqa: F401
 
 # Inside `cuda_tile.module`, ops may be written and are printed without `cuda_tile.`.
