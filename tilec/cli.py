@@ -30,12 +30,7 @@ def _common(p):
                    help="treat unsupported or invalid optimization hints as errors")
 
 
-def build_argparser():
-    from . import __version__
-    ap = argparse.ArgumentParser(prog="tilec", description="A compiler for NVIDIA's CUDA Tile IR.")
-    ap.add_argument("--version", action="version", version=f"tilec {__version__}")
-    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
-    opt = sub.add_parser("opt", help="parse, verify, run passes and print IR (like mlir-opt)")
+def _opt_arguments(opt):
     _common(opt)
     opt.add_argument("--mlir-print-op-generic", action="store_true", help="print ops in generic form")
     opt.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations")
@@ -49,12 +44,14 @@ def build_argparser():
     from .passes.cli import add_pass_options, add_target_options
     add_pass_options(opt)
     add_target_options(opt)
-    tr = sub.add_parser("translate", help="text to Tile IR bytecode and back (like cuda-tile-translate)")
+
+
+def _translate_arguments(tr):
     from .translate import add_arguments
     add_arguments(tr)
-    ver = sub.add_parser("verify", help="parse and verify; report diagnostics")
-    _common(ver)
-    comp = sub.add_parser("compile", help="compile a kernel to PTX (or a cubin with --emit=cubin)")
+
+
+def _compile_arguments(comp):
     comp.add_argument("input", help="kernel file: cuda_tile text or Tile IR bytecode ('-' for stdin)")
     comp.add_argument("-o", dest="output", default=None,
                       help="output file (default: the input's name with .ptx/.cubin; '-' for stdout)")
@@ -73,7 +70,9 @@ def build_argparser():
     comp.add_argument("--Wunsupported-hints", dest="warn_hints", action="store_true", help=argparse.SUPPRESS)
     comp.add_argument("--Werr-hints", dest="error_hints", action="store_true", help=argparse.SUPPRESS)
     comp.set_defaults(allow_unregistered_dialect=False, split_input_file=False, verify_diagnostics=False)
-    run = sub.add_parser("run", help="run a kernel on the CPU with the NumPy reference interpreter")
+
+
+def _run_arguments(run):
     run.add_argument("input", help="kernel file ('-' for stdin)")
     run.add_argument("--kernel", help="entry to run (default: the module's only entry)")
     run.add_argument("--grid", default="1", help="tile blocks per dimension: X[,Y[,Z]] (default 1)")
@@ -82,6 +81,30 @@ def build_argparser():
     run.add_argument("--out", action="append", metavar="NAME=FILE",
                      help="save pointer argument NAME (or @GLOBAL) to FILE (.npy) after the run")
     run.set_defaults(allow_unregistered_dialect=False, split_input_file=False, verify_diagnostics=False)
+
+
+# name, help, what adds its arguments
+COMMANDS = (
+    ("opt", "parse, verify, run passes and print IR (like mlir-opt)", _opt_arguments),
+    ("translate", "text to Tile IR bytecode and back (like cuda-tile-translate)", _translate_arguments),
+    ("verify", "parse and verify; report diagnostics", _common),
+    ("compile", "compile a kernel to PTX (or a cubin with --emit=cubin)", _compile_arguments),
+    ("run", "run a kernel on the CPU with the NumPy reference interpreter", _run_arguments),
+)
+
+
+def build_argparser(command=None):
+    """The `tilec` argument parser. With `command` (the subcommand the
+    arguments name), only that subcommand's arguments are declared: the others
+    are listed by name, which is all a run of one command needs from them."""
+    from . import __version__
+    ap = argparse.ArgumentParser(prog="tilec", description="A compiler for NVIDIA's CUDA Tile IR.")
+    ap.add_argument("--version", action="version", version=f"tilec {__version__}")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+    for name, help_text, add_arguments in COMMANDS:
+        p = sub.add_parser(name, help=help_text)
+        if command is None or command == name:
+            add_arguments(p)
     return ap
 
 
@@ -89,7 +112,8 @@ def main(argv=None) -> int:
     argv = _normalize(sys.argv[1:] if argv is None else argv)
     from .passes.cli import expand_pass_flags
     argv = expand_pass_flags(argv)
-    ap = build_argparser()
+    command = argv[0] if argv and any(argv[0] == name for name, _, _ in COMMANDS) else None
+    ap = build_argparser(command)
     args, unknown = ap.parse_known_args(argv)
     if args.command is None:
         ap.print_help()

@@ -10,8 +10,7 @@ into the type, the type's bit pattern, and MLIR's spelling of a value
 """
 from __future__ import annotations
 
-import math
-from fractions import Fraction
+import math  # (fractions is imported where used: it costs ~1.5 ms of every start-up)
 
 # name -> (exponent bits, mantissa bits, bias, non-finite behaviour)
 #   ieee: inf and nan; nanonly: no inf, all-ones is nan; finite: neither;
@@ -49,6 +48,7 @@ def storage_bytes(elt) -> int:
 
 
 def _max_finite(e, m, bias, kind) -> Fraction:
+    from fractions import Fraction
     if kind == "ieee":
         return (2 - Fraction(1, 2 ** m)) * Fraction(2) ** ((2 ** e - 2) - bias)
     if kind in ("nanonly", "unsigned"):
@@ -59,6 +59,7 @@ def _max_finite(e, m, bias, kind) -> Fraction:
 
 
 def _floor_log2(a: Fraction) -> int:
+    from fractions import Fraction
     ex = a.numerator.bit_length() - a.denominator.bit_length()
     if Fraction(2) ** ex > a:
         ex -= 1
@@ -70,6 +71,7 @@ def _floor_log2(a: Fraction) -> int:
 def round_to(value, elt) -> float:
     """Round an exact value (a decimal string, Fraction, int or float) to the
     nearest value of float type `elt` (ties to even); returned as a Python float."""
+    from fractions import Fraction
     if isinstance(value, str):
         text = value.strip()
         neg = text.startswith("-")
@@ -113,6 +115,7 @@ def round_to(value, elt) -> float:
 
 def to_bits(value: float, elt) -> int:
     """The bit pattern of `value` (already representable) in float type `elt`."""
+    from fractions import Fraction
     e, m, bias, kind = _fmt(elt)
     if kind == "e8m0":
         if math.isnan(value) or value <= 0 or math.isinf(value):

@@ -144,6 +144,16 @@ def _split(flat, sizes):
     return out
 
 
+_OWN_FIELDS: dict = {}  # class -> its own (name, _Field) pairs: each base is scanned once, not per subclass
+
+
+def _own_fields(klass) -> list:
+    own = _OWN_FIELDS.get(klass)
+    if own is None:
+        own = _OWN_FIELDS[klass] = [(k, v) for k, v in vars(klass).items() if isinstance(v, _Field)]
+    return own
+
+
 class Op(Operation):
     """Base of every registered op. Subclasses set `name`, `traits`, field
     declarations and optionally `assembly_format` and `verify_op`."""
@@ -161,9 +171,8 @@ class Op(Operation):
         super().__init_subclass__(**kw)
         fields = {}
         for klass in reversed(cls.__mro__):
-            for k, v in vars(klass).items():
-                if isinstance(v, _Field):
-                    fields[k] = v
+            for k, v in _own_fields(klass):
+                fields[k] = v
         cls.operand_defs = tuple(v for v in fields.values() if isinstance(v, OperandDef))
         cls.result_defs = tuple(v for v in fields.values() if isinstance(v, ResultDef))
         cls.attr_defs = tuple(v for v in fields.values() if isinstance(v, AttrDef))
