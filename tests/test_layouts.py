@@ -46,7 +46,7 @@ def test_layout_attribute_round_trips():
 
 @pytest.mark.parametrize("layout,message", [
     ("mma, warps = [4, 2]", "expects a rank-2 result whose shape the mma layout's 4x2 warps tile in 16x8 blocks"),
-    ("swizzled", "unknown layout 'swizzled' (expected blocked, mma or shared)"),
+    ("swizzled", "unknown layout 'swizzled' (expected blocked, mma, wgmma or shared)"),
     ("mma", "expected ', warps = [wm, wn]' after 'layout mma'"),
     ("mma, warps = [2]", "expected two positive warp counts in 'warps'"),
 ])
@@ -82,12 +82,13 @@ def _dot_layouts(text):
 def test_every_tensor_core_dot_gets_its_groups_accumulator_layout(arch, warps, threads):
     """One conversion per dot, into the layout mma_acc picks for the threads
     that run it: the CTA on sm_80, the 4-warp consumer agent on sm_90a (whose
-    CTA also has a producer warpgroup)."""
+    CTA also has a producer warpgroup). There B sits in a pipeline slot that
+    wgmma reads in place: the dot computes in the wgmma layout."""
     ok, ops, engine = lower(read("examples/matmul_f16_tiled.mlir"), arch, num_warps=warps)
     assert ok, [d.message for d in engine.diagnostics]
     text = text_of(ops)
     assert text.count("nv_tileas.dot ") == 1
-    want = LayoutAttr.of(mma_acc((128, 128), threads)).text()
+    want = LayoutAttr.of(mma_acc((128, 128), threads)).text() if arch == "sm_80" else "#nv_tileas<layout wgmma>"
     assert _dot_layouts(text) == [want]
     assert ("agent_switch" in text) == (arch == "sm_90a")
 

@@ -940,11 +940,14 @@ def test_sim_chunked_agent_join(monkeypatch):
     """The agents' results reach the whole CTA through shared memory. One that fits
     neither over the stage buffers nor in what the target has left goes a block of
     rows at a time through one buffer (a 128x512 f32 accumulator on sm_90a); here
-    the target's shared memory is shrunk so a small matmul takes that path."""
+    the target's shared memory is shrunk so a small matmul takes that path (with its
+    epilogue left outside the consumer agent, where sink-epilogue would put it)."""
     from tilec.ir.record import evolve
     from tilec.codegen.ptx import compile_text
     from tilec.conversion import target as T
+    from tilec.schedule import schedule_pass
     monkeypatch.setitem(T.TARGETS, "sm_90a", evolve(T.TARGETS["sm_90a"], smem_bytes=16 * 1024))
+    monkeypatch.setitem(schedule_pass.Schedule.OPTIONS, "sink-epilogue", (bool, False))
     case = cases.BY_NAME["cutile_matmul_f16"]
     ptx = compile_text(case.text(), arch="sm_90a", num_stages=1)
     assert ptx.count("join_skip") >= 4       # two blocks of rows: a branch and its label each

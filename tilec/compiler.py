@@ -9,8 +9,10 @@ class CompileFailed(Exception):
     """Compilation stopped; `str(e)` is the rendered diagnostics."""
 
 
-def lower_and_schedule(ops, engine, arch: str, num_warps: int, num_stages: int | None, merge_agents=True):
-    """Run lower-to-tileas and schedule on verified `ops`; the new ops or None."""
+def lower_and_schedule(ops, engine, arch: str, num_warps: int, num_stages: int | None, merge_agents=True,
+                       smem_budget: int | None = None):
+    """Run lower-to-tileas and schedule on verified `ops`; the new ops or None.
+    `smem_budget`: the shared bytes the kernel may use when less than the target's."""
     from .passes.manager import PassManager
     from .passes.pipeline import Nest, make_pass
     sched = {"arch": arch, "num-warps": str(num_warps)}
@@ -18,6 +20,8 @@ def lower_and_schedule(ops, engine, arch: str, num_warps: int, num_stages: int |
         sched["num-stages"] = str(num_stages)
     if not merge_agents:
         sched["merge-agents"] = "false"
+    if smem_budget:
+        sched["smem-budget"] = str(smem_budget)
     root = Nest("builtin.module", [make_pass("lower-to-tileas", {"arch": arch}), make_pass("schedule", sched)])
     pm = PassManager(root, verify_each=True)
     if not pm.run(ops, engine):
@@ -95,7 +99,8 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
         fallbacks.append((least, SCRATCH_ROWS_BYTES, False))
     first, scratch_limit, merge = None, None, True
     while True:
-        lowered = lower_and_schedule(ops, engine, arch, num_warps, num_stages, merge)
+        lowered = lower_and_schedule(ops, engine, arch, num_warps, num_stages, merge,
+                                     static_shared_budget(arch) if static_shared else None)
         if lowered is None:
             return None
         try:
@@ -121,6 +126,13 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
                            f"'{first.op.name}' op needs {first.needed} bytes of shared memory as first compiled, "
                            f"more than the {first.limit} bytes of {arch}; compiled with {' and '.join(how)}")
         return ptx
+
+
+def static_shared_budget(arch: str) -> int | None:
+    """The shared bytes a kernel whose shared memory is all static may use on
+    `arch`, when less than the target's (ptxas's static limit off sm_90a)."""
+    from .codegen.ptx.module import STATIC_SHARED_LIMIT
+    return None if arch == "sm_90a" else STATIC_SHARED_LIMIT
 
 
 # the scratch buffer of a layout change, when the kernel's shared memory is short

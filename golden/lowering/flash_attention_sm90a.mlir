@@ -22,6 +22,8 @@
 // CHECK: exp
 // CHECK: nv_tileas.dot {{.*}}mma_wgmma_f16_f16_f32
 // CHECK-COUNT-3: "nv_tileas.store"
-// CHECK: }) : () -> (!cuda_tile.tile<64xf32>, !cuda_tile.tile<64xf32>, !cuda_tile.tile<64x64xf32>)
+// The epilogue (normalize, store) runs in the consumer agent after its loop.
 // CHECK: divf
 // CHECK: "nv_tileas.tiled_store"
+// CHECK: }) : () -> (!cuda_tile.tile<64xf32>, !cuda_tile.tile<64xf32>, !cuda_tile.tile<64x64xf32>)
+// CHECK-NEXT: return

@@ -38,18 +38,20 @@
 // CHECK: nv_tileas.async.pipeline.consume_one
 // CHECK: nv_tileas.async.pipeline.consumer_wait
 // the accumulator enters the dot through an explicit conversion into the
-// mma.sync accumulator layout of the 4-warp consumer group (2x2 warps)
+// wgmma accumulator layout (B, the 32x64 tile, is read in place from its slot)
 // CHECK: %[[ACC:.*]] = "nv_tileas.load"
-// CHECK-NEXT: %[[MMA:.*]] = nv_tileas.convert_layout %[[ACC]] {layout = #nv_tileas<layout mma, warps = [2, 2]>}
+// CHECK-NEXT: %[[MMA:.*]] = nv_tileas.convert_layout %[[ACC]] {layout = #nv_tileas<layout wgmma>}
 // CHECK-NEXT: nv_tileas.dot %{{.*}}, %{{.*}}, %[[MMA]] {atom = #nv_tileas<atom mma_wgmma_f16_f16_f32>}
 // CHECK-NEXT: "nv_tileas.store"
 // CHECK-NEXT: nv_tileas.async.pipeline.consumer_release
 // CHECK: nv_tileas.async.pipeline.consumer_release
 // CHECK: nv_tileas.async.pipeline.inc_iter
 // CHECK: scf.yield
-// CHECK: nv_tileas.async.pipeline.yield
-// CHECK: }) : () -> !cuda_tile.tile<64x64xf32>
+// the epilogue runs in the consumer agent, before its yield (sink-epilogue)
 // CHECK: ftof
 // CHECK: "nv_tileas.tiled_store"
+// CHECK: nv_tileas.async.pipeline.yield
+// CHECK: }) : () -> !cuda_tile.tile<64x64xf32>
+// CHECK-NEXT: return
 // CHECK-NOT: load_view_tko
 // CHECK-NOT: mmaf

@@ -11,12 +11,19 @@ WARPGROUP = 4              # warps per warpgroup (setmaxnreg granularity)
 OVERHEAD_REGS = 32         # addresses, loop state, predicates
 
 
-def fit_stages(stages, target, requested: int):
+def fit_stages(stages, target, requested: int, reserve: int = 0):
     """The largest stage count <= requested whose buffers fit the target's
-    shared memory, or 0 when not even one stage fits."""
+    shared memory less `reserve` bytes (the loop's invariant dot operands,
+    kept in shared memory beside the stages: layouts.invariant_operand_bytes),
+    or 0 when not even one stage fits. The reserve is dropped (the operands
+    are then staged on each iteration) when it would leave fewer than two
+    stages of the requested ones: loads that do not overlap compute cost more
+    than the copies."""
     n = requested
-    while n >= 1 and stages.smem_bytes(n) > target.smem_bytes:
+    while n >= 1 and stages.smem_bytes(n) + reserve > target.smem_bytes:
         n -= 1
+    if reserve and n < min(2, requested):
+        return fit_stages(stages, target, requested)
     return n
 
 

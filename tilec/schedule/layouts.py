@@ -1,8 +1,9 @@
 """Layout assignment: every tensor-core `nv_tileas.dot` gets its accumulator
-through an explicit `nv_tileas.convert_layout` into the mma.sync accumulator
-layout it computes in (`#nv_tileas<layout mma, warps = [wm, wn]>`), chosen for
-the thread group that runs the dot (its agent's warps under agent_switch, the
-CTA's otherwise).
+through an explicit `nv_tileas.convert_layout` into the layout it computes in,
+chosen for the thread group that runs the dot (its agent's warps under
+agent_switch, the CTA's otherwise): `#nv_tileas<layout wgmma>` on sm_90a for
+a dot that wgmma runs (operands.wgmma_fits, B read in place), else the
+mma.sync accumulator layout `#nv_tileas<layout mma, warps = [wm, wn]>`.
 
 A dot operand that is the same on every iteration of the loop around the dot
 (flash attention's Q) is moved once into `#nv_tileas<layout shared>` right
@@ -22,12 +23,14 @@ layout from this op (ops_dot.mma_layout)."""
 from __future__ import annotations
 
 from ..dialects.nv_tileas.layouts import LayoutAttr, tensor_core_acc
+from ..dialects.nv_tileas.operands import wgmma_fits, wgmma_in_place
 from ..dialects.nv_tileas.ops.layout import ConvertLayoutOp
 from ..dialects.nv_tileas.ops.pipeline import agent_warps
 
 DOT = "nv_tileas.dot"
 LOOPS = ("scf.for", "scf.while", "cuda_tile.for", "cuda_tile.loop")
 SHARED = LayoutAttr("shared")
+WGMMA = LayoutAttr("wgmma")
 AGENT_SWITCH = "nv_tileas.async.pipeline.agent_switch"
 
 
@@ -63,22 +66,55 @@ def _defined_outside(v, loop) -> bool:
     return d is not loop and loop not in d.ancestors()
 
 
-def _invariant_operand(op, index: int, made: dict) -> int:
+# shared bytes left to the code generator's own buffers (layout-change scratch by
+# rows, joins, barriers) when shared-layout operands are placed beside the stages
+SCRATCH_RESERVE = 16 * 1024
+
+
+def _tile_bytes(t) -> int:
+    n = (getattr(t.element_type, "width", 8) + 7) // 8
+    for d in t.shape:
+        n *= d
+    return n
+
+
+def _movable(v, loop) -> bool:
+    """A dot operand that may move into the shared layout: a 16-bit rank-2 tile
+    defined by an op outside `loop`."""
+    return loop is not None and getattr(v, "op", None) is not None and _defined_outside(v, loop) \
+        and len(getattr(v.type, "shape", ())) == 2 and getattr(v.type.element_type, "width", None) == 16
+
+
+def invariant_operand_bytes(loop) -> int:
+    """Shared bytes the invariant operands of the tensor-core dots in `loop`
+    will take in the shared layout (each value once)."""
+    seen = {}
+    for op in loop.walk():
+        if op.name == DOT and len(op.operands) >= 3:
+            for v in op.operands[:2]:
+                if _movable(v, loop):
+                    seen[v] = _tile_bytes(v.type)
+    return sum(seen.values())
+
+
+def _invariant_operand(op, index: int, made: dict, room: list) -> int:
     """Move dot `op`'s operand `index` into shared memory where it is defined
     when it is a 16-bit rank-2 tile the same on every iteration of the loop
-    around the dot (one conversion per value, shared by its dots)."""
+    around the dot (one conversion per value, shared by its dots), and when
+    it fits in `room` (a one-element list of the bytes left: the budget rule)."""
     v = op.operands[index]
     loop = _innermost_loop(op)
-    d = getattr(v, "op", None)
-    if loop is None or d is None or not _defined_outside(v, loop) or len(v.type.shape) != 2:
+    if not _movable(v, loop):
         return 0
+    d = v.op
     if d.name == ConvertLayoutOp.name and d.attributes.get("layout") == SHARED:
-        return 0
-    if getattr(v.type.element_type, "width", None) != 16:
         return 0
     conv = made.get(v)
     n = 0
     if conv is None:
+        if _tile_bytes(v.type) > room[0]:
+            return 0
+        room[0] -= _tile_bytes(v.type)
         conv = made[v] = ConvertLayoutOp.create(source=v, layout=SHARED, result_types=[v.type],
                                                 location=op.location)
         d.parent.insert_after(conv, d)
@@ -111,22 +147,36 @@ def _chained_dots(entry) -> set:
     return out
 
 
-def assign_layouts(entry, num_warps: int) -> int:
+def _accumulator_layout(op, a, b, c, threads: int, arch: str, chained: set):
+    """The LayoutAttr of dot `op`'s accumulator, or None (CUDA cores)."""
+    if arch == "sm_90a" and wgmma_fits(op, threads) and wgmma_in_place(op):
+        return WGMMA
+    acc = tensor_core_acc(a.type, b.type, c.type, threads, rows_only=op in chained)
+    return None if acc is None else LayoutAttr.of(acc)
+
+
+def assign_layouts(entry, num_warps: int, smem_bytes: int | None = None, arch: str = "") -> int:
     """Insert the accumulator conversions, and the shared-memory conversions
-    of loop-invariant operands, in `entry`; how many were inserted."""
+    of loop-invariant operands, in `entry`; how many were inserted.
+    `arch`: sm_90a names the accumulators of dots that run on wgmma (B read
+    in place: operands.wgmma_in_place) `#nv_tileas<layout wgmma>`.
+    `smem_bytes`: the kernel's shared-memory budget. Shared-layout operands
+    take what the stage buffers (all of them, as if live together) and
+    SCRATCH_RESERVE leave; None: no limit."""
     threads = cta_threads(entry, num_warps)
     n = 0
     made = {}
+    stages = sum(_tile_bytes(op.results[0].type) for op in entry.walk() if op.name == "nv_tileas.alloc_tensor")
+    room = [float("inf") if smem_bytes is None else smem_bytes - stages - SCRATCH_RESERVE]
     chained = _chained_dots(entry)
     for op in list(entry.walk()):
         if op.name != DOT or len(op.operands) < 3:
             continue
         a, b, c = op.operands[:3]
-        acc = tensor_core_acc(a.type, b.type, c.type, group_threads(op, threads), rows_only=op in chained)
-        if acc is None:
+        want = _accumulator_layout(op, a, b, c, group_threads(op, threads), arch, chained)
+        if want is None:
             continue
-        n += _invariant_operand(op, 0, made) + _invariant_operand(op, 1, made)
-        want = LayoutAttr.of(acc)
+        n += _invariant_operand(op, 0, made, room) + _invariant_operand(op, 1, made, room)
         src = getattr(c, "op", None)
         if src is not None and src.name == ConvertLayoutOp.name and src.attributes.get("layout") == want:
             continue

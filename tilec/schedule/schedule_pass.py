@@ -62,14 +62,17 @@ def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True)
                           f"CTA on {target.arch}; use at most {MAX_CTA_WARPS - PRODUCER_WARPS}")
         return False
     stages = build_stages(analysis, mat, num_stages)
-    fitted = fit_stages(stages, target, num_stages)
+    from .layouts import invariant_operand_bytes
+    reserve = invariant_operand_bytes(loop)
+    fitted = fit_stages(stages, target, num_stages, reserve)
     if fitted == 0:
         engine.error(loc, f"the stage buffers of this loop need {stages.smem_bytes(1)} bytes of shared memory "
                           f"per stage, more than the {target.smem_bytes} bytes of {target.arch}")
         return False
     if fitted < num_stages:
+        beside = f" less {reserve} for the loop's invariant dot operands" if reserve else ""
         engine.warning(loc, f"{num_stages} pipeline stages need {stages.smem_bytes(num_stages)} bytes of shared "
-                            f"memory, over the {target.smem_bytes} bytes of {target.arch}; using {fitted}")
+                            f"memory, over the {target.smem_bytes} bytes of {target.arch}{beside}; using {fitted}")
     stages.num_stages = fitted
     regs = estimate_registers(analysis, stages, target, num_warps)
     if regs.consumer > regs.consumer_budget:
@@ -101,7 +104,7 @@ class Schedule(Pass):
     name = "schedule"
     argument = "Schedule"
     OPTIONS = {"arch": (str, ""), "num-stages": (int, 0), "num-warps": (int, 4), "tma": (bool, True),
-               "merge-agents": (bool, True)}
+               "merge-agents": (bool, True), "sink-epilogue": (bool, True), "smem-budget": (int, 0)}
 
     def run(self, target) -> bool:
         engine = current_engine()
@@ -131,8 +134,12 @@ class Schedule(Pass):
             from .share_pipelines import share_pipelines
             if merge_agent_switches(blocks):
                 share_pipelines(blocks)
+        if ok and t.warp_specialized and self.options["sink-epilogue"]:
+            from .sink_epilogue import sink_epilogues
+            sink_epilogues(blocks)
         from .layouts import assign_layouts
+        budget = self.options["smem-budget"] or t.smem_bytes
         for e in entries(blocks):
-            assign_layouts(e, warps)
+            assign_layouts(e, warps, budget, t.arch)
         _cleanup(blocks, t.arch)
         return ok

@@ -84,24 +84,27 @@ def mma_layout(em, op, a_shape=None, c_shape=None):
     chosen = tensor_core_acc(a, b_t, c, em.group.threads)
     src = getattr(op.operands[2], "op", None)
     if chosen is not None and src is not None and src.name == "nv_tileas.convert_layout" and \
-            isinstance(src.attributes.get("layout"), LayoutAttr) and len(a_t.shape) == 2:
+            isinstance(src.attributes.get("layout"), LayoutAttr) and src.attributes["layout"].kind == "mma" \
+            and len(a_t.shape) == 2:
         return src.attributes["layout"].layout_for(c.shape, em.group.threads) or chosen
     return chosen
 
 
 def named_layout(em, conv, shape):
     """The layout an nv_tileas.convert_layout `conv` moves its tile into in this
-    group, or None when its named layout does not fit the group. With the wgmma
-    path on, an mma accumulator layout feeding a dot that runs on wgmma is that
-    dot's WgmmaAcc (the IR names the mma.sync layout; layouts never change values)."""
+    group, or None when its named layout does not fit the group. An accumulator
+    layout (mma, wgmma) feeding a dot is the layout that dot computes in here
+    (mma_layout: `--no-wgmma` turns a wgmma layout into mma.sync's; layouts
+    never change values)."""
     lay = conv.attributes["layout"]
-    if em.wgmma and lay.kind == "mma":
+    if lay.kind in ("mma", "wgmma"):
         for use in conv.results[0].uses:
             if use.owner.name == "nv_tileas.dot" and use.index == 2:
-                from .ops_wgmma import wgmma_layout
-                wg = wgmma_layout(em, use.owner)
-                if wg is not None and tuple(wg.shape) == tuple(shape):
-                    return wg
+                got = mma_layout(em, use.owner)
+                if got is not None and tuple(got.shape) == tuple(shape):
+                    return got
+    if lay.kind == "wgmma" and not em.wgmma:
+        return None
     return lay.layout_for(shape, em.group.threads)
 
 
@@ -406,17 +409,26 @@ def _mma_dot(em, op, a, b, c, layout, rt):
     return out
 
 
+# registers per thread that the accumulator and a register A (f16 pairs) may take
+# together; past it A is staged, so that its registers die before the dot
+# (a 256x128 f32 accumulator over 8 warps is 128 registers already)
+REGISTER_A_BUDGET = 128
+
+
 def _register_a(em, a, layout):
     """A's mma.sync fragments from registers, [row tile][K step] -> four .b32,
     when A is a register tile and the dot's warps split the rows only, else
     None. The m16n8k16 A fragment of rows 16 i.., columns 16 s.. holds the
     elements the f32 accumulator of an M x K product (same warps) keeps in its
     8-column tiles 2 s and 2 s + 1, in the same order: a tile in that layout
-    (attention's P, from the first dot) moves nothing; another is converted."""
+    (attention's P, from the first dot) moves nothing; another is converted.
+    Within REGISTER_A_BUDGET only."""
     if not isinstance(layout, MmaAcc) or layout.wn != 1 or a.home is not None or a.view is not None \
             or a.splat or a.layout is None:
         return None
     M, K = a.shape
+    if layout.nslots + M * K // layout.threads // 2 > REGISTER_A_BUDGET:
+        return None
     frag = MmaAcc((M, K), layout.threads, layout.wm, 1)
     t = em.in_layout(em.regs_of(a), frag)
     kb = em.kb

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from ...dialects.nv_tileas.operands import HOME_VIEWS  # views: ops_core makes them without loads
 from .emitter import handles
 from ...dialects.nv_tileas.layouts import MAX_VEC, blocked, linear_offsets
 from .numeric import float_name
@@ -229,8 +230,6 @@ def _store(em, op):
 HOME_AWARE = ("nv_tileas.dot", "nv_tileas.async.pipeline.yield", "nv_tileas.store", "nv_tileas.view")
 
 
-# ops that make a view of a tile that sits only in shared memory (ops_core)
-HOME_VIEWS = ("cuda_tile.reshape", "cuda_tile.permute", "nv_tileas.shuffle")
 
 
 def needs_registers(value) -> bool:

@@ -168,34 +168,14 @@ def _slot_swizzle(op, view):
 
 def slot_swizzle(op, shape, etype):
     """_slot_swizzle from the stage buffer's (stages, [1, ...,] rows, cols) shape
-    and element type; the dots may read the slots through reshapes and
-    transposes (views, ops_core)."""
-    slot = tuple(shape[1:])
-    if len(slot) < 2 or any(d != 1 for d in slot[:-2]) or byte_size(etype) != 2:
+    and element type (operands.slots_swizzled: the dots may read the slots
+    through views)."""
+    from ...dialects.nv_tileas.operands import slot_shape, slots_swizzled
+    if not slots_swizzled(op, shape, etype):
         return None
-    consumers = [u for u in op.results[1].users if u.name.endswith("consume_one")]
-    if not consumers:
-        return None
-    for c in consumers:
-        for arg in c.regions[0].blocks[0].arguments:
-            for user, index in slot_readers(arg):
-                if user.name == "nv_tileas.async.pipeline.yield":
-                    continue
-                if user.name != DOT or len(user.results[0].type.shape) != 2 or index == 2:
-                    return None
     from .swizzle import Swizzle
-    return Swizzle.for_rows(slot[-1] * 2, slot[-2])
-
-
-def slot_readers(value):
-    """(op, operand index) of each use of `value`, looking through the views
-    (reshape, permute) that ops_core makes of a tile in shared memory."""
-    from .ops_memory import HOME_VIEWS
-    for use in value.uses:
-        if use.owner.name in HOME_VIEWS:
-            yield from slot_readers(use.owner.results[0])
-        else:
-            yield use.owner, use.index
+    rows, cols = slot_shape(shape)
+    return Swizzle.for_rows(cols * 2, rows)
 
 
 def _barrier(em, sym, it) -> str:
@@ -375,7 +355,7 @@ def _join_plan(em, results):
     sizes = []
     for r in results:
         t = r.type
-        if not hasattr(t, "element_type"):
+        if not hasattr(t, "element_type") or not r.uses:      # nothing after the switch reads it
             sizes.append(None)
             continue
         n = 1

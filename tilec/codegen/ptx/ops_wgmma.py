@@ -46,11 +46,11 @@ How (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"):
 from __future__ import annotations
 
 from ...dialects.nv_tileas.layouts import WgmmaAcc, blocked, linear_offsets, wgmma_acc
+from ...dialects.nv_tileas.operands import wgmma_fits, wgmma_in_place
 from .numeric import float_name, from_f32, to_f32
 from .ptxtypes import B32, B64, F32
 from .values import Tile
 
-WGMMA_TYPES = ("f16", "bf16")
 STAGE_LIMIT = 64 * 1024         # shared bytes of one dot's canonical operand copies
 SBO = 128                       # bytes between core matrices adjacent in M (A) or N (B)
 
@@ -61,23 +61,19 @@ def wgmma_supported(target) -> bool:
 
 def wgmma_layout(em, op, a_shape=None, c_shape=None):
     """The WgmmaAcc layout of `op`'s (M, N) result when the wgmma path is on and
-    the dot qualifies (module docstring), else None."""
+    the dot qualifies (operands.wgmma_fits; by default only where B is read in
+    place, operands.wgmma_in_place: the rule layout assignment follows when it
+    names the accumulator `#nv_tileas<layout wgmma>`), else None."""
     if not getattr(em, "wgmma", False) or not wgmma_supported(em.target):
         return None
-    a_t, b_t, c_t = op.operands[0].type, op.operands[1].type, op.operands[2].type
-    if len(getattr(a_t, "shape", ())) != 2 or len(getattr(b_t, "shape", ())) != 2:
-        return None
-    ea, eb, ec = (float_name(getattr(t, "element_type", None)) for t in (a_t, b_t, c_t))
-    er = float_name(op.results[0].type.element_type)
-    if ea not in WGMMA_TYPES or ea != eb or ec != "f32" or er != "f32":
-        return None
-    m, k = tuple(a_shape or a_t.shape)
-    n = tuple(c_shape or op.results[0].type.shape)[1]
     g = em.group
-    if k % 16 or m % 8 or n % 8 or g.threads % 128 or getattr(g, "first_thread", 0) % 128:
+    shapes = None if a_shape is None else (a_shape, c_shape)
+    if not wgmma_fits(op, g.threads, getattr(g, "first_thread", 0), shapes):
         return None
+    m, k = tuple(a_shape or op.operands[0].type.shape)
+    n = tuple(c_shape or op.results[0].type.shape)[1]
     if em.wgmma == AUTO:
-        if not reads_b_in_place(op):
+        if not wgmma_in_place(op):
             return None
     elif (m * k + n * k) * 2 > STAGE_LIMIT:
         return None
@@ -85,53 +81,6 @@ def wgmma_layout(em, op, a_shape=None, c_shape=None):
 
 
 AUTO = "auto"     # em.wgmma: wgmma where B is read in place (the sm_90a default)
-
-
-def slot_source(v):
-    """(consume_one block argument, transposed) when dot operand `v` is a
-    swizzled pipeline slot seen through reshapes of unit dimensions and
-    permutations (the views ops_core makes without moving data), else None.
-    `transposed`: the operand's rows run along the slot's columns."""
-    from .ops_memory import HOME_VIEWS
-    from .ops_pipeline import slot_swizzle
-    chain = []
-    while getattr(v, "op", None) is not None and v.op.name in HOME_VIEWS:
-        chain.append(v.op)
-        v = v.op.operands[0]
-    block = getattr(v, "block", None)
-    owner = getattr(block, "parent_op", None) if block is not None else None
-    if owner is None or not owner.name.endswith("consume_one") or v not in block.arguments:
-        return None
-    pipe = getattr(owner.operands[0], "op", None)
-    if pipe is None or pipe.name != "nv_tileas.async.pipeline.create_pipeline":
-        return None
-    buf = pipe.operands[0].type
-    shape, etype = tuple(getattr(buf, "shape", ())), getattr(buf, "element_type", None)
-    if len(shape) < 3 or (shape[-2] * shape[-1] * 2) % 1024 or slot_swizzle(pipe, shape, etype) is None:
-        return None
-    # replay the views: which slot dimension each operand dimension runs along
-    cur, dims = list(v.type.shape), list(range(len(v.type.shape)))
-    for d in reversed(chain):
-        if d.name == "cuda_tile.reshape":
-            new = list(d.results[0].type.shape)
-            if [n for n in cur if n != 1] != [n for n in new if n != 1]:
-                return None
-            kept = iter([x for n, x in zip(cur, dims) if n != 1])
-            cur, dims = new, [-1 if n == 1 else next(kept) for n in new]
-        else:
-            perm = list(d.attributes["permutation"].values)
-            cur, dims = [cur[p] for p in perm], [dims[p] for p in perm]
-    if len(cur) != 2 or 1 in cur:
-        return None
-    return v, dims[0] > dims[1]
-
-
-def reads_b_in_place(op) -> bool:
-    """Whether dot `op`'s B will sit in a swizzled, 1024-aligned pipeline slot
-    (read as MN-major, or K-major through a transpose) when it is emitted:
-    wgmma then needs no copy of B, and A comes from its own slot, a tile in
-    shared memory, or registers (`wgmma_dot`)."""
-    return slot_source(op.operands[1]) is not None
 
 
 def _encode(x: int) -> int:

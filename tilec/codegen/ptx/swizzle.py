@@ -36,9 +36,8 @@ class Swizzle:
     def for_rows(cls, pitch: int, rows: int) -> "Swizzle | None":
         """The swizzle for `rows` rows of `pitch` bytes, or None (pitches below 32
         bytes or not a power of two: nothing to gain or not expressible)."""
-        if pitch < 32 or pitch & (pitch - 1) or rows % 8:
-            return None
-        return cls(pitch, rows)
+        from ...dialects.nv_tileas.operands import swizzle_fits
+        return cls(pitch, rows) if swizzle_fits(pitch, rows) else None
 
     @property
     def panels(self) -> int:

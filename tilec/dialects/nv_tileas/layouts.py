@@ -256,13 +256,20 @@ class SliceLayout:
 MMA_OPERAND_TYPES = ("f16", "bf16")
 
 
+# accumulator registers per thread up to which chained dots split rows only: past
+# it the kernel spills anyway, and ptxas (CUDA 13.0, sm_80) allocates a 256x128
+# accumulator over 8 warps of whole rows in 32 registers, spilling 40 KB
+ROWS_ONLY_ACC_REGS = 64
+
+
 def tensor_core_acc(a_type, b_type, c_type, threads: int, rows_only: bool = False):
     """The MmaAcc layout of a dot's (M, N) accumulator when the dot runs on
     tensor cores (mma.sync m16n8k16: f16/bf16 operands of one type, an f32 or
     f16 accumulator, K a multiple of 16, rank 2), else None. `rows_only`: the
     warps split the rows only, when they can (a dot whose result becomes
     another dot's A: each warp then holds whole rows, which are its A
-    fragments of the next dot, and row reductions stay inside warps)."""
+    fragments of the next dot, and row reductions stay inside warps), within
+    ROWS_ONLY_ACC_REGS."""
     def name(t):
         e = getattr(t, "element_type", None)
         return e.name if type(e).__name__ == "FloatType" else ""
@@ -273,7 +280,9 @@ def tensor_core_acc(a_type, b_type, c_type, threads: int, rows_only: bool = Fals
     if a_type.shape[1] % 16:
         return None
     warps = threads // 32
-    if rows_only and threads % 32 == 0 and c_type.shape[0] % (16 * warps) == 0 and c_type.shape[1] % 8 == 0:
+    m, n = c_type.shape
+    if rows_only and threads % 32 == 0 and m % (16 * warps) == 0 and n % 8 == 0 \
+            and m * n <= ROWS_ONLY_ACC_REGS * threads:
         return MmaAcc(tuple(c_type.shape), threads, warps, 1)
     return mma_acc(tuple(c_type.shape), threads)
 
@@ -282,6 +291,9 @@ class LayoutAttr(DialectAttr):
     """`#nv_tileas<layout blocked>`: the group's blocked layout of the tile's
     shape (it depends on nothing else); `#nv_tileas<layout mma, warps = [wm, wn]>`:
     the mma.sync accumulator layout over a wm x wn grid of warps;
+    `#nv_tileas<layout wgmma>`: the accumulator of wgmma.mma_async (sm_90a),
+    64-row chunks per warpgroup (WgmmaAcc: it depends on the shape and the
+    group only);
     `#nv_tileas<layout shared>`: the tile sits in shared memory, row-major, its
     16-byte chunks XOR-swizzled by the rows' pitch (the swizzle the tensor
     cores read: 32, 64 or 128 bytes, 128-byte panels past that), where a dot
@@ -290,7 +302,7 @@ class LayoutAttr(DialectAttr):
     __slots__ = ("kind", "warps")
     dialect, mnemonic = "nv_tileas", ""
     description = "layout"
-    KINDS = ("blocked", "mma", "shared")
+    KINDS = ("blocked", "mma", "wgmma", "shared")
 
     def __init__(self, kind: str, warps: tuple | None = None):
         object.__setattr__(self, "kind", kind)
@@ -314,6 +326,8 @@ class LayoutAttr(DialectAttr):
         or is not a register layout (shared)."""
         if self.kind == "shared":
             return None
+        if self.kind == "wgmma":
+            return wgmma_acc(tuple(shape), threads)
         if self.kind == "blocked":
             return blocked(shape, threads)
         wm, wn = self.warps
@@ -333,7 +347,7 @@ class LayoutAttr(DialectAttr):
         """After `#nv_tileas<layout`: the kind and, for mma, its warp grid."""
         kind = r.keyword()
         if kind not in cls.KINDS:
-            r.error(f"unknown layout '{kind}' (expected blocked, mma or shared)")
+            r.error(f"unknown layout '{kind}' (expected blocked, mma, wgmma or shared)")
         warps = None
         if kind == "mma":
             if not r.accept(",") or r.keyword() != "warps":

@@ -39,6 +39,11 @@ class ConvertLayoutOp(NvTileasOp):
                 self.emit_error(f"expects a rank-2 result whose shape the mma layout's {wm}x{wn} warps tile "
                                 f"in 16x8 blocks")
                 return False
+        if lay is not None and lay.kind == "wgmma":
+            if len(r.shape) != 2 or r.shape[0] % 64 or r.shape[1] % 8 or r.shape[1] > 256:
+                self.emit_error("expects a rank-2 result of 64-row chunks and 8 to 256 columns (a multiple of 8) "
+                                "for the wgmma layout")
+                return False
         return True
 
 

@@ -1,0 +1,131 @@
+"""Where a tensor-core dot's operands come from, read off scheduled nv_tileas IR.
+
+The layout assignment (schedule/layouts.py) and the PTX emitter ask the same
+questions, and must get the same answers. Is this operand a pipeline slot,
+seen through views? Which way does it run? Does the dot fit wgmma?
+
+Views are reshapes of unit dimensions and permutations of a tile that sits
+in shared memory. They move no data (the emitter reads through their
+coefficients), so a slot read through them is still read in place.
+"""
+from __future__ import annotations
+
+HOME_VIEWS = ("cuda_tile.reshape", "cuda_tile.permute", "nv_tileas.shuffle")
+DOT = "nv_tileas.dot"
+CREATE_PIPELINE = "nv_tileas.async.pipeline.create_pipeline"
+WGMMA_TYPES = ("f16", "bf16")
+SWIZZLE_LINE = 128          # bytes: the widest swizzle, one bank line
+
+
+def slot_readers(value):
+    """(op, operand index) of each use of `value`, looking through views."""
+    for use in value.uses:
+        if use.owner.name in HOME_VIEWS:
+            yield from slot_readers(use.owner.results[0])
+        else:
+            yield use.owner, use.index
+
+
+def swizzle_fits(pitch: int, rows: int) -> bool:
+    """Whether rows of `pitch` bytes, `rows` of them, take the tensor cores' XOR
+    swizzle: a power of two of at least 32 bytes, whole groups of eight rows."""
+    return pitch >= 32 and not pitch & (pitch - 1) and rows % 8 == 0
+
+
+def slot_shape(shape):
+    """The (rows, cols) of a stage buffer's slot, (stages, [1, ...,] rows, cols), or None."""
+    slot = tuple(shape[1:])
+    if len(slot) < 2 or any(d != 1 for d in slot[:-2]):
+        return None
+    return slot[-2], slot[-1]
+
+
+def slots_swizzled(pipe, shape, etype) -> bool:
+    """Whether the slots of pipeline `pipe` (its stage buffer's shape and 16-bit
+    element type) are swizzled: every consumer hands its slot only to rank-2
+    dots as A or B (which read it with ldmatrix or wgmma), through views."""
+    rc = slot_shape(shape)
+    if rc is None or (getattr(etype, "width", None) or 0) != 16:
+        return False
+    consumers = [u for u in pipe.results[1].users if u.name.endswith("consume_one")]
+    if not consumers:
+        return False
+    for c in consumers:
+        for arg in c.regions[0].blocks[0].arguments:
+            for user, index in slot_readers(arg):
+                if user.name == "nv_tileas.async.pipeline.yield":
+                    continue
+                if user.name != DOT or len(user.results[0].type.shape) != 2 or index == 2:
+                    return False
+    return swizzle_fits(rc[1] * 2, rc[0])
+
+
+def slot_source(v):
+    """(consume_one block argument, transposed) when dot operand `v` is a
+    swizzled pipeline slot of whole 1024-byte swizzle patterns seen through
+    views, else None. `transposed`: the operand's rows run along the slot's
+    columns."""
+    chain = []
+    while getattr(v, "op", None) is not None and v.op.name in HOME_VIEWS:
+        chain.append(v.op)
+        v = v.op.operands[0]
+    block = getattr(v, "block", None)
+    owner = getattr(block, "parent_op", None) if block is not None else None
+    if owner is None or not owner.name.endswith("consume_one") or v not in block.arguments:
+        return None
+    pipe = getattr(owner.operands[0], "op", None)
+    if pipe is None or pipe.name != CREATE_PIPELINE:
+        return None
+    buf = pipe.operands[0].type
+    shape, etype = tuple(getattr(buf, "shape", ())), getattr(buf, "element_type", None)
+    if len(shape) < 3 or (shape[-2] * shape[-1] * 2) % 1024 or not slots_swizzled(pipe, shape, etype):
+        return None
+    # replay the views: which slot dimension each operand dimension runs along
+    cur, dims = list(v.type.shape), list(range(len(v.type.shape)))
+    for d in reversed(chain):
+        if d.name == "cuda_tile.reshape":
+            new = list(d.results[0].type.shape)
+            if [n for n in cur if n != 1] != [n for n in new if n != 1]:
+                return None
+            kept = iter([x for n, x in zip(cur, dims) if n != 1])
+            cur, dims = new, [-1 if n == 1 else next(kept) for n in new]
+        else:
+            perm = list(d.attributes["permutation"].values)
+            cur, dims = [cur[p] for p in perm], [dims[p] for p in perm]
+    if len(cur) != 2 or 1 in cur:
+        return None
+    return v, dims[0] > dims[1]
+
+
+def _float_name(t) -> str:
+    e = getattr(t, "element_type", None)
+    return e.name if type(e).__name__ == "FloatType" else ""
+
+
+def wgmma_fits(op, threads: int, first_thread: int = 0, shapes=None) -> bool:
+    """Whether dot `op` runs on wgmma in a group of `threads` (starting at CTA
+    thread `first_thread`): rank 2, f16 or bf16 A and B of one type, an f32
+    accumulator and result, whole warpgroups with M a multiple of 64 per
+    warpgroup, N a multiple of 8 up to 256, K a multiple of 16. `shapes`:
+    (A's, the result's) when they differ from the op's types (a batch's)."""
+    a_t, b_t, c_t = (o.type for o in op.operands[:3])
+    if len(getattr(a_t, "shape", ())) != 2 or len(getattr(b_t, "shape", ())) != 2:
+        return False
+    ea = _float_name(a_t)
+    if ea not in WGMMA_TYPES or ea != _float_name(b_t) or _float_name(c_t) != "f32" \
+            or _float_name(op.results[0].type) != "f32":
+        return False
+    a_shape, r_shape = shapes or (a_t.shape, op.results[0].type.shape)
+    m, k = tuple(a_shape)
+    n = tuple(r_shape)[1]
+    if threads <= 0 or threads % 128 or first_thread % 128 or k % 16 or n % 8 or not 8 <= n <= 256:
+        return False
+    return m % (64 * (threads // 128)) == 0
+
+
+def wgmma_in_place(op) -> bool:
+    """Whether dot `op`'s B is a swizzled pipeline slot read in place (MN-major
+    as stored, K-major through a transpose): the default sm_90a rule for
+    running a dot on wgmma. A then comes from a slot, a shared-layout tile or
+    registers."""
+    return slot_source(op.operands[1]) is not None
