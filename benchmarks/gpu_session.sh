@@ -3,7 +3,7 @@
 # start instead of several). Run from the repository root on a machine with an
 # NVIDIA GPU, torch and cuda-python; missing pure-Python wheels (lark) may be
 # carried in .whl/, the tileiras cubin in .gpu-artifacts/ (make_tileiras_cubin.sh).
-#     bash benchmarks/gpu_session.sh [tests|bench|tiles|all]   (default all)
+#     bash benchmarks/gpu_session.sh [tests|bench|attention|tiles|all]   (default all)
 #     bash benchmarks/gpu_session.sh prep    (here, no GPU: tileiras cubins per tile size)
 # `tiles` times the matmul example at the tile sizes in $TILES (BMxBNxBK ...) for
 # tilec (mma.sync, wgmma, sm_80 PTX) next to tileiras's cubin of the same text.
@@ -16,6 +16,8 @@ mkdir -p "$OUTDIR"
 WHAT=${1:-all}
 TILES=${TILES:-64x64x32 128x64x64 128x128x32 128x128x64 128x256x64 256x128x64}
 if [ "$WHAT" = prep ]; then
+  bash benchmarks/make_tileiras_cubin.sh .gpu-artifacts/attention_m128_f16.sm_90.cubin \
+    examples/cutile/attention_m128_f16.mlir | grep kernels || exit 1
   for t in $TILES; do
     python3 benchmarks/matmul_gpu.py --tile "$t" --write-kernel ".gpu-artifacts/matmul_$t.mlir" || exit 1
     bash benchmarks/make_tileiras_cubin.sh ".gpu-artifacts/matmul_$t.sm_90.cubin" ".gpu-artifacts/matmul_$t.mlir" \
@@ -46,6 +48,18 @@ if [ "$WHAT" = all ] || [ "$WHAT" = bench ]; then
     # shellcheck disable=SC2086
     python3 benchmarks/matmul_gpu.py --require-gpu $variant "${PEER[@]}" --save-ptx "$OUTDIR/matmul$tag.ptx" \
       2>&1 | tee "$OUTDIR/matmul$tag.log" | tail -12
+  done
+fi
+
+if [ "$WHAT" = all ] || [ "$WHAT" = bench ] || [ "$WHAT" = attention ]; then
+  CUBIN=.gpu-artifacts/attention_m128_f16.sm_90.cubin
+  PEER=(); [ -f "$CUBIN" ] && PEER=(--tileiras-cubin "$CUBIN")
+  for variant in "--arch sm_90a" "--arch sm_90a --no-wgmma" "--arch sm_80"; do
+    tag=$(echo "$variant" | tr -c 'a-z0-9\n' '_' | tr -s _)
+    echo "=== attention_gpu.py $variant"
+    # shellcheck disable=SC2086
+    python3 benchmarks/attention_gpu.py --require-gpu $variant "${PEER[@]}" --save-ptx "$OUTDIR/attention$tag.ptx" \
+      2>&1 | tee "$OUTDIR/attention$tag.log" | tail -10
   done
 fi
 
