@@ -21,16 +21,20 @@ EXAMPLES = sorted(glob.glob(os.path.join(ROOT, "examples", "cutile", "*.mlir")))
 
 
 def _parse_with(lark_builder, text):
-    """Parse `text` with an explicit (Lark, builder) pair."""
-    saved = dict(P._PARSERS)
+    """Parse `text` with an explicit (Lark, builder) pair (and not with
+    tilec's own runtime over the snapshot)."""
+    saved, saved_fast = dict(P._PARSERS), dict(P._FAST)
     try:
         P._PARSERS[True] = P._PARSERS[False] = lark_builder
+        P._FAST[True] = P._FAST[False] = None
         engine = DiagnosticEngine()
         ops = P.parse_text(text, engine, "k.mlir")
         return print_ops(ops) if ops is not None else engine.render()
     finally:
         P._PARSERS.clear()
         P._PARSERS.update(saved)
+        P._FAST.clear()
+        P._FAST.update(saved_fast)
 
 
 def test_loaded_parser_parses_as_the_saved_one(tmp_path):
@@ -68,6 +72,12 @@ def test_damaged_snapshots_are_not_used(tmp_path):
 
 def test_key_follows_the_grammar_and_the_cache_dir_is_private(monkeypatch, tmp_path):
     assert snapshot.key("a: B") != snapshot.key("a: C")
+    built, _ = P.get_parser(lean=True)
+    path = str(tmp_path / "p.pickle")
+    snapshot.save(built, path, "a: B")
+    assert snapshot.load(path, P._Builder(), "a: B") is not None
+    assert snapshot.load(path, P._Builder(), "a: C") is None  # saved under another grammar: not used
+    assert snapshot.load_fast(path, P._Builder(), "a: C") is None
     monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
     assert snapshot.path_for("a: B").startswith(str(tmp_path))
     monkeypatch.delenv("TILEC_CACHE_DIR")
@@ -109,3 +119,68 @@ def test_a_fresh_process_loads_the_snapshot(tmp_path):
         if i == 0:
             assert len(list((tmp_path / "cache").glob("parser-*.pickle"))) == 1
     assert outs[0] == outs[1]
+
+
+def _fast_and_lark(text, start="start"):
+    """`text` parsed by tilec's own runtime over a fresh snapshot and by the
+    Lark parser it was saved from: (printed ops or diagnostics) of each."""
+    results = []
+    for fast in (True, False):
+        saved = dict(P._FAST)
+        if not fast:
+            P._FAST[True] = P._FAST[False] = None
+        try:
+            engine = DiagnosticEngine()
+            ops = P.parse_text(text, engine, "k.mlir")
+            results.append(print_ops(ops, debuginfo=True) if ops is not None else engine.render())
+        finally:
+            P._FAST.clear()
+            P._FAST.update(saved)
+    return results
+
+
+def test_own_runtime_parses_as_lark(tmp_path, monkeypatch):
+    """lalr.FastParser over the snapshot builds the same IR as Lark's parser
+    for every example, and text it cannot parse goes to Lark, which reports
+    the error as before."""
+    from tilec.syntax import lalr
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(P, "_FAST", {})
+    monkeypatch.setattr(P, "_PARSERS", {})
+    monkeypatch.setattr(P, "_BUILDERS", {})
+    P.get_parser(lean=True)  # builds and saves the snapshot
+    P.get_parser(lean=False)
+    assert P._fast_parser(True) is not None and P._fast_parser(False) is not None
+    runs = {"ok": 0, "refused": 0}
+    parse = lalr.FastParser.parse
+
+    def counted(self, text, start):
+        try:
+            value = parse(self, text, start)
+        except lalr.NoParse:
+            runs["refused"] += 1
+            raise
+        runs["ok"] += 1
+        return value
+    monkeypatch.setattr(lalr.FastParser, "parse", counted)
+    texts = [open(p).read() for p in sorted(glob.glob(os.path.join(ROOT, "examples", "**", "*.mlir"),
+                                                     recursive=True))]
+    texts += ["cuda_tile.module @m {\n  entry @k() {\n    %0 = addf %x : tile<f32>\n  }\n}\n",   # unknown value
+              "cuda_tile.module @m {\n  entry @k() {\n    %0 = constant <f32: 1.0> : tile<f32\n  }\n}\n",  # no `>`
+              "cuda_tile.module @m {\n  entry @k() {\n    return ?\n  }\n}\n"]  # no such token
+    for text in texts:
+        fast, lark = _fast_and_lark(text)
+        assert fast == lark, text[:200]
+    assert runs["ok"] >= len(texts) - 3 and runs["refused"] >= 2, runs
+
+
+def test_a_process_parsing_valid_text_imports_no_lark(tmp_path):
+    """With a snapshot, text that parses needs no Lark (~20 ms of a start-up)."""
+    env = dict(os.environ, TILEC_CACHE_DIR=str(tmp_path / "cache"))
+    kernel = os.path.join(ROOT, "examples", "cutile", "vector_add_f32.mlir")
+    code = ("import sys\nfrom tilec.cli import main\n"
+            f"rc = main(['compile', {kernel!r}, '-o', {str(tmp_path / 'k.ptx')!r}])\n"
+            "print(rc, 'lark' in sys.modules)\n")
+    got = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          check=True).stdout.split() for _ in range(2)]
+    assert got == [["0", "True"], ["0", "False"]]  # the first builds the snapshot with Lark

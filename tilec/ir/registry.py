@@ -94,6 +94,11 @@ def declare_ops(modules: dict, aliases: dict = ()) -> None:
                     table.pending[name] = module
 
 
+def op_names() -> set:
+    """Every op name registered or declared, importing nothing."""
+    return set(dict.keys(OPS)) | set(OPS.pending)
+
+
 def register_op(cls):
     """Register `cls` under its name and under the old spellings it declares in
     its own `aliases` (read as the op, printed as `cls.name`)."""

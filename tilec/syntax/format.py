@@ -275,7 +275,12 @@ def _escape(lit):
 
 
 def rule_name(op_cls) -> str:
-    return "op_" + re.sub(r"[^A-Za-z0-9_]", "_", op_cls.name).lower()
+    return rule_name_of(op_cls.name)
+
+
+def rule_name_of(op_name: str) -> str:
+    """The grammar rule of the custom form of the op named `op_name`."""
+    return "op_" + re.sub(r"[^A-Za-z0-9_]", "_", op_name).lower()
 
 
 class CompiledFormat:
@@ -530,7 +535,7 @@ def _first_token(children):
         elif hasattr(c, "line") and hasattr(c, "column"):
             return c
         elif hasattr(c, "line") and hasattr(c, "col"):  # a ValueRef
-            from lark import Token
+            from .token import Token
             return Token("VALUE_REF", c.ref, line=c.line, column=c.col)
     return None
 

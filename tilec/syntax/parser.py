@@ -1,16 +1,19 @@
-"""The Lark LALR parser for MLIR text: base grammar from grammar/mlir.lark plus
-one rule per registered op with an assembly format. Parsing builds IR directly
-(an embedded transformer, no parse tree), then a resolution pass binds SSA
-names in scope and infers result types the text leaves implicit."""
+"""The LALR parser for MLIR text: base grammar from grammar/mlir.lark plus
+one rule per registered op with an assembly format, built by Lark. Parsing
+builds IR directly (an embedded transformer, no parse tree), then a
+resolution pass binds SSA names in scope and infers result types the text
+leaves implicit.
+
+A text is parsed by tilec's own runtime for Lark's tables (lalr.py, over the
+parser snapshot) when there is a snapshot, and by Lark otherwise; if the
+runtime cannot parse a text, Lark parses it again and reports the error, so
+every diagnostic is Lark's as before. Lark is imported only then (or to build
+the snapshot)."""
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import tempfile
-
-from lark import Lark, Token, Transformer, Tree
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from ..ir import attributes as A
 from ..ir import registry
@@ -21,7 +24,27 @@ from ..ir.opdef import SINGLE, SEGMENTS
 from ..ir.types import IntegerType
 from . import format as F
 from . import snapshot
+from . import token as T
 from .reader import BodyError, char_text, parse_location, parse_type, unquote, TYPE_ALIASES
+
+
+class _LarkNotLoaded(Exception):
+    """Stands for Lark's exception classes until Lark is imported: none of
+    them can be raised before (see _load_lark)."""
+
+
+Lark = LarkToken = None
+UnexpectedCharacters = UnexpectedEOF = UnexpectedInput = UnexpectedToken = VisitError = _LarkNotLoaded
+
+
+def _load_lark():
+    """Import Lark (for a parse by Lark, an error report, or a snapshot to build)."""
+    global Lark, LarkToken, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+    if Lark is None:
+        from lark import Lark as _Lark, Token as _Token
+        from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+        T.accept(_Token)
+        Lark, LarkToken = _Lark, _Token
 
 GRAMMAR_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                            "grammar")
@@ -71,7 +94,9 @@ def _op_keywords(cls):
     return names
 
 
-_PARSERS: dict = {}
+_PARSERS: dict = {}   # lean -> (Lark parser, builder), once a text needed Lark
+_FAST: dict = {}      # lean -> lalr.FastParser over the snapshot, or None
+_BUILDERS: dict = {}  # lean -> the IR builder
 
 
 def _grammar_text(lean=False):
@@ -140,39 +165,99 @@ def _index_keywords(lark) -> None:
                 state_lexer.callback[name] = KeywordTypes({t.pattern.value: t.name for t in terms})
 
 
+def _grammar_sources(lean):
+    """What the grammar text is made from, for the snapshot's key in its place
+    (making the text takes every op's format, so importing every op module):
+    the size and modification time of every file under tilec/ir, tilec/syntax
+    and tilec/dialects and of the base grammar; ops, old spellings, directives
+    and short-name dialects registered from outside those packages, with
+    what they put in the grammar; and the lean/full choice. None when the
+    files cannot be listed (then the text itself is the key)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    parts = [f"lean={lean}", _BareIdEverywhere.tag]
+    try:
+        stack = [os.path.join(root, d) for d in ("ir", "syntax", "dialects")] + [GRAMMAR_DIR]
+        while stack:
+            with os.scandir(stack.pop()) as entries:
+                for e in sorted(entries, key=lambda e: e.name):
+                    if e.is_dir() and e.name != "__pycache__":
+                        stack.append(e.path)
+                    elif e.name.endswith((".py", ".lark")):
+                        st = e.stat()
+                        parts.append(f"{os.path.relpath(e.path, root)}:{st.st_size}:{st.st_mtime_ns}")
+    except OSError:
+        return None
+    ours = ("tilec.ir.", "tilec.syntax.", "tilec.dialects.")
+    for table in (registry.OPS, registry.OP_ALIASES):
+        for name in sorted(n for n, m in table.pending.items() if not m.startswith(ours)):
+            table.get(name)  # declared from outside: defined now, to be listed below
+        for name, cls in sorted(dict.items(table)):
+            if not cls.__module__.startswith(ours):
+                parts.append(f"{name}={cls.name}:{cls.assembly_format}")
+    for name, d in sorted(F.DIRECTIVES.items()):
+        if not type(d).__module__.startswith(ours):
+            parts.append(f"{name}:{getattr(d, 'rules', ())}")
+    parts.append(repr(sorted(F.SHORT_NAME_DIALECTS.items())))
+    return "\n".join(parts)
+
+
+def _builder(lean):
+    """The IR builder of the lean or full grammar, which both its parsers call."""
+    builder = _BUILDERS.get(lean)
+    if builder is None:
+        builder = _BUILDERS[lean] = _Builder()
+    return builder
+
+
+def _fast_parser(lean):
+    """tilec's own runtime over the snapshot of the lean or full grammar, or
+    None when there is no snapshot yet (Lark then parses, and saves one)."""
+    if lean not in _FAST:
+        registry.load_all()
+        sources = _grammar_sources(lean)
+        _FAST[lean] = None if sources is None else snapshot.load_fast(snapshot.path_for(sources), _builder(lean),
+                                                                      sources)
+    return _FAST[lean]
+
+
 def get_parser(lean=False):
     """(Lark parser, builder), built once per process and cached on disk."""
     parser = _PARSERS.get(lean)
     if parser is None:
+        _load_lark()
         registry.load_all()
-        text = _grammar_text(lean)
-        builder = _Builder()
-        snap = snapshot.path_for(text)
-        lark = snapshot.load(snap, builder)
+        builder = _builder(lean)
+        sources = _grammar_sources(lean)
+        text = _grammar_text(lean) if sources is None else None
+        grammar = sources if text is None else text
+        snap = snapshot.path_for(grammar)
+        lark = snapshot.load(snap, builder, grammar)
         if lark is None:
+            text = text or _grammar_text(lean)
+            import hashlib
             key = hashlib.sha1((text + _BareIdEverywhere.tag).encode()).hexdigest()[:16]
             cache = os.path.join(tempfile.gettempdir(), f"tilec-lark-{key}.cache")
             lark = Lark(text, parser="lalr", lexer="contextual", start=["start", "attribute_only", "type_only"],
                         maybe_placeholders=True, propagate_positions=False, cache=cache, transformer=builder,
                         postlex=_BareIdEverywhere())
             _index_keywords(lark)
-            snapshot.save(lark, snap)
+            snapshot.save(lark, snap, grammar, lambda cb: cb.types if isinstance(cb, KeywordTypes) else None)
         parser = _PARSERS[lean] = (lark, builder)
     return parser
 
 
-def _parser_for(text):
-    """The lean parser unless `text` names an op of a non-default dialect."""
+def _lean_for(text):
+    """Whether the lean grammar does for `text`: it names no op of a non-default dialect."""
     global _OTHER_DIALECTS
     if _OTHER_DIALECTS is None:
         registry.load_all()
-        others = sorted({n.split(".", 1)[0] for n in registry.OPS} - set(F.SHORT_NAME_DIALECTS))
-        _OTHER_DIALECTS = re.compile(r"\b(?:%s)\." % "|".join(map(re.escape, others))) if others else None
-    return get_parser(lean=_OTHER_DIALECTS is None or _OTHER_DIALECTS.search(text) is None)
+        others = sorted({n.split(".", 1)[0] for n in registry.op_names()} - set(F.SHORT_NAME_DIALECTS))
+        _OTHER_DIALECTS = re.compile(r"\b(?:%s)\." % "|".join(map(re.escape, others))) if others else False
+    return not _OTHER_DIALECTS or _OTHER_DIALECTS.search(text) is None
 
 
 _OTHER_DIALECTS = None
-_CURRENT = None  # the parser of the parse in progress (attribute bodies re-enter it)
+_CURRENT = None  # (lean, builder) of the parse in progress (attribute bodies re-enter its parsers)
 
 
 def current_context():
@@ -180,23 +265,56 @@ def current_context():
     return (_CURRENT or get_parser())[1].ctx
 
 
-class _Builder(Transformer):
-    """Callbacks run as the LALR parser reduces: they build IR objects."""
+def _current_lark():
+    """The Lark parser of the parse in progress (it has failed: its error is being described)."""
+    return get_parser(_CURRENT[0] if _CURRENT else False)[0]
+
+
+_OP_RULES: list = [0, {}]  # [the number of op names it was made from, {custom-form rule: op name}]
+
+
+def _op_of_rule(rule):
+    names = registry.op_names()
+    if len(names) != _OP_RULES[0]:  # names are only ever added
+        _OP_RULES[:] = [len(names), {F.rule_name_of(n): n for n in names}]
+    return _OP_RULES[1].get(rule)
+
+
+class _Inline:
+    """What a rule Lark made for an EBNF construct (`_`-prefixed) builds: its
+    children, which the rule using it takes in its own place."""
+    __slots__ = ("data", "children")
+
+    def __init__(self, data, children):
+        self.data, self.children = data, children
+
+    def __repr__(self):
+        return f"_Inline({self.data!r}, {self.children!r})"
+
+
+class _Builder:
+    """Callbacks run as the LALR parser reduces: they build IR objects (the
+    transformer of the Lark parser and of lalr.FastParser)."""
 
     def __init__(self):
-        super().__init__(visit_tokens=False)
         self.ctx = None
-        for name, cls in registry.OPS.items():
-            if cls.assembly_format:
-                fmt = F.compiled_format(cls)
-                setattr(self, fmt.rule, self._op_callback(cls, fmt))
         for d in F.DIRECTIVES.values():  # a directive's own rules may check as soon as they reduce
             for rule, fn in getattr(d, "callbacks", {}).items():
                 setattr(self, rule, fn)
 
+    def __getattr__(self, rule):
+        """An op's custom-form rule: its callback, made the first time the
+        parser reduces by it (so only the ops a text uses are imported)."""
+        cls = registry.OPS.get(_op_of_rule(rule) or "") if rule.startswith("op_") else None
+        if cls is None or not cls.assembly_format:
+            raise AttributeError(rule)
+        fn = self._op_callback(cls, F.compiled_format(cls))
+        setattr(self, rule, fn)
+        return fn
+
     def __default__(self, data, children, meta):
         if data.startswith("_"):  # Lark's internal EBNF helper rules get inlined
-            return Tree(data, children)
+            return _Inline(data, children)
         return children
 
     # -- ops --------------------------------------------------------------
@@ -306,7 +424,7 @@ class _Builder(Transformer):
 
     def type(self, children):
         (t,) = children
-        if isinstance(t, Token):
+        if T.is_token(t):
             return self.ctx.type(t)
         return t
 
@@ -317,7 +435,7 @@ class _Builder(Transformer):
 
     def fn_results(self, children):
         (c,) = children
-        if isinstance(c, Token):
+        if T.is_token(c):
             return [self.ctx.type(c)]
         return c or []
 
@@ -571,7 +689,7 @@ class ParseContext:
         all_attrs.update(attrs)
         if cls is None:
             dialect = name.split(".", 1)[0]
-            known = {n.split(".", 1)[0] for n in registry.OPS}
+            known = {n.split(".", 1)[0] for n in registry.op_names()}
             if dialect in known and not self.allow_unregistered:
                 raise ParseError(f"unregistered operation '{name}' found in dialect ('{dialect}') that does "
                                  f"not allow unknown operations", name_tok.line, name_tok.column)
@@ -781,11 +899,35 @@ def parse_text(text: str, engine: DiagnosticEngine, filename: str = "<stdin>",
     """Parse `text` into a list of top-level ops, or None after reporting a
     diagnostic. `line_offset` shifts reported lines (for --split-input-file)."""
     global _CURRENT
-    _CURRENT = lark, builder = _parser_for(text)
+    lean = _lean_for(text)
+    padded = "\n" * line_offset + text if line_offset else text
+    fast = _fast_parser(lean)
+    if fast is not None:
+        _CURRENT = (lean, fast.builder)
+        ctx = fast.builder.ctx = ParseContext(filename, allow_unregistered, line_offset)
+        try:
+            return _resolved(fast.parse(padded, "start"), ctx)
+        except Exception:  # noqa: BLE001 -- Lark parses the text again and reports what is wrong with it
+            pass
+    return _parse_text_with_lark(padded, lean, engine, filename, allow_unregistered, line_offset)
+
+
+def _resolved(ops, ctx):
+    _fix_lazy_locs(ops, ctx)  # #loc aliases may be defined after their uses
+    block = Block()
+    for op in ops:
+        block.append(op)
+    _Resolver(ctx, None).resolve_blocks([block])
+    # top-level ops stay in one parentless block, so they may use each other
+    return ops
+
+
+def _parse_text_with_lark(text, lean, engine, filename, allow_unregistered, line_offset):
+    global _CURRENT
+    lark, builder = get_parser(lean)
+    _CURRENT = (lean, builder)
     ctx = ParseContext(filename, allow_unregistered, line_offset)
     builder.ctx = ctx
-    if line_offset:
-        text = "\n" * line_offset + text
     try:
         try:
             ops = lark.parse(text, start="start")
@@ -858,7 +1000,7 @@ def _as_without_bare_id_everywhere(e, text):
     expected.discard("BARE_ID")
     tok = e.token
     if getattr(tok, "type", None) == "BARE_ID" and tok.start_pos is not None:
-        lark = (_CURRENT or get_parser())[0]
+        lark = _current_lark()
         root = snapshot.contextual_lexer(lark).root_lexer
         try:  # Lark 1.2+ lexes a TextSlice, older Lark the string itself
             from lark.utils import TextSlice
@@ -868,7 +1010,7 @@ def _as_without_bare_id_everywhere(e, text):
         found = root.match(source, tok.start_pos)
         if found is not None:
             value, kind = found
-            again = Token(kind, value, tok.start_pos, tok.line, tok.column)
+            again = LarkToken(kind, value, tok.start_pos, tok.line, tok.column)
             callback = root.callback.get(kind)
             e.token = callback(again) if callback is not None else again
         expected |= set(lark.lexer_conf.ignore)
@@ -897,9 +1039,9 @@ def _open_custom_op(e):
     if not stack:
         return None
     for item in reversed(stack):
-        if isinstance(item, list) and item and isinstance(item[0], Token):
+        if isinstance(item, list) and item and T.is_token(item[0]):
             item = item[0]  # an op's leading name sits in its head rule's value
-        if not isinstance(item, Token):
+        if not T.is_token(item):
             continue
         if item == "{":
             return None
@@ -921,9 +1063,9 @@ def _default_dialect(e):
     stack = getattr(getattr(ip, "parser_state", None), "value_stack", None) or ()
     containers = {op: dialect for dialect, op in F.SHORT_NAME_DIALECTS.items()}
     for item in reversed(stack):
-        if isinstance(item, list) and item and isinstance(item[0], Token):
+        if isinstance(item, list) and item and T.is_token(item[0]):
             item = item[0]
-        if isinstance(item, Token):
+        if T.is_token(item):
             name = str(item)
             for candidate in (name, *(f"{d}.{name}" for d in F.SHORT_NAME_DIALECTS)):
                 if candidate in containers:
@@ -938,7 +1080,7 @@ def _keyword_expected(e) -> bool:
         return False
     if "TYPE" in expected:  # a type is read by a keyword-first parser, which reports in place
         return True
-    lark = (_CURRENT or get_parser())[0]
+    lark = _current_lark()
     for name in expected:
         if name == "BARE_ID":
             continue
@@ -1031,7 +1173,14 @@ def _report(engine, filename, line, col, message):
 
 
 def parse_attribute_text(text: str, offset: int = 0):
-    lark, builder = _CURRENT or get_parser()
+    lean, builder = _CURRENT or (False, None)
+    fast = _fast_parser(lean)
+    if fast is not None and (builder is None or builder is fast.builder):
+        try:
+            return fast.parse(text, "attribute_only")
+        except Exception:  # noqa: BLE001 -- Lark parses it again and describes what is wrong
+            pass
+    lark, builder = get_parser(lean)
     try:
         return lark.parse(text, start="attribute_only")
     except UnexpectedInput as e:

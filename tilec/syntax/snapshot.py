@@ -11,16 +11,19 @@ program so loading skips Python's regex compiler. Parse-table rows, the
 lexer states' scanners, rules and their callbacks are stored apart and made
 on first use (see "save and load" below): a kernel touches few of them.
 
-The snapshot is a cache, never a source of truth: its key covers the
-grammar text, the Lark and Python versions and the regex engine's format,
-and any failure to read it falls back to building the parser from Lark."""
+The snapshot is a cache, never a source of truth: its key covers what the
+grammar is made from (tilec/syntax/parser.py's _grammar_sources: the files
+that make the grammar text, by size and modification time, and anything
+registered from outside them), the Lark and Python versions and the regex
+engine's format, and any failure to read it falls back to building the
+parser from Lark."""
 from __future__ import annotations
 
 import array
-import hashlib
 import importlib
 import io
 import marshal
+import mmap
 import os
 import pickle
 import re
@@ -28,11 +31,17 @@ import struct
 import sys
 import tempfile
 import types
+import zlib
 
-from lark.parsers.lalr_analysis import Reduce, Shift
+FORMAT = 5  # bump when what is stored changes shape (3: BARE_ID in every lexer state, keyword tables;
+# 4: marshalled tables made into Lark objects on first use; 5: the identity it was saved under, Lark's
+# version, and the lexers as plain tables for tilec's own runtime, lalr.py)
 
-FORMAT = 4  # bump when what is stored changes shape (3: BARE_ID in every lexer state, keyword tables;
-# 4: marshalled tables made into Lark objects on first use)
+
+def _shift_reduce():
+    """Lark's parse-table actions (Lark is imported only where a Lark parser is saved or loaded)."""
+    from lark.parsers.lalr_analysis import Reduce, Shift
+    return Shift, Reduce
 
 
 def cache_dir() -> str:
@@ -45,15 +54,21 @@ def cache_dir() -> str:
     return os.path.join(base, "tilec")
 
 
-def key(grammar: str) -> str:
-    import lark
+def ident(grammar: str) -> str:
+    """What a snapshot of a parser for `grammar` (its text, or what it is
+    made from) must have been saved under to be used: it is stored in the
+    snapshot and compared on loading, so the file name needs no strong hash."""
     try:
         import _sre
         magic = _sre.MAGIC
     except (ImportError, AttributeError):  # another Python: regexes are stored as text
         magic = None
-    ident = f"{FORMAT}|{lark.__version__}|{sys.version}|{magic}|{grammar}"
-    return hashlib.sha1(ident.encode()).hexdigest()[:20]
+    return f"{FORMAT}|{sys.version}|{magic}|{grammar}"
+
+
+def key(grammar: str) -> str:
+    data = ident(grammar).encode()
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}{len(data):x}"
 
 
 def path_for(grammar: str) -> str:
@@ -117,6 +132,7 @@ class _Pickler(pickle.Pickler):
         super().__init__(f, protocol=pickle.HIGHEST_PROTOCOL)
         self.transformer, self.callbacks = transformer, callbacks
         self.refs = refs or {}
+        self.shift, self.reduce = _shift_reduce()
 
     def persistent_id(self, obj):
         if obj is self.transformer:
@@ -125,7 +141,7 @@ class _Pickler(pickle.Pickler):
             return "callbacks"
         if isinstance(obj, types.ModuleType):
             return ("module", obj.__name__)
-        if obj is Shift or obj is Reduce:  # the parser compares actions by identity
+        if obj is self.shift or obj is self.reduce:  # the parser compares actions by identity
             return ("action", obj.name)
         return self.refs.get(id(obj))
 
@@ -144,6 +160,10 @@ class _Unpickler(pickle.Unpickler):
         self.tables = tables
 
     def persistent_load(self, pid):
+        if self.tables is not None:  # references into the tables first: nearly all of them
+            found = self.tables.resolve(pid)
+            if found is not None:
+                return found
         if pid == "transformer":
             return self.transformer
         if pid == "callbacks":
@@ -151,13 +171,9 @@ class _Unpickler(pickle.Unpickler):
         if isinstance(pid, tuple) and pid[0] == "module":
             return importlib.import_module(pid[1])
         if pid == ("action", "Shift"):
-            return Shift
+            return _shift_reduce()[0]
         if pid == ("action", "Reduce"):
-            return Reduce
-        if self.tables is not None:
-            found = self.tables.resolve(pid)
-            if found is not None:
-                return found
+            return _shift_reduce()[1]
         raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
 
 
@@ -182,9 +198,46 @@ def _plain_rule(rule):
             (o.keep_all_tokens, o.expand1, o.priority, o.template_source, tuple(o.empty_indices)))
 
 
-def save(parser, path: str) -> None:
+def _plain_lexers(parser, table, state_lexers_, keyword_table):
+    """The tables lalr.py runs (see FastParser): start and end states, the
+    terminal names, and per state lexer (in blob order) its scanner's regex
+    programs, keyword tables, ignored and newline-holding terminals; None where
+    the parser has something lalr.py does not model."""
+    if keyword_table is None:
+        return None
+    lexers = []
+    for state_lexer in state_lexers_:
+        mres = getattr(state_lexer.scanner, "_mres", None)
+        programs = [_program(m) for m in mres or ()]
+        keywords = {}
+        for name, cb in state_lexer.callback.items():
+            found = keyword_table(cb)
+            if found is None:
+                return None
+            keywords[name] = dict(found)
+        if not programs or any(p is None for p in programs) or state_lexer.use_bytes:
+            return None
+        lexers.append((programs, keywords, sorted(state_lexer.ignore_types), sorted(state_lexer.newline_types)))
+    return (dict(table.start_states), dict(table.end_states), [t.name for t in parser.terminals]), lexers
+
+
+def save(parser, path: str, grammar: str | None = None, keyword_table=None) -> None:
     """Write `parser` (a built Lark LALR parser with a contextual lexer) to
-    `path`, atomically; a cache that cannot be written is not an error."""
+    `path`, atomically; a cache that cannot be written is not an error.
+    `grammar`: what path_for was given (loading checks it); `keyword_table(cb)`:
+    the {word: terminal} table of a lexer callback that retypes keywords, or
+    None (a lexer with any other callback leaves lalr.py no tables).
+
+    The file: the size of the header, the header (marshalled: format,
+    `ident(grammar)`, Lark's version, the symbol names, each state's row
+    number, each lexer state's lexer number, lalr.py's start/end states and
+    terminal names, and where each section's items lie), then the sections:
+    lists of byte strings, each read (from the mapped file) when first used:
+    `rules` and `rows` (marshalled), `blobs` (each state lexer's pickle),
+    `lexers` (each state lexer for lalr.py, marshalled) and `skeleton` (the
+    pickled Lark object)."""
+    import lark
+    Shift, _ = _shift_reduce()
     frontend = parser.parser
     for state_lexer in state_lexers(parser):
         state_lexer.scanner  # built now so that loading never compiles one
@@ -214,17 +267,17 @@ def save(parser, path: str) -> None:
     terms = {t.name: t for t in parser.terminals}
     term_refs = {id(t): (_TERM, name) for name, t in terms.items()}
     term_refs[id(lexer.root_lexer.terminals_by_name)] = "terminals_by_name"
-    blobs: dict = {}
+    blobs: dict = {}  # id(state lexer) -> (state lexer, (its number, its pickle))
     lexer_states, lexer_of = [], []
     for state, state_lexer in lexer.lexers.items():
         if id(state_lexer) not in blobs:
             buf = io.BytesIO()
             _Pickler(buf, parser.options.transformer, parser._callbacks, term_refs).dump(state_lexer)
-            blobs[id(state_lexer)] = (len(blobs), buf.getvalue())
+            blobs[id(state_lexer)] = (state_lexer, (len(blobs), buf.getvalue()))
         lexer_states.append(state)
-        lexer_of.append(blobs[id(state_lexer)][0])
-    header = marshal.dumps((FORMAT, list(symbols), [marshal.dumps(_plain_rule(r)) for r in rules], list(rows),
-                            state_rows, lexer_states, lexer_of, [blob for _, blob in blobs.values()]))
+        lexer_of.append(blobs[id(state_lexer)][1][0])
+    fast = _plain_lexers(parser, table, [x for x, _ in sorted(blobs.values(), key=lambda b: b[1][0])],
+                         keyword_table)
     refs[id(states)] = "states"
     refs[id(lexer.lexers)] = "lexers"
     for owner in (parser, frontend.parser_conf, getattr(frontend.parser, "parser_conf", None)):
@@ -235,25 +288,56 @@ def save(parser, path: str) -> None:
         refs[id(parser._parse_tree_builder)] = "tree_builder"
     buf = io.BytesIO()
     _Pickler(buf, parser.options.transformer, parser._callbacks, refs).dump(parser)
+    sections = {"rules": [marshal.dumps(_plain_rule(r)) for r in rules], "rows": list(rows),
+                "blobs": [blob for _, (_, blob) in blobs.values()], "skeleton": [buf.getvalue()]}
+    if fast is not None:
+        sections["lexers"] = [marshal.dumps(x) for x in fast[1]]
+    index, chunks, pos = {}, [], 0
+    for name, items in sections.items():
+        offsets = array.array("q", [pos])
+        for item in items:
+            chunks.append(item)
+            pos += len(item)
+            offsets.append(pos)
+        index[name] = offsets.tobytes()
+    header = marshal.dumps((FORMAT, ident(grammar) if grammar is not None else None, lark.__version__,
+                            list(symbols), state_rows, lexer_states, lexer_of,
+                            fast[0] if fast is not None else None, index))
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".parser-")
         with os.fdopen(fd, "wb") as f:
             f.write(struct.pack("<Q", len(header)))
             f.write(header)
-            f.write(buf.getvalue())
+            f.writelines(chunks)
         os.replace(tmp, path)
     except OSError:
         pass
 
 
+class _Section:
+    """A list of byte strings stored one after another in a snapshot file."""
+    __slots__ = ("data", "base", "offsets")
+
+    def __init__(self, data, base, offsets):
+        self.data, self.base = data, base
+        self.offsets = array.array("q")
+        self.offsets.frombytes(offsets)
+
+    def __len__(self):
+        return len(self.offsets) - 1
+
+    def __getitem__(self, i):
+        offsets = self.offsets
+        return self.data[self.base + offsets[i]:self.base + offsets[i + 1]]
+
+
 class _Tables:
     """The marshalled tables of a snapshot, turned into Lark objects on demand."""
 
-    def __init__(self, header, transformer, callbacks):
-        fmt, self.symbols, self.plain_rules, self.rows, self.state_rows, lexer_states, lexer_of, self.blobs = header
-        if fmt != FORMAT:
-            raise ValueError("snapshot format")
+    def __init__(self, header, sections, transformer, callbacks):
+        _fmt, _ident, _lark_version, self.symbols, self.state_rows, lexer_states, lexer_of, _fast, _index = header
+        self.plain_rules, self.rows, self.blobs = sections["rules"], sections["rows"], sections["blobs"]
         self.transformer, self.callbacks = transformer, callbacks
         self.rules = [None] * len(self.plain_rules)
         self.decoded_rows: dict = {}
@@ -263,8 +347,13 @@ class _Tables:
         self.states = _LazyDict(range(len(self.state_rows)), self._row)
         self.lexers = _LazyDict(frozenset(lexer_states), self._lexer)
         self.rule_list = _LazyRules(self)
+        self.actions = _Actions(self.rule, *_shift_reduce())
 
     def resolve(self, pid):
+        if type(pid) is tuple:
+            if pid[0] == _TERM:
+                return self.terms.get(pid[1]) if self.terms is not None else None
+            return self.rule(pid[1]) if pid[0] == _RULE else None
         if pid == "states":
             return self.states
         if pid == "lexers":
@@ -273,12 +362,8 @@ class _Tables:
             return self.rule_list
         if pid == "tree_builder":  # replaced by the callbacks' own once loaded
             return _LazyCallbacks
-        if isinstance(pid, tuple) and pid[0] == _RULE:
-            return self.rule(pid[1])
         if pid == "terminals_by_name":
             return self.terms_by_name
-        if isinstance(pid, tuple) and pid[0] == _TERM and self.terms is not None:
-            return self.terms.get(pid[1])
         return None
 
     def rule(self, i):
@@ -298,9 +383,8 @@ class _Tables:
         row = self.decoded_rows.get(index)
         if row is None:
             names, codes = marshal.loads(self.rows[index])
-            rule, symbols = self.rule, self.symbols
-            row = self.decoded_rows[index] = {
-                symbols[name]: (Shift, code) if code >= 0 else (Reduce, rule(~code)) for name, code in zip(names, codes)}
+            row = self.decoded_rows[index] = dict(zip(map(self.symbols.__getitem__, names),
+                                                      map(self.actions.__getitem__, codes)))
         return row
 
     def _lexer(self, state):
@@ -310,6 +394,19 @@ class _Tables:
             found = self.decoded_lexers[index] = _Unpickler(
                 io.BytesIO(self.blobs[index]), self.transformer, self.callbacks, self).load()
         return found
+
+
+class _Actions(dict):
+    """A parse-table action by its code in the marshalled rows (a state to
+    shift to, or ~rule to reduce by), made once and shared by every row."""
+
+    def __init__(self, rule, shift, reduce):
+        super().__init__()
+        self.rule, self.shift, self.reduce = rule, shift, reduce
+
+    def __missing__(self, code):
+        action = self[code] = (self.shift, code) if code >= 0 else (self.reduce, self.rule(~code))
+        return action
 
 
 class _LazyDict(dict):
@@ -434,19 +531,62 @@ class _LazyCallbacks(dict):
         return True
 
 
-def load(path: str, transformer):
-    """The parser saved at `path`, with `transformer` as its transformer, or
-    None when there is no usable snapshot there."""
+def _open(path: str, grammar):
+    """(header, {section name: _Section}) of the snapshot at `path`, or None
+    when there is none of this format saved under `grammar` (if given)."""
     try:
         with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
+            try:  # mapped: a parse reads a few of its items
+                data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            except (OSError, ValueError):
+                data = f.read()
+        (size,) = struct.unpack_from("<Q", data)
+        header = marshal.loads(data[8:8 + size])
+    except (OSError, ValueError, EOFError, TypeError, struct.error):
+        return None
+    if not isinstance(header, tuple) or len(header) != 9 or header[0] != FORMAT:
+        return None
+    if grammar is not None and header[1] != ident(grammar):
         return None
     try:
-        (size,) = struct.unpack_from("<Q", data)
+        sections = {name: _Section(data, 8 + size, offsets) for name, offsets in header[8].items()}
+        if any(s.offsets[-1] + 8 + size > len(data) for s in sections.values()):
+            return None  # cut short
+    except (AttributeError, TypeError, ValueError, IndexError):
+        return None
+    return header, sections
+
+
+def load_fast(path: str, builder, grammar: str):
+    """tilec's own runtime (lalr.FastParser) over the snapshot at `path`, with
+    `builder` as its transformer; None when there is none to use."""
+    found = _open(path, grammar)
+    if found is None or found[0][7] is None or "lexers" not in found[1]:
+        return None
+    (_fmt, _ident, _version, symbols, state_rows, lexer_states, lexer_of, fast, _index), sections = found
+    from .lalr import FastParser
+    try:
+        return FastParser(symbols, sections["rules"], sections["rows"], state_rows, dict(zip(lexer_states, lexer_of)),
+                          fast, sections["lexers"], builder, restore_pattern)
+    except Exception:  # noqa: BLE001 -- a damaged cache is rebuilt
+        return None
+
+
+def load(path: str, transformer, grammar: str | None = None):
+    """The parser saved at `path` (under `grammar`, when given), with
+    `transformer` as its transformer, or None when there is no usable
+    snapshot there."""
+    found = _open(path, grammar)
+    if found is None:
+        return None
+    header, sections = found
+    try:
+        import lark
+        if header[2] != lark.__version__:
+            return None
         callbacks = _LazyCallbacks(transformer)
-        tables = _Tables(marshal.loads(data[8:8 + size]), transformer, callbacks)
-        parser = _Unpickler(io.BytesIO(data[8 + size:]), transformer, callbacks, tables).load()
+        tables = _Tables(header, sections, transformer, callbacks)
+        parser = _Unpickler(io.BytesIO(sections["skeleton"][0]), transformer, callbacks, tables).load()
         tables.terms = {t.name: t for t in parser.terminals}
         tables.terms_by_name = contextual_lexer(parser).root_lexer.terminals_by_name
         callbacks.setup(parser)

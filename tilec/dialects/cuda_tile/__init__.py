@@ -3,6 +3,8 @@ Importing it registers everything with tilec.ir.registry (the ops by name:
 each op family's module is imported when one of its ops is first looked up)."""
 from ...syntax import format as _format
 from . import attributes, types, directives  # noqa: F401
+# the custom<...> directives: part of the grammar, so registered before any op is
+from . import directives_arith, directives_core, directives_memory  # noqa: F401
 from . import ops  # noqa: F401
 from . import debuginfo  # noqa: F401
 

@@ -29,7 +29,7 @@ def _q(t) -> str:
 
 def _ref_tok(ref):
     """A Token standing for a ValueRef's position."""
-    from lark import Token  # lark is loaded by then (a parse is running): not on the bytecode path
+    from ...syntax.token import Token
     return Token("VALUE_REF", ref.ref, line=ref.line, column=ref.col)
 
 
@@ -249,7 +249,7 @@ class TensorViewShape(Directive):
         return f'"shape" "=" mtv_list "," "strides" "=" mtv_list [attr_dict] ":" {_TY} ["," {_TY}] ["->" {_TY}]'
 
     def parse(self, children, args, state):
-        from lark import Token
+        from ...syntax.token import is_token
         from ...syntax.format import value_ref
         shape_list, stride_list, attrs, first_tok, comma_tok, second_tok = children
         base_type = None
@@ -272,7 +272,7 @@ class TensorViewShape(Directive):
         def items(lst):
             out = []
             for c in lst[1:-1]:
-                if c is None or isinstance(c, Token):  # a comma, or the empty list's placeholder
+                if c is None or is_token(c):  # a comma, or the empty list's placeholder
                     continue
                 (tok,) = c
                 if tok.type == "VALUE_REF":
@@ -422,11 +422,11 @@ class MemoryOptimizationHints(Directive):
         return '"<" [mem_hint ("," mem_hint)*] ">"'
 
     def parse(self, children, args, state):
-        from lark import Token
+        from ...syntax.token import is_token
         from ...syntax.reader import unquote
         entries = []
         for c in children:
-            if c is None or isinstance(c, Token):
+            if c is None or is_token(c):
                 continue
             key_tok, value = c
             key = unquote(str(key_tok)) if key_tok.type == "STRING" else str(key_tok)
@@ -455,11 +455,11 @@ class ViewInbounds(Directive):
         return "[mm_inbounds]"
 
     def parse(self, children, args, state):
-        from lark import Token
+        from ...syntax.token import is_token
         from ...ir import attributes as A
         from ...ir.types import IntegerType
         name = args[0].name
-        words = [t for t in _tokens(children) if isinstance(t, Token) and t.type == "BARE_ID"]
+        words = [t for t in _tokens(children) if is_token(t) and t.type == "BARE_ID"]
         for t in words:
             if str(t) not in ("true", "false"):
                 _fail(f"expected 'true' or 'false', got '{t}'", t)
