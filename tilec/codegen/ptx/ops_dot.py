@@ -346,19 +346,13 @@ def _mma_dot(em, op, a, b, c, layout, rt):
     def k_step(step):
         """The MMAs of one 16-wide K step; `step` None: the loop's current one
         (read at the readers' positions), else the unrolled step's number."""
-        if a_km is not None:
+        if a_regs is None:
             afr = []
             for i in range(layout.tiles_m):
                 regs = [kb.reg(B32) for _ in range(4)]
-                kb.emit(f"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 \t{{{', '.join(regs)}}}, "
-                        f"{a_rows.address(32 * i, 0)}")
-                afr.append(regs)
-        elif a_regs is None:
-            afr = []
-            for i in range(layout.tiles_m):
-                regs = [kb.reg(B32) for _ in range(4)]
-                kb.emit(f"ldmatrix.sync.aligned.m8n8.x4.shared.b16 \t{{{', '.join(regs)}}}, "
-                        f"{a_rows.address(0, i * 16)}")
+                trans, where = (".trans", a_rows.address(32 * i, 0)) if a_km is not None else \
+                    ("", a_rows.address(0, i * 16))
+                kb.emit(f"ldmatrix.sync.aligned.m8n8.x4{trans}.shared.b16 \t{{{', '.join(regs)}}}, {where}")
                 afr.append(regs)
         else:
             afr = [a_regs[i][step] for i in range(layout.tiles_m)]
@@ -430,16 +424,24 @@ def _register_a(em, a, layout):
     if layout.nslots + M * K // layout.threads // 2 > REGISTER_A_BUDGET:
         return None
     frag = MmaAcc((M, K), layout.threads, layout.wm, 1)
-    t = em.in_layout(em.regs_of(a), frag)
+    return pack_a_fragments(em, em.in_layout(em.regs_of(a), frag), frag.tiles_m, K)
+
+
+def pack_a_fragments(em, t, tiles: int, K: int):
+    """[row tile][K step] -> four .b32 registers, each two 16-bit elements of `t`,
+    a tile in the f32 accumulator layout of an M x K product (MmaAcc with the warps
+    along rows, or WgmmaAcc) whose `tiles` row tiles hold K / 2 slots each: the A
+    fragment of K step s is slots 8 s .. 8 s + 7 of its row tile, in order, for
+    mma.sync's m16n8k16 and wgmma's m64nNk16 alike (PTX ISA, the A fragment
+    figures)."""
     kb = em.kb
-    tn = K // 8
     out = []
-    for i in range(frag.tiles_m):
+    for i in range(tiles):
         steps = []
         for s in range(K // 16):
             regs = []
             for j in range(4):
-                slot = (i * tn + 2 * s) * 4 + 2 * j
+                slot = i * (K // 2) + 8 * s + 2 * j
                 r = kb.reg(B32)
                 kb.emit(f"mov.b32 \t{r}, {{{t.at(slot)}, {t.at(slot + 1)}}}")
                 regs.append(r)

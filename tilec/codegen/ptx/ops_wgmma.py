@@ -185,22 +185,9 @@ def _pack_a(em, a, layout, M: int, K: int):
     halves of step s are slots 8 s .. 8 s + 7 of the chunk. So a tile already in
     that layout (the probabilities of attention, from the first dot's
     accumulator) moves nothing; any other is converted (em.in_layout)."""
-    kb = em.kb
+    from .ops_dot import pack_a_fragments
     t = em.in_layout(em.regs_of(a), WgmmaAcc((M, K), layout.threads))
-    per = K // 2
-    out = []
-    for i in range(layout.tiles_m):
-        chunk = []
-        for s in range(K // 16):
-            regs = []
-            for j in range(4):
-                slot = i * per + 8 * s + 2 * j
-                r = kb.reg(B32)
-                kb.emit(f"mov.b32 \t{r}, {{{t.at(slot)}, {t.at(slot + 1)}}}")
-                regs.append(r)
-            chunk.append(regs)
-        out.append(chunk)
-    return out
+    return pack_a_fragments(em, t, layout.tiles_m, K)
 
 
 def _issue(em, frags, sa, sb, acc, layout, kind, M: int, N: int, K: int):
