@@ -1000,6 +1000,24 @@ def test_sim_layout_changes_by_rows(arch, monkeypatch):
     cases.compare(case, launch, got, want)
 
 
+def test_sim_cuda_core_dot_stages_k_blocks(monkeypatch):
+    """A CUDA-core dot whose operand copies do not fit a short scratch (compile_ops'
+    fallback) stages A's columns and B's rows a K block at a time: one k loop per
+    block (forced here with a 2 KB limit on the tf32 matmul, whose operands are
+    register tiles cast from f32); the result stays the interpreter's."""
+    import tilec.codegen.ptx as P
+    from tilec.codegen.ptx import compile_text
+    case = cases.BY_NAME["cutile_matmul_tf32_cast"]
+    whole = compile_text(case.text(), arch="sm_80")
+    emit = P.emit_ptx
+    monkeypatch.setattr(P, "emit_ptx", lambda *a, **k: emit(*a, **dict(k, scratch_limit=2048)))
+    blocks = compile_text(case.text(), arch="sm_80")
+    assert blocks.count("$L_dot_k") > whole.count("$L_dot_k") >= 1
+    want, _, _ = interpreter_result(case)
+    got, _, _, launch = run_in_sim(case, blocks)
+    cases.compare(case, launch, got, want)
+
+
 def test_overflow_compiles_again_with_fewer_stages(monkeypatch):
     """The scheduler fits stages against the stage buffers alone; when the code
     generator's own buffers then overflow the target, compile_ops compiles again

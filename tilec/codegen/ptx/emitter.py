@@ -401,43 +401,50 @@ class Emitter:
                 self._ld_shared(out.regs[slot], etype, where(off))
         return out
 
-    def _row_predicates(self, layout, r0: int, nrows: int):
-        """slot -> a predicate register: is the slot's row (dimension 0) in [r0, r0 + nrows)?"""
+    def _block_predicates(self, layout, dim: int, lo: int, n: int):
+        """slot -> a predicate register: is the slot's coordinate along `dim` in [lo, lo + n)?"""
         kb = self.kb
-        row = self.bases(layout)[0]
+        base = self.bases(layout)[dim]
         by_off, out = {}, []
         for slot in range(layout.nslots):
-            off = layout.offsets(slot)[0]
+            off = layout.offsets(slot)[dim]
             p = by_off.get(off)
             if p is None:
                 d, p = kb.reg(B32), kb.reg(PRED)
-                kb.emit(f"add.s32 \t{d}, {row}, {off - r0}")
-                kb.emit(f"setp.lt.u32 \t{p}, {d}, {nrows}")
+                kb.emit(f"add.s32 \t{d}, {base}, {off - lo}")
+                kb.emit(f"setp.lt.u32 \t{p}, {d}, {n}")
                 by_off[off] = p
             out.append(p)
         return out
 
-    def _row_slots(self, tile: Tile, base: str, r0: int, nrows: int):
+    def _block_slots(self, tile: Tile, base: str, dim: int, lo: int, n: int):
         """(slot, predicate, address) for each slot of `tile` against a row-major
-        buffer at `base` that holds rows [r0, r0 + nrows)."""
-        coeffs = linear_offsets(tile.shape)
+        buffer at `base` of the block [lo, lo + n) of `tile` along `dim` (the
+        tile's shape with that dimension cut to n)."""
+        cut = list(tile.shape)
+        cut[dim] = n
+        coeffs = linear_offsets(tuple(cut))
         es = byte_size(tile.etype)
-        preds = self._row_predicates(tile.layout, r0, nrows)
+        preds = self._block_predicates(tile.layout, dim, lo, n)
         addr = self.kb.reg(B32)
         self.kb.emit(f"mad.lo.u32 \t{addr}, {self.linear_base(tile.layout, coeffs)}, {es}, {base}")
         for slot in range(tile.layout.nslots):
-            off = (sum(o * c for o, c in zip(tile.layout.offsets(slot), coeffs)) - r0 * coeffs[0]) * es
+            off = (sum(o * c for o, c in zip(tile.layout.offsets(slot), coeffs)) - lo * coeffs[dim]) * es
             yield slot, preds[slot], f"[{addr}+{off}]"
+
+    def store_block(self, tile: Tile, base: str, dim: int, lo: int, n: int):
+        """Write the block [lo, lo + n) of `tile` along `dim` row-major at `base`."""
+        for slot, p, where in self._block_slots(tile, base, dim, lo, n):
+            self._st_shared(tile.at(slot), tile.etype, where, p)
 
     def store_rows(self, tile: Tile, base: str, r0: int, nrows: int):
         """Write rows [r0, r0 + nrows) of `tile` row-major at `base` (row r0 first)."""
-        for slot, p, where in self._row_slots(tile, base, r0, nrows):
-            self._st_shared(tile.at(slot), tile.etype, where, p)
+        self.store_block(tile, base, 0, r0, nrows)
 
     def load_rows(self, out: Tile, base: str, r0: int, nrows: int):
         """Fill the slots of `out` whose rows are in [r0, r0 + nrows) from `base`
         (written by store_rows)."""
-        for slot, p, where in self._row_slots(out, base, r0, nrows):
+        for slot, p, where in self._block_slots(out, base, 0, r0, nrows):
             self._ld_shared(out.regs[slot], out.etype, where, p)
 
     def _ld_shared(self, reg, etype, where, pred=None):

@@ -195,7 +195,9 @@ def _dot_2d(em, op, a, b, c, rt):
     ct = "f64" if wide else "f32"
     layout = c.layout or em.layout_for((M, N))
     c = em.in_layout(c, layout)       # before staging: converting uses the same scratch
-    a_addr, b_addr = _stage(em, [a, b])
+    chunk = _k_chunk(em, a, b)
+    if chunk == K:
+        a_addr, b_addr = _stage(em, [a, b])
     # accumulators
     acc = []
     for s in range(layout.nslots):
@@ -207,35 +209,38 @@ def _dot_2d(em, op, a, b, c, rt):
         acc.append(r)
     bases = em.bases(layout)
     ea, eb = byte_size(a.etype), byte_size(b.etype)
-    pa, pb = kb.reg(B32), kb.reg(B32)
-    kb.emit(f"mad.lo.u32 \t{pa}, {bases[0]}, {K * ea}, {a_addr}")
-    kb.emit(f"mad.lo.u32 \t{pb}, {bases[1]}, {eb}, {b_addr}")
     offs = [layout.offsets(s) for s in range(layout.nslots)]
     rows = sorted({o[0] for o in offs})
     cols = sorted({o[1] for o in offs})
     sa = _signed(op, "signedness_a")
     sb = _signed(op, "signedness_b")
-    k = kb.reg(B32)
-    kb.emit(f"mov.u32 \t{k}, 0")
-    head = kb.label("dot_k")
-    kb.place(head)
-    av = {m: _load(em, a.etype, f"[{pa}+{m * K * ea}]", is_float, wide, sa) for m in rows}
-    bv = {n: _load(em, b.etype, f"[{pb}+{n * eb}]", is_float, wide, sb) for n in cols}
-    for s, o in enumerate(offs):
-        if is_float:
-            kb.emit(f"fma.rn.{ct} \t{acc[s]}, {av[o[0]]}, {bv[o[1]]}, {acc[s]}")
-        else:
-            w = 64 if acc_cls == "b64" else 32
-            x, y = av[o[0]], bv[o[1]]
-            if w == 64:
-                x, y = _widen(em, x, sa), _widen(em, y, sb)
-            kb.emit(f"mad.lo.s{w} \t{acc[s]}, {x}, {y}, {acc[s]}")
-    kb.emit(f"add.u32 \t{pa}, {pa}, {ea}")
-    kb.emit(f"add.u32 \t{pb}, {pb}, {N * eb}")
-    kb.emit(f"add.u32 \t{k}, {k}, 1")
-    more = kb.reg(PRED)
-    kb.emit(f"setp.lt.u32 \t{more}, {k}, {K}")
-    kb.emit(f"@{more} bra \t{head}")
+    for k0 in range(0, K, chunk):
+        if chunk < K:
+            a_addr, b_addr = _stage_k_block(em, a, b, k0, chunk)
+        pa, pb = kb.reg(B32), kb.reg(B32)
+        kb.emit(f"mad.lo.u32 \t{pa}, {bases[0]}, {chunk * ea}, {a_addr}")
+        kb.emit(f"mad.lo.u32 \t{pb}, {bases[1]}, {eb}, {b_addr}")
+        k = kb.reg(B32)
+        kb.emit(f"mov.u32 \t{k}, 0")
+        head = kb.label("dot_k")
+        kb.place(head)
+        av = {m: _load(em, a.etype, f"[{pa}+{m * chunk * ea}]", is_float, wide, sa) for m in rows}
+        bv = {n: _load(em, b.etype, f"[{pb}+{n * eb}]", is_float, wide, sb) for n in cols}
+        for s, o in enumerate(offs):
+            if is_float:
+                kb.emit(f"fma.rn.{ct} \t{acc[s]}, {av[o[0]]}, {bv[o[1]]}, {acc[s]}")
+            else:
+                w = 64 if acc_cls == "b64" else 32
+                x, y = av[o[0]], bv[o[1]]
+                if w == 64:
+                    x, y = _widen(em, x, sa), _widen(em, y, sb)
+                kb.emit(f"mad.lo.s{w} \t{acc[s]}, {x}, {y}, {acc[s]}")
+        kb.emit(f"add.u32 \t{pa}, {pa}, {ea}")
+        kb.emit(f"add.u32 \t{pb}, {pb}, {N * eb}")
+        kb.emit(f"add.u32 \t{k}, {k}, 1")
+        more = kb.reg(PRED)
+        kb.emit(f"setp.lt.u32 \t{more}, {k}, {chunk}")
+        kb.emit(f"@{more} bra \t{head}")
     out = em.new_tile(rt, (M, N), layout)
     for r, s in zip(out.regs, acc):
         if is_float and not wide:
@@ -244,6 +249,38 @@ def _dot_2d(em, op, a, b, c, rt):
         else:
             em.mov(r, s, rt)
     return out
+
+
+def _k_chunk(em, a, b) -> int:
+    """K, or the K block the CUDA-core dot stages at a time when the kernel's
+    shared memory is short (em.scratch_limit, compile_ops' fallback) and the
+    register operands' copies would not fit it: the largest power of two that
+    divides K and whose A columns and B rows fit the limit."""
+    M, K = a.shape
+    N = b.shape[1]
+    per_k = M * byte_size(a.etype) + N * byte_size(b.etype)
+    if not em.scratch_limit or per_k * K <= em.scratch_limit or a.regs is None or b.regs is None \
+            or a.splat or b.splat:
+        return K
+    chunk = K
+    while chunk > 1 and (chunk * per_k > em.scratch_limit or K % chunk):
+        chunk //= 2
+    return chunk
+
+
+def _stage_k_block(em, a, b, k0: int, n: int):
+    """Shared addresses of row-major copies of A's columns and B's rows
+    [k0, k0 + n), in the group scratch (a barrier before and after)."""
+    M = a.shape[0]
+    a_bytes = (M * n * byte_size(a.etype) + 15) // 16 * 16
+    base = em.addr_of(em.scratch(a_bytes + n * b.shape[1] * byte_size(b.etype)))
+    em.sync()
+    em.store_block(a, base, 1, k0, n)
+    b_addr = em.kb.reg(B32)
+    em.kb.emit(f"add.u32 \t{b_addr}, {base}, {a_bytes}")
+    em.store_block(b, b_addr, 0, k0, n)
+    em.sync()
+    return base, b_addr
 
 
 def _signed(op, name):
