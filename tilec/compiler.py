@@ -66,7 +66,7 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
                 reload=None, static_shared=False) -> str | None:
     """PTX text for verified cuda_tile `ops`, or None after reporting to
     `engine`. `num_warps` None: default_num_warps. `wgmma`: None (the default:
-    on sm_90a, wgmma for the dots that read their pipeline slots in place), True
+    on sm_90a, wgmma for the dots that read B in place from a pipeline slot), True
     (wgmma for every dot that fits; sm_90a only, others are an error), False
     (mma.sync only).
 

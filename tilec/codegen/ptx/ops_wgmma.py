@@ -1,16 +1,19 @@
 """nv_tileas.dot on Hopper's warpgroup tensor cores: wgmma.mma_async (sm_90a).
 
-When: on sm_90a by default for a dot that reads both operands in place from
-swizzled pipeline slots (AUTO, reads_slots_in_place); `tilec compile --wgmma`
-(`emit_ptx(..., wgmma=True)`) takes it for every dot that qualifies, with the
-copies below; `--no-wgmma` keeps mma.sync. Checked by ptxas, by the test
-simulator (tests/ptxsim) and on an H100 (tests/gpu; numbers in
-docs/decisions.md, "wgmma"). A dot that does not qualify falls back to
-mma.sync (ops_dot._mma_dot) without a word.
+When: on sm_90a by default for a dot whose B is read in place from a swizzled
+pipeline slot, seen through views (AUTO, operands.wgmma_in_place; layout
+assignment names such a dot's accumulator `#nv_tileas<layout wgmma>`);
+`tilec compile --wgmma` (`emit_ptx(..., wgmma=True)`) takes it for every dot
+that qualifies, with the copies below; `--no-wgmma` keeps mma.sync. Checked by
+ptxas, by the test simulator (tests/ptxsim) and on an H100 (tests/gpu; numbers
+in docs/decisions.md, "wgmma"; the register-A and transposed forms are checked
+by the simulator only). A dot that does not qualify falls back to mma.sync
+(ops_dot._mma_dot) without a word.
 
-In place: when A and B sit in swizzled pipeline slots (swizzle.py) of the
-dot's own shapes, wgmma reads them where they are (_wgmma_in_place). Otherwise
-they are copied as below.
+In place (_smem_operand, _issue): B MN-major as stored, or K-major through a
+transpose; A K-major from a slot or a shared-layout tile, MN-major through a
+transpose, or else from registers (_pack_a: the 7-operand form). Otherwise
+both operands are copied as below.
 
 What qualifies: a rank-2 dot with f16 or bf16 A and B of one type and an f32
 accumulator, run by whole warpgroups (the group's thread count a multiple of
