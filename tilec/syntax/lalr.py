@@ -94,9 +94,8 @@ class FastParser:
         self.rules: dict = {}     # rule index -> (origin, size, callback)
         self.token_callbacks = {}
         for name in terminals:    # as Lark's _get_lexer_callbacks: a transformer method named as a terminal
-            cb = getattr(builder, name, None)
-            if cb is not None:
-                self.token_callbacks[name] = cb
+            if name in builder.__dict__ or hasattr(type(builder), name):
+                self.token_callbacks[name] = getattr(builder, name)
 
     # -- tables, made on first use ------------------------------------------
     def _row(self, state):

@@ -184,7 +184,7 @@ def _grammar_sources(lean):
                         stack.append(e.path)
                     elif e.name.endswith((".py", ".lark")):
                         st = e.stat()
-                        parts.append(f"{os.path.relpath(e.path, root)}:{st.st_size}:{st.st_mtime_ns}")
+                        parts.append(f"{e.path[len(root):]}:{st.st_size}:{st.st_mtime_ns}")
     except OSError:
         return None
     ours = ("tilec.ir.", "tilec.syntax.", "tilec.dialects.")
@@ -906,18 +906,18 @@ def parse_text(text: str, engine: DiagnosticEngine, filename: str = "<stdin>",
         _CURRENT = (lean, fast.builder)
         ctx = fast.builder.ctx = ParseContext(filename, allow_unregistered, line_offset)
         try:
-            return _resolved(fast.parse(padded, "start"), ctx)
+            return _resolved(fast.parse(padded, "start"), ctx, engine)
         except Exception:  # noqa: BLE001 -- Lark parses the text again and reports what is wrong with it
             pass
     return _parse_text_with_lark(padded, lean, engine, filename, allow_unregistered, line_offset)
 
 
-def _resolved(ops, ctx):
+def _resolved(ops, ctx, engine):
     _fix_lazy_locs(ops, ctx)  # #loc aliases may be defined after their uses
     block = Block()
     for op in ops:
         block.append(op)
-    _Resolver(ctx, None).resolve_blocks([block])
+    _Resolver(ctx, engine).resolve_blocks([block])
     # top-level ops stay in one parentless block, so they may use each other
     return ops
 
