@@ -20,6 +20,10 @@ float sums differ from the interpreter's in the last bits; the order is fixed,
 so results are deterministic. Layouts that are not linear (splats, non power
 of two extents) take the shared-memory tree below.
 
+scan over a linear layout goes one coordinate bit of the scanned dimension at
+a time, lowest first (_scan_distributed): a slot bit combines registers, a
+lane bit a butterfly, a warp bit one exchange through shared memory.
+
 The shared-memory tree (the fallback): the pairwise-halving tree (element j
 combined with j + m, m = n/2 ... 1), each round spread over the group's
 threads. scan: Hillis-Steele doubling (element j combined with j - off,
@@ -379,6 +383,114 @@ def _reduce_tree(em, op, ins, dim):
         em.bind(r, em.load_shared(t, rshape, layout, b, coeffs))
 
 
+# ---- scan over a linear layout: registers, shuffles, one exchange per warp bit --------------
+
+def _bit_predicate(em, tid_bit):
+    """A predicate true in the threads whose tid bit `tid_bit` is set."""
+    def build(kb, tid):
+        t, p = kb.reg(B32), kb.reg(PRED)
+        kb.emit(f"and.b32 \t{t}, {tid}, {1 << tid_bit}")
+        kb.emit(f"setp.ne.u32 \t{p}, {t}, 0")
+        return p
+    return _prologue_value(em, ("scan-bit", tid_bit), build)
+
+
+def _scan_distributed(em, op, ins, dim, reverse) -> bool:
+    """Scan along `dim` of a linear layout, one coordinate bit at a time, lowest
+    first. Every element keeps `pre`, its scan within the aligned block of 2^b
+    elements along d that holds it, and `tot`, that block's total. At bit b the
+    block doubles: each element takes `tot` of its partner (the element with
+    bit b flipped: another slot of the thread when a slot bit carries b, a
+    butterfly shuffle for a lane bit, shared memory for a warp bit); elements
+    of the later half in scan order (bit b set; clear for a reverse scan) add
+    the partner's total to `pre`, and both halves combine the totals. The
+    combiner's left operand is always the later part in scan order, as in the
+    shared-memory scan. The order is fixed by the layout (spec 8.3.15), so
+    float results are deterministic; they may differ from the interpreter's
+    in the last bits."""
+    found = _linear_of(em, ins)
+    if found is None:
+        return False
+    layout, lin, ins = found
+    n = ins[0].shape[dim]
+    bits = sorted((v[dim].bit_length() - 1, kind, i) for kind in ("reg", "lane", "warp")
+                  for i, v in enumerate(getattr(lin, kind)) if v[dim])
+    if [c for c, _, _ in bits] != list(range(n.bit_length() - 1)):
+        return False
+    kb = em.kb
+    etypes = [t.etype for t in ins]
+    pre = [[_scalar(t.etype, t.at(s)) for t in ins] for s in range(lin.nslots)]
+    tot = [list(vs) for vs in pre]
+
+    def norm(vs):
+        return [em.in_layout(v, None) for v in vs]
+
+    def pick(cond, a, b):
+        out = []
+        for x, y, t in zip(norm(a), norm(b), etypes):
+            r = em.new_tile(t, ())
+            select(em, r.reg, cond, x.reg, y.reg, t)
+            out.append(r)
+        return out
+    for _, kind, i in bits:
+        if kind == "reg":
+            partner = [tot[s ^ (1 << i)] for s in range(lin.nslots)]
+        elif kind == "lane":
+            partner = [[_scalar(v.etype, _shfl_xor(em, v.reg, v.etype, 1 << i)) for v in norm(tot[s])]
+                       for s in range(lin.nslots)]
+        else:
+            partner = _warp_exchange(em, etypes, tot, lin.nslots, 5 + i)
+        new_pre, new_tot = [], []
+        for s in range(lin.nslots):
+            if kind == "reg":       # which half is known statically
+                if bool(s >> i & 1) != reverse:
+                    new_pre.append(_combine(em, op, pre[s], partner[s]))
+                    new_tot.append(_combine(em, op, tot[s], partner[s]))
+                else:
+                    new_pre.append(pre[s])
+                    new_tot.append(_combine(em, op, partner[s], tot[s]))
+                continue
+            later_then = _combine(em, op, pre[s], partner[s])       # this element in the later half
+            tot_later = _combine(em, op, tot[s], partner[s])
+            tot_earlier = _combine(em, op, partner[s], tot[s])
+            q = _bit_predicate(em, i if kind == "lane" else 5 + i)
+            if reverse:
+                nq = kb.reg(PRED)
+                kb.emit(f"not.pred \t{nq}, {q}")
+                q = nq
+            new_pre.append(pick(q, later_then, pre[s]))
+            new_tot.append(pick(q, tot_later, tot_earlier))
+        pre, tot = new_pre, new_tot
+    for k, (r, t) in enumerate(zip(op.results, etypes)):
+        em.bind(r, Tile(t, ins[0].shape, layout, [em.in_layout(pre[s][k], None).reg for s in range(lin.nslots)]))
+    return True
+
+
+def _warp_exchange(em, etypes, values, nslots, tid_bit):
+    """values[slot][operand] of the thread whose tid differs in bit `tid_bit`,
+    through a shared buffer of (threads x slots) elements per operand."""
+    kb = em.kb
+    bufs = _buffers(em, etypes, em.group.threads * nslots)[0]
+    me, other = kb.reg(B32), kb.reg(B32)
+    kb.emit(f"mul.lo.u32 \t{me}, {em.group.tid}, {nslots}")
+    kb.emit(f"xor.b32 \t{other}, {em.group.tid}, {1 << tid_bit}")
+    kb.emit(f"mul.lo.u32 \t{other}, {other}, {nslots}")
+    em.sync()
+    for k, (t, b) in enumerate(zip(etypes, bufs)):
+        es = byte_size(t)
+        addr = _addr(em, b, me, es)
+        for s in range(nslots):
+            _st(em, em.in_layout(values[s][k], None), f"{addr}+{s * es}", None)
+    em.sync()
+    out = [[None] * len(etypes) for _ in range(nslots)]
+    for k, (t, b) in enumerate(zip(etypes, bufs)):
+        es = byte_size(t)
+        addr = _addr(em, b, other, es)
+        for s in range(nslots):
+            out[s][k] = _ld(em, t, f"{addr}+{s * es}")
+    return out
+
+
 @handles("cuda_tile.scan", "nv_tileas.scan")
 def _scan(em, op):
     kb = em.kb
@@ -386,6 +498,8 @@ def _scan(em, op):
     shape = ins[0].shape
     dim = op.attributes["dim"].value
     reverse = bool(getattr(op.attributes.get("reverse"), "value", False))
+    if _scan_distributed(em, op, ins, dim, reverse):
+        return
     n, inner = shape[dim], _prod(shape[dim + 1:])
     total = _prod(shape)
     etypes = [t.etype for t in ins]
