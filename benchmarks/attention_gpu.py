@@ -91,7 +91,7 @@ def main(argv=None):
     except ImportError as e:
         print(f"attention_gpu: torch is needed for the data and the baseline ({e})")
         return 3
-    from tilec.runtime import device_info, entry_arg_types, load_cubin, load_ptx, median_ms, tflops, time_ms
+    from tilec.runtime import device_info, entry_arg_types, load_cubin, load_ptx, median_ms, time_ms
 
     h, s = opts.heads, opts.seq
     grid = (-(-s // bm), h, 1)
@@ -166,19 +166,8 @@ def main(argv=None):
     else:
         print("tileiras: no --tileiras-cubin given (benchmarks/make_tileiras_cubin.sh OUT.cubin KERNEL.mlir)")
 
-    print()
-    print(f"{'':10s} {'median ms':>10s} {'TFLOP/s':>9s}")
-    for name in ("tilec", "torch", "tileiras"):
-        if name in results:
-            print(f"{name:10s} {results[name]:10.3f} {tflops(flops, results[name]):9.1f}")
-    if "tilec" in results:
-        for peer in ("torch", "tileiras"):
-            if peer in results:
-                print(f"ratio tilec/{peer} (throughput): {results[peer] / results['tilec']:.3f}")
-    if tilec_failed or not ok:
-        print("attention_gpu: FAILED" + (" (tilec did not run)" if tilec_failed else " (result mismatch)"))
-        return 1
-    return 0
+    from gpu_report import report
+    return report("attention_gpu", results, flops, tilec_failed, ok)
 
 
 if __name__ == "__main__":

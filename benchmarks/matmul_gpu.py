@@ -128,7 +128,7 @@ def main(argv=None):
         return 3
 
     from tilec.runtime import (LaunchInfoError, device_info, entry_arg_types, load_cubin, load_ptx,
-                               median_ms, tflops, time_ms)
+                               median_ms, time_ms)
 
     tm, tn = _tile_of_output(text)
     M = N = K = opts.size
@@ -223,19 +223,8 @@ def main(argv=None):
     else:
         print("tileiras: no --tileiras-cubin given (benchmarks/make_tileiras_cubin.sh makes one)")
 
-    print()
-    print(f"{'':10s} {'median ms':>10s} {'TFLOP/s':>9s}")
-    for name in ("tilec", "torch", "tileiras"):
-        if name in results:
-            print(f"{name:10s} {results[name]:10.3f} {tflops(flops, results[name]):9.1f}")
-    if "tilec" in results:
-        for peer in ("torch", "tileiras"):
-            if peer in results:
-                print(f"ratio tilec/{peer} (throughput): {results[peer] / results['tilec']:.3f}")
-    if tilec_failed or not ok:
-        print("matmul_gpu: FAILED" + (" (tilec did not run)" if tilec_failed else " (result mismatch)"))
-        return 1
-    return 0
+    from gpu_report import report
+    return report("matmul_gpu", results, flops, tilec_failed, ok)
 
 
 if __name__ == "__main__":
