@@ -91,7 +91,8 @@ def main(argv=None):
     except ImportError as e:
         print(f"attention_gpu: torch is needed for the data and the baseline ({e})")
         return 3
-    from tilec.runtime import device_info, entry_arg_types, load_cubin, load_ptx, median_ms, time_ms
+    from tilec.runtime import device_info, entry_arg_types, load_ptx, median_ms, time_ms
+    from gpu_report import run_once_then_time, tileiras_kernel
 
     h, s = opts.heads, opts.seq
     grid = (-(-s // bm), h, 1)
@@ -138,28 +139,22 @@ def main(argv=None):
         kernel = load_ptx(ptx).kernel(entry)
         print(f"tilec: block {kernel.block}, {kernel.attribute('NUM_REGS')} registers/thread")
         o_tilec = torch.zeros_like(q)
-        prep = kernel.prepare(grid, args_for(o_tilec), arg_dtypes=types)
-        prep.run(stream)
-        prep.wait(timeout=120)
-        ok &= _check(torch, "tilec", o_tilec, ref)
-        results["tilec"] = median_ms(time_ms(lambda: prep.run(stream), reps=reps, warmup=opts.warmup,
-                                             stream=stream))
+        checked = []
+        results["tilec"] = run_once_then_time(kernel, grid, args_for(o_tilec), types, stream, reps, opts.warmup,
+                                              lambda: checked.append(_check(torch, "tilec", o_tilec, ref)))
+        ok &= all(checked)
     except Exception as e:   # noqa: BLE001 - reported; the peers still run
         print(f"!!! tilec FAILED: {type(e).__name__}: {e}")
         tilec_failed = True
 
     if opts.tileiras_cubin:
         try:
-            kernel = load_cubin(opts.tileiras_cubin).kernel(entry)
-            if kernel.block is None:
-                kernel.block = (kernel.attribute("MAX_THREADS_PER_BLOCK"), 1, 1)
+            kernel = tileiras_kernel(opts.tileiras_cubin, entry, types)
             o_ref = torch.zeros_like(q)
-            prep_r = kernel.prepare(grid, args_for(o_ref), arg_dtypes=types)
-            prep_r.run(stream)
-            prep_r.wait(timeout=120)
-            ok &= _check(torch, "tileiras", o_ref, ref)
-            results["tileiras"] = median_ms(time_ms(lambda: prep_r.run(stream), reps=reps, warmup=opts.warmup,
-                                                    stream=stream))
+            checked = []
+            results["tileiras"] = run_once_then_time(kernel, grid, args_for(o_ref), types, stream, reps, opts.warmup,
+                                                     lambda: checked.append(_check(torch, "tileiras", o_ref, ref)))
+            ok &= all(checked)
         except Exception as e:   # noqa: BLE001
             print(f"!!! tileiras cubin could not run: {type(e).__name__}: {e}")
             ok = False

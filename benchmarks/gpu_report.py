@@ -1,5 +1,7 @@
-"""The summary the GPU benchmarks print (matmul_gpu.py, attention_gpu.py): each
-peer's median time and TFLOP/s, tilec's throughput ratios, and the exit status."""
+"""What the GPU benchmarks (matmul_gpu.py, attention_gpu.py) share: a launch run
+once (for the check) then timed, tileiras's kernel from its cubin, and the
+summary: each peer's median time and TFLOP/s, tilec's throughput ratios and the
+exit status."""
 from __future__ import annotations
 
 PEERS = ("tilec", "torch", "tileiras")
@@ -22,3 +24,34 @@ def report(name: str, results: dict, flops: float, tilec_failed: bool, ok: bool)
         print(f"{name}: FAILED" + (" (tilec did not run)" if tilec_failed else " (result mismatch)"))
         return 1
     return 0
+
+
+def run_once_then_time(kernel, grid, args, types, stream, reps: int, warmup: int, check) -> float:
+    """Launch `kernel` once and wait, call `check()` (the result's check), then
+    time it: the median of `reps` runs (ms)."""
+    from tilec.runtime import median_ms, time_ms
+    prep = kernel.prepare(grid, args, arg_dtypes=types)
+    prep.run(stream)
+    prep.wait(timeout=120)
+    check()
+    return median_ms(time_ms(lambda: prep.run(stream), reps=reps, warmup=warmup, stream=stream))
+
+
+def tileiras_kernel(cubin: str, entry: str, types):
+    """Entry `entry` of NVIDIA's cubin, its block size from the cubin's
+    EIATTR_REQNTID (the driver's MAX_THREADS_PER_BLOCK, an upper bound, only
+    when it states none); its parameters must be the entry's."""
+    from tilec.runtime import LaunchInfoError, load_cubin
+    kernel = load_cubin(cubin).kernel(entry)
+    how = "EIATTR_REQNTID of the cubin"
+    max_threads = kernel.attribute("MAX_THREADS_PER_BLOCK")
+    if kernel.block is None:
+        kernel.block = (max_threads, 1, 1)
+        how = "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK (the cubin states no REQNTID)"
+    sizes = [p.size for p in kernel.params]
+    want = [8 if t == "ptr" else t.itemsize for t in types]
+    if sizes != want:
+        raise LaunchInfoError(f"the cubin's parameters are {sizes} bytes, the entry's {want}")
+    print(f"tileiras: {cubin}: block {kernel.block} (from {how}; MAX_THREADS_PER_BLOCK {max_threads}), "
+          f"{kernel.attribute('NUM_REGS')} registers/thread")
+    return kernel

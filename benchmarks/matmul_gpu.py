@@ -127,8 +127,8 @@ def main(argv=None):
         print(f"matmul_gpu: torch is needed for the data and the baseline ({e})")
         return 3
 
-    from tilec.runtime import (LaunchInfoError, device_info, entry_arg_types, load_cubin, load_ptx,
-                               median_ms, time_ms)
+    from tilec.runtime import device_info, entry_arg_types, load_ptx, median_ms, time_ms
+    from gpu_report import run_once_then_time, tileiras_kernel
 
     tm, tn = _tile_of_output(text)
     M = N = K = opts.size
@@ -184,12 +184,10 @@ def main(argv=None):
         print(f"tilec: block {kernel.block}, {kernel.attribute('NUM_REGS')} registers/thread, "
               f"{kernel.attribute('SHARED_SIZE_BYTES')} B static shared memory")
         c_tilec = torch.zeros((M, N), dtype=torch.float16, device=dev_t)
-        prep = kernel.prepare(grid, args_for(c_tilec), arg_dtypes=types)
-        prep.run(stream)
-        prep.wait(timeout=120)
-        ok &= _check(torch, "tilec", c_tilec, ref, scale)
-        results["tilec"] = median_ms(time_ms(lambda: prep.run(stream), reps=reps, warmup=opts.warmup,
-                                             stream=stream))
+        checked = []
+        results["tilec"] = run_once_then_time(kernel, grid, args_for(c_tilec), types, stream, reps, opts.warmup,
+                                              lambda: checked.append(_check(torch, "tilec", c_tilec, ref, scale)))
+        ok &= all(checked)
     except Exception as e:   # noqa: BLE001 - any failure is reported, then the peers still run
         print(f"!!! tilec FAILED: {type(e).__name__}: {e}")
         tilec_failed = True
@@ -197,26 +195,15 @@ def main(argv=None):
     # ---- tileiras ----
     if opts.tileiras_cubin:
         try:
-            mod = load_cubin(opts.tileiras_cubin)
-            kernel = mod.kernel(ENTRY)
-            how = "EIATTR_REQNTID of the cubin"
-            max_threads = kernel.attribute("MAX_THREADS_PER_BLOCK")
-            if kernel.block is None:
-                kernel.block = (max_threads, 1, 1)
-                how = "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK (the cubin states no REQNTID)"
-            sizes = [p.size for p in kernel.params]
-            want = [8 if t == "ptr" else t.itemsize for t in types]
-            if sizes != want:
-                raise LaunchInfoError(f"the cubin's parameters are {sizes} bytes, the entry's {want}")
-            print(f"tileiras: {opts.tileiras_cubin}: block {kernel.block} (from {how}; "
-                  f"MAX_THREADS_PER_BLOCK {max_threads}), {kernel.attribute('NUM_REGS')} registers/thread")
+            kernel = tileiras_kernel(opts.tileiras_cubin, ENTRY, types)
             c_ref = torch.zeros((M, N), dtype=torch.float16, device=dev_t)
-            prep_r = kernel.prepare(grid, args_for(c_ref), arg_dtypes=types)
-            prep_r.run(stream)
-            prep_r.wait(timeout=120)
-            ok &= _check(torch, "tileiras", c_ref, ref, scale)
-            results["tileiras"] = median_ms(time_ms(lambda: prep_r.run(stream), reps=reps, warmup=opts.warmup,
-                                                    stream=stream))
+            checked = []
+
+            def check():
+                checked.append(_check(torch, "tileiras", c_ref, ref, scale))
+            results["tileiras"] = run_once_then_time(kernel, grid, args_for(c_ref), types, stream, reps, opts.warmup,
+                                                     check)
+            ok &= all(checked)
         except Exception as e:   # noqa: BLE001
             print(f"!!! tileiras cubin could not run: {type(e).__name__}: {e}")
             ok = False

@@ -19,7 +19,7 @@ import re
 import numpy as np
 import pytest
 
-from tilec.dialects.nv_tileas.layouts import Blocked, MmaAcc, WgmmaAcc, blocked, mma_acc, wgmma_acc
+from tilec.dialects.nv_tileas.layouts import MmaAcc, WgmmaAcc, blocked, mma_acc, wgmma_acc
 from tilec.dialects.nv_tileas.linear_layout import LinearLayout, to_linear
 
 try:
@@ -340,28 +340,14 @@ def test_predicate_reduce_matches_the_interpreter():
 
 # ---- scans over linear layouts ----------------------------------------------------------------
 
-SCAN_2D = """cuda_tile.module @m {
-  entry @k(%x: tile<ptr<ET>>, %o: tile<ptr<ET>>) {
-    %i = iota : tile<NTxi32>
-    %rx = reshape %x : tile<ptr<ET>> -> tile<1xptr<ET>>
-    %px = broadcast %rx : tile<1xptr<ET>> -> tile<NTxptr<ET>>
-    %ax = offset %px, %i : tile<NTxptr<ET>>, tile<NTxi32> -> tile<NTxptr<ET>>
-    %a, %t0 = load_ptr_tko weak %ax : tile<NTxptr<ET>> -> tile<NTxET>, token
-    %m = reshape %a : tile<NTxET> -> tile<RxCxET>
-    %r = scan %m dim=DIM reverse=REV identities=[ID : ET] : tile<RxCxET> -> tile<RxCxET>
-    (%l: tile<ET>, %rr: tile<ET>) {
-      COMBINE
-      yield %s : tile<ET>
-    }
-    %f = reshape %r : tile<RxCxET> -> tile<NTxET>
-    %ro = reshape %o : tile<ptr<ET>> -> tile<1xptr<ET>>
-    %po = broadcast %ro : tile<1xptr<ET>> -> tile<NTxptr<ET>>
-    %ao = offset %po, %i : tile<NTxptr<ET>>, tile<NTxi32> -> tile<NTxptr<ET>>
-    %t1 = store_ptr_tko weak %ao, %f : tile<NTxptr<ET>>, tile<NTxET> -> token
-    return
-  }
-}
-"""
+# REDUCE_2D with a scan in place of the reduce (NR = NT: the result has the tile's elements)
+SCAN_2D = (REDUCE_2D
+           .replace("%r = reduce %m dim=DIM identities=[ID : ET] : tile<RxCxET> -> tile<NRxET>",
+                    "%r = scan %m dim=DIM reverse=REV identities=[ID : ET] : tile<RxCxET> -> tile<RxCxET>")
+           .replace("%s = COMBINE : tile<ET>", "COMBINE")
+           .replace("%j = iota : tile<NRxi32>", "%f = reshape %r : tile<RxCxET> -> tile<NRxET>")
+           .replace("offset %po, %j :", "offset %po, %i :")
+           .replace("weak %ao, %r :", "weak %ao, %f :"))
 
 # (element, dtype, combiner, identity, exact): the projections are associative and not
 # commutative, so they check the order in which the parts are combined
@@ -380,7 +366,8 @@ def test_scan_over_a_linear_layout_matches_the_interpreter(elt, dt, combine, ide
     """Scans along either dimension run in registers, butterflies and one exchange per
     warp bit (no shared-memory doubling tree), forward and reverse; the left-projection
     combiner (select on a constant true) pins the order of the combined parts."""
-    text = (SCAN_2D.replace("NTx", f"{rows * cols}x").replace("RxCx", f"{rows}x{cols}x")
+    n = f"{rows * cols}x"
+    text = (SCAN_2D.replace("NTx", n).replace("NRx", n).replace("RxCx", f"{rows}x{cols}x")
             .replace("DIM", str(dim)).replace("REV", str(reverse).lower()).replace("COMBINE", combine)
             .replace("ID", ident).replace("ET", elt))
     rng = np.random.default_rng(rows + 3 * dim + int(reverse))

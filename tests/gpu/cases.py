@@ -296,14 +296,18 @@ def _layernorm(rng):
     return Launch((3,), [x, w, b, y, rows, 1e-5], [("y", y, Close(1e-5, 1e-5))])
 
 
-def _flash_attention(rng):
-    h, s, d = 2, 128, 64
+def _attention_launch(rng, h, s, d, rows):
+    """Flash attention over (h, s, d) f16 Q, K, V, `rows` query rows per tile block."""
     q = (rng.standard_normal((h, s, d)) * 2).astype(np.float16)
     k = rng.standard_normal((h, s, d)).astype(np.float16)
     v = rng.standard_normal((h, s, d)).astype(np.float16)
     o = np.zeros_like(q)
-    return Launch((s // 32, h), arr(q) + arr(k) + arr(v) + arr(o) + [1 / np.sqrt(d)],
+    return Launch((s // rows, h), arr(q) + arr(k) + arr(v) + arr(o) + [1 / np.sqrt(d)],
                   [("o", o, Close(5e-3, 5e-3))])
+
+
+def _flash_attention(rng):
+    return _attention_launch(rng, 2, 128, 64, 32)
 
 
 def _matmul_tt(rng):
@@ -317,13 +321,7 @@ def _matmul_tt(rng):
 
 
 def _attention_m128(rng):
-    h, s, d = 2, 256, 64      # two 128-row query blocks per head, four 64-key tiles
-    q = (rng.standard_normal((h, s, d)) * 2).astype(np.float16)
-    k = rng.standard_normal((h, s, d)).astype(np.float16)
-    v = rng.standard_normal((h, s, d)).astype(np.float16)
-    o = np.zeros_like(q)
-    return Launch((s // 128, h), arr(q) + arr(k) + arr(v) + arr(o) + [1 / np.sqrt(d)],
-                  [("o", o, Close(5e-3, 5e-3))])
+    return _attention_launch(rng, 2, 256, 64, 128)      # two 128-row query blocks per head, four key tiles
 
 
 def _attention_causal(rng):

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from ..dialects.nv_tileas.layouts import LayoutAttr, tensor_core_acc
 from ..dialects.nv_tileas.operands import wgmma_fits, wgmma_in_place
+from ..dialects.nv_tileas.types import element_width, num_elements
 from ..dialects.nv_tileas.ops.layout import ConvertLayoutOp
 from ..dialects.nv_tileas.ops.pipeline import agent_warps
 
@@ -72,17 +73,14 @@ SCRATCH_RESERVE = 16 * 1024
 
 
 def _tile_bytes(t) -> int:
-    n = (getattr(t.element_type, "width", 8) + 7) // 8
-    for d in t.shape:
-        n *= d
-    return n
+    return num_elements(t.shape) * (((element_width(t.element_type) or 8) + 7) // 8)
 
 
 def _movable(v, loop) -> bool:
     """A dot operand that may move into the shared layout: a 16-bit rank-2 tile
     defined by an op outside `loop`."""
     return loop is not None and getattr(v, "op", None) is not None and _defined_outside(v, loop) \
-        and len(getattr(v.type, "shape", ())) == 2 and getattr(v.type.element_type, "width", None) == 16
+        and len(getattr(v.type, "shape", ())) == 2 and element_width(v.type.element_type) == 16
 
 
 def invariant_operand_bytes(loop) -> int:

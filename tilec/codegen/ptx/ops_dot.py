@@ -26,11 +26,11 @@ def plain_home(em, tile):
     return tile.home
 
 
-def _transposed_home(em, t):
-    """The shared address of the (N x K) row-major tile whose transpose is
-    `t` (K x N), when `t` is such a view (ops_core: a permuted slot or shared
-    tile), else None."""
-    if t.view is None or t.regs is not None or len(t.shape) != 2 or list(t.view[1]) != [1, t.shape[0]]:
+def transposed_home(em, t):
+    """The shared address of the row-major tile whose transpose is the rank-2
+    `t`, when `t` is such a view (ops_core: a permuted slot or shared tile;
+    loaded registers or not, the bytes stay there), else None."""
+    if t.view is None or len(t.shape) != 2 or list(t.view[1]) != [1, t.shape[0]]:
         return None
     return t.view[0]
 
@@ -323,8 +323,8 @@ def _mma_dot(em, op, a, b, c, layout, rt):
     N = b.shape[1]
     kind = MMA_TYPES[float_name(a.etype)]
     c = em.in_layout(c, layout)       # before staging: converting uses the same scratch
-    b_nk = _transposed_home(em, b)    # B as the transpose of an (N x K) tile in shared memory
-    a_km = _transposed_home(em, a)    # A as the transpose of a (K x M) tile in shared memory
+    b_nk = transposed_home(em, b)    # B as the transpose of an (N x K) tile in shared memory
+    a_km = transposed_home(em, a)    # A as the transpose of a (K x M) tile in shared memory
     a_regs = None if a_km is not None else _register_a(em, a, layout)
     need = ([] if a_regs is not None or a_km is not None else [a]) + ([] if b_nk is not None else [b])
     staged = dict(zip(map(id, need), _stage(em, need, swizzled_ok=True)))

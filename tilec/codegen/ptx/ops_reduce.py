@@ -227,14 +227,15 @@ def _warp_index(em, warp_bits):
     return _prologue_value(em, ("reduce-warp", tuple(warp_bits)), build)
 
 
-def _writer(em, tid_mask):
-    """A predicate true in the threads whose tid bits `tid_mask` are all zero."""
+def _tid_predicate(em, tid_mask, any_set=False):
+    """A predicate (group prologue) true in the threads whose tid bits `tid_mask`
+    are all zero, or with `any_set`, in those with one of them set."""
     def build(kb, tid):
         t, p = kb.reg(B32), kb.reg(PRED)
         kb.emit(f"and.b32 \t{t}, {tid}, {tid_mask}")
-        kb.emit(f"setp.eq.u32 \t{p}, {t}, 0")
+        kb.emit(f"setp.{'ne' if any_set else 'eq'}.u32 \t{p}, {t}, 0")
         return p
-    return _prologue_value(em, ("reduce-writer", tid_mask), build)
+    return _prologue_value(em, ("tid-bits", tid_mask, any_set), build)
 
 
 def _reduce_distributed(em, op, ins, dim) -> bool:
@@ -290,7 +291,7 @@ def _reduce_distributed(em, op, ins, dim) -> bool:
     lane_skip = lane_d + lin.free_bits("lane")
     warp_skip = lin.free_bits("warp")
     tid_mask = sum(1 << b for b in lane_skip) | sum(1 << (5 + b) for b in warp_skip)
-    pred = _writer(em, tid_mask) if tid_mask else None
+    pred = _tid_predicate(em, tid_mask) if tid_mask else None
     em.sync()
     lin_base = em.linear_base(layout, coeffs)
     for k, (t, b) in enumerate(zip(etypes, bufs)):
@@ -385,16 +386,6 @@ def _reduce_tree(em, op, ins, dim):
 
 # ---- scan over a linear layout: registers, shuffles, one exchange per warp bit --------------
 
-def _bit_predicate(em, tid_bit):
-    """A predicate true in the threads whose tid bit `tid_bit` is set."""
-    def build(kb, tid):
-        t, p = kb.reg(B32), kb.reg(PRED)
-        kb.emit(f"and.b32 \t{t}, {tid}, {1 << tid_bit}")
-        kb.emit(f"setp.ne.u32 \t{p}, {t}, 0")
-        return p
-    return _prologue_value(em, ("scan-bit", tid_bit), build)
-
-
 def _scan_distributed(em, op, ins, dim, reverse) -> bool:
     """Scan along `dim` of a linear layout, one coordinate bit at a time, lowest
     first. Every element keeps `pre`, its scan within the aligned block of 2^b
@@ -453,7 +444,7 @@ def _scan_distributed(em, op, ins, dim, reverse) -> bool:
             later_then = _combine(em, op, pre[s], partner[s])       # this element in the later half
             tot_later = _combine(em, op, tot[s], partner[s])
             tot_earlier = _combine(em, op, partner[s], tot[s])
-            q = _bit_predicate(em, i if kind == "lane" else 5 + i)
+            q = _tid_predicate(em, 1 << (i if kind == "lane" else 5 + i), any_set=True)
             if reverse:
                 nq = kb.reg(PRED)
                 kb.emit(f"not.pred \t{nq}, {q}")

@@ -143,12 +143,13 @@ def _smem_operand(em, t: Tile, rows: int, cols: int, k_along_rows: bool):
     swizzled, 1024-aligned shared tile wgmma can read in place, else None. A
     (M x K) is K-major as stored; B (K x N) MN-major as stored, K-major when it
     is a transpose of an (N x K) tile. `k_along_rows`: K is the dot's rows (B)."""
+    from .ops_dot import transposed_home
     if t.home is not None:
         addr, stored_rows, pitch, transposed = t.home, rows, 2 * cols, False
-    elif t.view is not None and list(t.view[1]) == [1, rows]:
-        addr, stored_rows, pitch, transposed = t.view[0], cols, 2 * rows, True
     else:
-        return None
+        addr, stored_rows, pitch, transposed = transposed_home(em, t), cols, 2 * rows, True
+        if addr is None:
+            return None
     swz = em.swizzle_of.get(addr)
     if swz is None or swz.pitch != pitch or swz.rows != stored_rows or em.align_of.get(addr, 1) % 1024:
         return None

@@ -256,6 +256,12 @@ class SliceLayout:
 MMA_OPERAND_TYPES = ("f16", "bf16")
 
 
+def float_kind(t) -> str:
+    """The float element type's name of tile type `t` ("f16", ...), or "" for others."""
+    e = getattr(t, "element_type", None)
+    return e.name if type(e).__name__ == "FloatType" else ""
+
+
 # accumulator registers per thread up to which chained dots split rows only: past
 # it the kernel spills anyway, and ptxas (CUDA 13.0, sm_80) allocates a 256x128
 # accumulator over 8 warps of whole rows in 32 registers, spilling 40 KB
@@ -270,12 +276,9 @@ def tensor_core_acc(a_type, b_type, c_type, threads: int, rows_only: bool = Fals
     another dot's A: each warp then holds whole rows, which are its A
     fragments of the next dot, and row reductions stay inside warps), within
     ROWS_ONLY_ACC_REGS."""
-    def name(t):
-        e = getattr(t, "element_type", None)
-        return e.name if type(e).__name__ == "FloatType" else ""
-    if name(a_type) not in MMA_OPERAND_TYPES or name(a_type) != name(b_type):
+    if float_kind(a_type) not in MMA_OPERAND_TYPES or float_kind(a_type) != float_kind(b_type):
         return None
-    if name(c_type) not in ("f32", "f16") or len(c_type.shape) != 2 or len(a_type.shape) != 2:
+    if float_kind(c_type) not in ("f32", "f16") or len(c_type.shape) != 2 or len(a_type.shape) != 2:
         return None
     if a_type.shape[1] % 16:
         return None

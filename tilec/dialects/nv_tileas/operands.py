@@ -10,6 +10,8 @@ coefficients), so a slot read through them is still read in place.
 """
 from __future__ import annotations
 
+from .layouts import float_kind
+
 HOME_VIEWS = ("cuda_tile.reshape", "cuda_tile.permute", "nv_tileas.shuffle")
 DOT = "nv_tileas.dot"
 CREATE_PIPELINE = "nv_tileas.async.pipeline.create_pipeline"
@@ -97,11 +99,6 @@ def slot_source(v):
     return v, dims[0] > dims[1]
 
 
-def _float_name(t) -> str:
-    e = getattr(t, "element_type", None)
-    return e.name if type(e).__name__ == "FloatType" else ""
-
-
 def wgmma_fits(op, threads: int, first_thread: int = 0, shapes=None) -> bool:
     """Whether dot `op` runs on wgmma in a group of `threads` (starting at CTA
     thread `first_thread`): rank 2, f16 or bf16 A and B of one type, an f32
@@ -111,9 +108,9 @@ def wgmma_fits(op, threads: int, first_thread: int = 0, shapes=None) -> bool:
     a_t, b_t, c_t = (o.type for o in op.operands[:3])
     if len(getattr(a_t, "shape", ())) != 2 or len(getattr(b_t, "shape", ())) != 2:
         return False
-    ea = _float_name(a_t)
-    if ea not in WGMMA_TYPES or ea != _float_name(b_t) or _float_name(c_t) != "f32" \
-            or _float_name(op.results[0].type) != "f32":
+    ea = float_kind(a_t)
+    if ea not in WGMMA_TYPES or ea != float_kind(b_t) or float_kind(c_t) != "f32" \
+            or float_kind(op.results[0].type) != "f32":
         return False
     a_shape, r_shape = shapes or (a_t.shape, op.results[0].type.shape)
     m, k = tuple(a_shape)
