@@ -92,7 +92,7 @@ def main(argv=None):
         print(f"attention_gpu: torch is needed for the data and the baseline ({e})")
         return 3
     from tilec.runtime import device_info, entry_arg_types, load_ptx, median_ms, time_ms
-    from gpu_report import run_once_then_time, tileiras_kernel
+    from gpu_report import run_once_then_time, time_tileiras
 
     h, s = opts.heads, opts.seq
     grid = (-(-s // bm), h, 1)
@@ -147,19 +147,11 @@ def main(argv=None):
         print(f"!!! tilec FAILED: {type(e).__name__}: {e}")
         tilec_failed = True
 
-    if opts.tileiras_cubin:
-        try:
-            kernel = tileiras_kernel(opts.tileiras_cubin, entry, types)
-            o_ref = torch.zeros_like(q)
-            checked = []
-            results["tileiras"] = run_once_then_time(kernel, grid, args_for(o_ref), types, stream, reps, opts.warmup,
-                                                     lambda: checked.append(_check(torch, "tileiras", o_ref, ref)))
-            ok &= all(checked)
-        except Exception as e:   # noqa: BLE001
-            print(f"!!! tileiras cubin could not run: {type(e).__name__}: {e}")
-            ok = False
-    else:
-        print("tileiras: no --tileiras-cubin given (benchmarks/make_tileiras_cubin.sh OUT.cubin KERNEL.mlir)")
+    ms, good = time_tileiras(opts.tileiras_cubin, entry, types, grid, stream, reps, opts.warmup,
+                             lambda: torch.zeros_like(q), args_for, lambda o: _check(torch, "tileiras", o, ref))
+    ok &= good
+    if ms is not None:
+        results["tileiras"] = ms
 
     from gpu_report import report
     return report("attention_gpu", results, flops, tilec_failed, ok)

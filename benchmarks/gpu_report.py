@@ -55,3 +55,21 @@ def tileiras_kernel(cubin: str, entry: str, types):
     print(f"tileiras: {cubin}: block {kernel.block} (from {how}; MAX_THREADS_PER_BLOCK {max_threads}), "
           f"{kernel.attribute('NUM_REGS')} registers/thread")
     return kernel
+
+
+def time_tileiras(cubin, entry, types, grid, stream, reps: int, warmup: int, make_out, args_for, check):
+    """tileiras's timing of the same launch, or None: (milliseconds or None, ok).
+    `make_out()` gives a fresh output, `args_for(out)` the arguments, `check(out)`
+    whether the output is right. No `cubin`: None and ok, with a word on making one."""
+    if not cubin:
+        print("tileiras: no --tileiras-cubin given (benchmarks/make_tileiras_cubin.sh OUT.cubin KERNEL.mlir)")
+        return None, True
+    try:
+        kernel = tileiras_kernel(cubin, entry, types)
+        out, checked = make_out(), []
+        ms = run_once_then_time(kernel, grid, args_for(out), types, stream, reps, warmup,
+                                lambda: checked.append(check(out)))
+        return ms, all(checked)
+    except Exception as e:   # noqa: BLE001 - reported; the other peers' results still print
+        print(f"!!! tileiras cubin could not run: {type(e).__name__}: {e}")
+        return None, False

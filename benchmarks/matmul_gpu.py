@@ -128,7 +128,7 @@ def main(argv=None):
         return 3
 
     from tilec.runtime import device_info, entry_arg_types, load_ptx, median_ms, time_ms
-    from gpu_report import run_once_then_time, tileiras_kernel
+    from gpu_report import run_once_then_time, time_tileiras
 
     tm, tn = _tile_of_output(text)
     M = N = K = opts.size
@@ -193,22 +193,12 @@ def main(argv=None):
         tilec_failed = True
 
     # ---- tileiras ----
-    if opts.tileiras_cubin:
-        try:
-            kernel = tileiras_kernel(opts.tileiras_cubin, ENTRY, types)
-            c_ref = torch.zeros((M, N), dtype=torch.float16, device=dev_t)
-            checked = []
-
-            def check():
-                checked.append(_check(torch, "tileiras", c_ref, ref, scale))
-            results["tileiras"] = run_once_then_time(kernel, grid, args_for(c_ref), types, stream, reps, opts.warmup,
-                                                     check)
-            ok &= all(checked)
-        except Exception as e:   # noqa: BLE001
-            print(f"!!! tileiras cubin could not run: {type(e).__name__}: {e}")
-            ok = False
-    else:
-        print("tileiras: no --tileiras-cubin given (benchmarks/make_tileiras_cubin.sh makes one)")
+    ms, good = time_tileiras(opts.tileiras_cubin, ENTRY, types, grid, stream, reps, opts.warmup,
+                             lambda: torch.zeros((M, N), dtype=torch.float16, device=dev_t), args_for,
+                             lambda c: _check(torch, "tileiras", c, ref, scale))
+    ok &= good
+    if ms is not None:
+        results["tileiras"] = ms
 
     from gpu_report import report
     return report("matmul_gpu", results, flops, tilec_failed, ok)
