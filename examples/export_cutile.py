@@ -562,6 +562,17 @@ def matmul_tt_f16(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Co
     ct.store(c, index=(q, bm, bn), tile=ct.reshape(ct.astype(acc, ct.float16), (1, TM, TN)))
 
 
+def aligned(dtype, ndim):
+    """An array parameter as cuTile specializes it for torch tensors whose
+    shapes and strides divide by 16 and whose base is 16-byte aligned: the
+    `assume div_by<16>` facts that let sm_90a load it with TMA."""
+    from cuda.tile.compilation import ArrayConstraint
+    return ArrayConstraint(dtype=dtype, ndim=ndim, index_dtype=ct.int32, stride_lower_bound_incl=0,
+                           alias_groups=(), may_alias_internally=False,
+                           stride_constant=(None,) * (ndim - 1) + (1,), shape_divisible_by=16,
+                           stride_divisible_by=(16,) * (ndim - 1) + (1,), base_addr_divisible_by=16)
+
+
 def kernels():
     """name -> (kernel, parameters[, bytecode version, default 13.1])."""
     f16, bf16, f32, i32 = ct.float16, ct.bfloat16, ct.float32, ct.int32
@@ -610,6 +621,9 @@ def kernels():
         # (both dots on wgmma, the second with P in registers), 64 keys, D = 64
         "attention_m128_f16": (flash_attention_f16, [array(f16, 3)] * 4 + [scalar(f32), 128, 64, 64]),
         "matmul_tt_f16": (matmul_tt_f16, [array(f16, 3)] * 3 + [64, 64, 64]),
+        # the 16-aligned specializations: TMA loads from tensor maps built on the device
+        "matmul_f16_aligned": (matmul_f16, [aligned(f16, 2)] * 3 + [128, 128, 64]),
+        "bmm_tt_f16_aligned": (matmul_tt_f16, [aligned(f16, 3)] * 3 + [64, 64, 64]),
         "persistent_bmm_f16": (persistent_bmm_f16, [array(f16, 3)] * 3 + [scalar(i32), 80, 64, 48, 32, 32, 16, 2, True]),
     }
 

@@ -303,15 +303,26 @@ def test_matmul_sm90a_without_tma_matches(k):
     same(both("examples/cutile/matmul_f16.mlir", (2, 2), args, "sm_90a", tma="false"))
 
 
-def test_tma_only_where_shapes_allow():
+def test_tma_only_where_shapes_and_alignment_allow():
     from tilec.schedule.tma import plan_tma
-    # i8 tiles of 32 columns: 32 bytes inner box, fine; a 4-wide f16 box (8 bytes) is refused
-    (a,) = [x for x in _analyses("examples/cutile/matmul_i8_masked.mlir") if x.pipelinable]
-    assert all(plan_tma(l, a.loop) is not None for l in a.loads)
-    src = read("examples/cutile/matmul_f16.mlir").replace("64x32", "64x4").replace("32x64", "4x64")
+    # strides with no `div_by` fact: a tensor map could fault, so no TMA
+    for path in ("examples/cutile/matmul_i8_masked.mlir", "examples/cutile/matmul_f16.mlir"):
+        (a,) = [x for x in _analyses(path) if x.pipelinable]
+        assert all(plan_tma(load, a.loop) is None for load in a.loads), path
+    # cuTile's 16-aligned specialization: both loads; a 4-wide f16 box (8 bytes) is refused
+    aligned = "examples/cutile/matmul_f16_aligned.mlir"
+    (a,) = [x for x in _analyses(aligned) if x.pipelinable]
+    assert all(plan_tma(load, a.loop) is not None for load in a.loads)
+    src = read(aligned).replace("128x64", "128x4").replace("64x128", "4x128")
     ok, ops, engine = lower(src, "sm_90a")
     assert ok, errors(engine)
-    assert text_of(ops).count("make_tiled_tma_desc") == 1     # only the 4x64 B tile qualifies
+    assert text_of(ops).count("make_tiled_tma_desc") == 1     # only the 4x128 B tile qualifies
+    # B's row stride without its `div_by` facts: B loses its TMA
+    src = read(aligned)
+    assert src.count("strides = [%assume_assume_assume_22, 1]") == 1
+    ok, ops, engine = lower(src.replace("strides = [%assume_assume_assume_22, 1]", "strides = [%arg8, 1]"), "sm_90a")
+    assert ok, errors(engine)
+    assert text_of(ops).count("make_tiled_tma_desc") == 1
 
 
 ATOMIC_RED = """cuda_tile.module @m {

@@ -184,6 +184,26 @@ def _matmul_f16(rng):
     return Launch((2, 2), arr(a) + arr(b) + arr(c), [("c", c, Scaled(2e-3, _mm_scale(a, b)))])
 
 
+def _matmul_f16_aligned(rng):
+    # shapes divisible by 16 as the kernel assumes, but not by the 128x128x64 tiles:
+    # the TMA boxes of the last row, column and K tiles run past the arrays (zero fill)
+    a = rng.standard_normal((144, 208)).astype(np.float16)
+    b = rng.standard_normal((208, 160)).astype(np.float16)
+    c = np.zeros((144, 160), np.float16)
+    return Launch((2, 2), arr(a) + arr(b) + arr(c), [("c", c, Scaled(2e-3, _mm_scale(a, b)))])
+
+
+def _bmm_tt_aligned(rng):
+    # every extent divisible by 16 (the batch too, as the kernel assumes); K = 1.5 tiles
+    q, m, n, k = 16, 64, 128, 96
+    a = rng.standard_normal((q, k, m)).astype(np.float16)     # A^T: K x M
+    b = rng.standard_normal((q, n, k)).astype(np.float16)     # B^T: N x K
+    c = np.zeros((q, m, n), np.float16)
+    a64, b64 = np.abs(a.astype(np.float64)), np.abs(b.astype(np.float64))
+    scale = lambda: np.transpose(a64, (0, 2, 1)) @ np.transpose(b64, (0, 2, 1))   # noqa: E731
+    return Launch((m // 64, n // 64, q), arr(a) + arr(b) + arr(c), [("c", c, Scaled(2e-3, scale))])
+
+
 def _matmul_bf16_relu(rng):
     a = rng.standard_normal((128, 128)).astype(BF16)
     b = rng.standard_normal((128, 256)).astype(BF16)
@@ -526,6 +546,8 @@ CASES = [
     Case("cutile_attention_causal_f16", "cutile/attention_causal_f16.mlir", _attention_causal),
     Case("cutile_attention_m128_f16", "cutile/attention_m128_f16.mlir", _attention_m128),
     Case("cutile_matmul_tt_f16", "cutile/matmul_tt_f16.mlir", _matmul_tt),
+    Case("cutile_matmul_f16_aligned", "cutile/matmul_f16_aligned.mlir", _matmul_f16_aligned),
+    Case("cutile_bmm_tt_f16_aligned", "cutile/bmm_tt_f16_aligned.mlir", _bmm_tt_aligned),
     Case("cutile_gather_reverse_f32", "cutile/gather_reverse_f32.mlir", _gather_reverse),
     Case("cutile_grid_stride_i32", "cutile/grid_stride_i32.mlir", _grid_stride),
     Case("cutile_histogram_i32", "cutile/histogram_i32.mlir", _histogram),

@@ -93,6 +93,10 @@ def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True)
         results = pipeline_agents(analysis, stages, infos, regs, num_warps, loc)
     else:
         results = pipeline_single_stream(analysis, stages, infos, loc)
+    for info in infos:
+        if info.tma is not None:
+            from .tma import settle_swizzle
+            settle_swizzle(info.tma, info.producer.op)
     for old, new in zip(loop.results, results):
         old.replace_all_uses_with(new)
     loop.erase()

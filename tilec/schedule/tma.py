@@ -6,7 +6,12 @@ innermost extent is a multiple of 16 bytes, the producer issues
 loop (`make_tiled_tma_desc`), into an SMEM view of the stage slot, waits on
 it and yields the slot's tile. Other loads keep the synchronous tiled_load.
 
-TMA coordinates are element offsets: tile index x tile extent per dim."""
+TMA coordinates are element offsets: tile index x tile extent per dim.
+
+The hardware faults on a misaligned tensor map, so TMA is planned only where
+the IR proves the alignment (`tma_aligned`): a 16-byte aligned base and
+strides that are multiples of 16 bytes. cuTile's 16-aligned kernels carry
+exactly these `assume div_by` facts; the others keep cp.async."""
 from __future__ import annotations
 
 from ..dialects.nv_tileas.attributes import AtomAttr, OobModeAttr, SwizzleModeAttr
@@ -15,6 +20,7 @@ from ..dialects.nv_tileas.ops import layout, memops, tokens
 from ..dialects.nv_tileas.ops.tma import AsyncTiledTmaLoadOp, MakeTiledTmaDescOp
 from ..dialects.nv_tileas.types import AsyncTokenType, MemTokenType, TiledViewType, TmaDescType, element_width
 from ..dialects.nv_tileas.verifiers import defined_under_scf
+from ..dialects.cuda_tile.divisibility import returns_early, tma_aligned
 from ..dialects.cuda_tile.types import PartitionViewType
 from ..ir.types import IndexType
 from ..rewrite.clone import clone_op
@@ -50,7 +56,14 @@ def plan_tma(load, loop):
         return None
     if defined_under_scf(tv) or any(a.name.startswith("scf.") for a in loop.ancestors()):
         return None
+    if max(box) > TMA_BOX_MAX or not tma_aligned(tv, width) or returns_early(loop):
+        return None
     return TmaPlan(load, bt, tv, box)
+
+
+
+
+TMA_BOX_MAX = 256       # elements per box dimension
 
 
 def build_descriptor(b, plan, loc):
@@ -85,3 +98,17 @@ def fill_tma_stage(block, analysis, plan, iv_value, loc):
     b.create(tokens.AsyncWaitOp, loc, tokens=[tok])
     tile = b.create(memops.LoadOp, loc, view=sview, token=None, result=t).result
     b.create(PipelineYieldOp, loc, values=[tile])
+
+
+def settle_swizzle(plan, pipe):
+    """Give the descriptor of `plan` the swizzle of the slots it fills, once
+    pipeline `pipe`'s consumers exist (operands.slots_swizzled decides the slot
+    layout): the TMA unit then writes the layout the readers expect."""
+    from ..dialects.nv_tileas.operands import slot_shape, slots_swizzled
+    buf = pipe.operands[0].type
+    shape, etype = tuple(buf.shape), buf.element_type
+    mode = "none"
+    if slots_swizzled(pipe, shape, etype):
+        pitch = slot_shape(shape)[1] * (element_width(etype) // 8)
+        mode = {32: "32B", 64: "64B"}.get(pitch, "128B")
+    plan.desc.op.attributes["swizzle_mode"] = SwizzleModeAttr(mode)

@@ -37,6 +37,9 @@ class Emitter:
         self.scratch_limit = None      # bytes: layout changes of bigger tiles go through scratch by rows
         self.async_targets: dict = {}  # load op -> the pipeline slot it may fill with cp.async
         self.async_issued = None       # set by such a load: predicate of its cp.async path (True: always)
+        self.async_barrier = None      # that slot's `full` mbarrier (a TMA copy completes on it)
+        self.tma_pool = None           # tensormap._Pool: the CTA's tensor-map slot
+        self.maxnreg = None            # registers a thread enters with (setmaxnreg rebalances them)
         self.wgmma = False             # wgmma for tensor-core dots: False, True (every one that fits) or ops_wgmma.AUTO
         self.layout_hints: dict = {}   # IR value -> the layout its loop-carried registers take (slices.py)
         self.hints_found: dict = {}    # the same, learnt while emitting (ModuleEmitter emits again with them)

@@ -142,6 +142,8 @@ class ModuleEmitter:
             kb.mark_phase(i)
             em.emit_op(op)
         kb.place(em.exit_label)
+        from .tensormap import release_slot
+        release_slot(em)
         kb.emit("ret")
         return em, kb, params, name, threads
 
@@ -162,7 +164,10 @@ class ModuleEmitter:
             out.append(f".extern .shared .align {kb.shared_alignment()} .b8 {kb.shared_symbol}[];")
         elif smem:
             out.append(f".shared .align {kb.shared_alignment()} .b8 {kb.shared_symbol}[{smem}];")
-        out += [f".visible .entry {name}(", ",\n".join(params), ")", f".reqntid {threads}, 1, 1", "{"]
+        out += [f".visible .entry {name}(", ",\n".join(params), ")", f".reqntid {threads}, 1, 1"]
+        if em.maxnreg is not None:
+            out.append(f".maxnreg {em.maxnreg}")
+        out.append("{")
         out += kb.declarations()
         if kb.local_bytes:
             out.append(f"\t.local .align 8 .b8 \t{name}_depot[{kb.local_bytes}];")

@@ -217,6 +217,7 @@ def _produce_one(em, op):
     load = _async_load_of(block) if pipe.full is not None else None
     if load is not None:
         em.async_targets[load] = slot
+        em.async_barrier = _barrier(em, pipe.full, it)     # where a TMA copy completes
     em.async_issued = None
 
     def on_yield(values):
@@ -228,7 +229,7 @@ def _produce_one(em, op):
             _arrive_full(em, _barrier(em, pipe.full, it), em.async_issued)
     _region(em, op, block, on_yield)
     em.async_targets.pop(load, None)
-    em.async_issued = None
+    em.async_issued = em.async_barrier = None
 
 
 def _async_load_of(block):
@@ -258,8 +259,13 @@ def _arrive_full(em, addr, issued):
     """The producer thread's arrival on a slot's `full` barrier: through
     cp.async.mbarrier.arrive (counted when its copies land) where it issued
     cp.async copies (`issued`: True, or the predicate of that path), a plain
-    arrive (after its shared stores) otherwise."""
+    arrive (after its shared stores) otherwise. After TMA copies (`issued`:
+    ("tma", lead)), the lead thread has arrived with the copies' byte count."""
     kb = em.kb
+    if isinstance(issued, tuple):      # ("tma", lead): the lead arrived with its expect_tx
+        st = kb.reg(B64)
+        kb.emit(f"@!{issued[1]} mbarrier.arrive.shared.b64 \t{st}, [{addr}]")
+        return
     if issued is True:
         kb.emit(f"cp.async.mbarrier.arrive.noinc.shared.b64 \t[{addr}]")
         return
@@ -436,6 +442,7 @@ def _agent_switch(em, op):
     outer_remat = {r: em.env[r] for d in remat for r in d.results if r in em.env}
     start = 0
     kept = {}     # the last agent's yielded tiles and group, for a chunked join
+    regs = _register_split(em, op, warps)
     for i, (region, nw) in enumerate(zip(op.regions, warps)):
         skip = kb.label(f"agent{i}_end")
         lo, hi = kb.reg(PRED), kb.reg(PRED)
@@ -446,6 +453,8 @@ def _agent_switch(em, op):
         tid = kb.reg(B32)
         kb.emit(f"sub.u32 \t{tid}, {outer.tid}, {start * 32}")
         group = em.enter_group(tid, nw * 32, i + 1, outer.first_thread + start * 32)
+        if regs is not None:
+            _set_registers(em, regs[0], regs[1][i])
         from ...dialects.nv_tileas.layouts import linear_offsets
         for v, (tile, base) in handoff.items():   # outer tiles, re-read in this agent's layout
             if v in uses[i] and base is None:
@@ -477,6 +486,8 @@ def _agent_switch(em, op):
         em.loops.append(frame)
         em.emit_block(region.blocks[0])
         em.loops.pop()
+        if regs is not None:
+            _set_registers(em, regs[1][i], regs[0])      # every thread meets the join with the entry count
         kb.emit(f"bra.uni \t{join}")
         kb.place(skip)
         start += nw
@@ -499,6 +510,41 @@ def _agent_switch(em, op):
         shape = tuple(r.type.shape)
         em.bind(r, em.load_shared(r.type.element_type, shape, em.layout_for(shape), em.addr_of(sym),
                                   linear_offsets(shape)))
+
+
+def _register_split(em, op, warps):
+    """(entry count, per-agent counts) when the agents rebalance registers with
+    setmaxnreg, else None. Only where the producers fill their slots by TMA
+    (a cp.async producer needs more than its budget) and every agent is whole
+    warpgroups. The counts are the schedule's `max_regs`; the kernel enters
+    with their thread-weighted mean (`.maxnreg`), so the registers the
+    producers give back cover what the consumers take."""
+    from .ops_tma import tma_producer
+    budgets = op.attributes.get("max_regs")
+    if not em.target.hopper or budgets is None or len(budgets.values) != len(warps) or any(w % 4 for w in warps):
+        return None
+    if not any(tma_producer(em, r) for r in op.regions):
+        return None
+    if any(r.blocks and not tma_producer(em, r) and _produces(r) for r in op.regions):
+        return None
+    counts = [min(256, max(24, v // 8 * 8)) for v in budgets.values]
+    total = sum(c * w for c, w in zip(counts, warps))
+    entry = -(-total // (sum(warps) * 8)) * 8
+    if entry > 255 or em.maxnreg not in (None, entry):
+        return None
+    em.maxnreg = entry
+    return entry, counts
+
+
+def _produces(region):
+    return any(o.name.endswith("produce_one") for b in region.blocks for x in b.ops for o in x.walk())
+
+
+def _set_registers(em, have, want):
+    if want < have:
+        em.kb.emit(f"setmaxnreg.dec.sync.aligned.u32 \t{want}")
+    elif want > have:
+        em.kb.emit(f"setmaxnreg.inc.sync.aligned.u32 \t{want}")
 
 
 # cheap to redo: an agent re-emits these from their (handed-off) operands rather

@@ -1,26 +1,136 @@
 """TMA descriptors and tiled TMA loads.
 
-The descriptor records the tensor view and box; `async.tiled_tma_load` is
-carried out by the issuing group's threads (global loads with zero fill for
-out-of-bounds elements, stores into the destination slot, row-major), which
-keeps the kernel ABI free of host-built tensor maps. The pipeline's `full`
-barrier (or group barrier) publishes the slot as it would a TMA completion."""
+On sm_90a, where the IR proves the tensor view aligned for a tensor map
+(divisibility.tma_aligned) and the kernel has one exit, the descriptor is a
+real tensor map built on the device (tensormap.py), and a load that fills a
+pipeline slot is `cp.async.bulk.tensor` issued by the group's thread 0,
+completing on the slot's `full` mbarrier (`arrive.expect_tx` by that thread,
+plain arrivals by the others). Slots wider than the swizzle span are panels
+(swizzle.py), one copy each.
+
+Otherwise the load is carried out by the issuing group's threads (cp.async
+into a pipeline slot, or global loads with zero fill and shared stores), and
+the pipeline's `full` barrier (or group barrier) publishes the slot as it
+would a TMA completion."""
 from __future__ import annotations
 
 from .emitter import handles
 from ...dialects.nv_tileas.layouts import linear_offsets
 from .ops_memory import SharedView, async_fill, global_slots, load_slots, vector_width
+from .ptxtypes import B32, byte_size
 
 
 class TmaDesc:
-    def __init__(self, tv, box):
-        self.tv, self.box = tv, box
+    def __init__(self, tv, box, tmap=None):
+        self.tv, self.box, self.tmap = tv, box, tmap    # tmap: a device-built TensorMap, or None
+
+
+def _tensor_view_value(op):
+    v = op.operands[0]
+    d = getattr(v, "op", None)
+    return d.operands[0] if d is not None and d.name == "nv_tileas.view" else v
+
+
+def _box(op):
+    from ...dialects.cuda_tile.divisibility import _constant
+    out = []
+    for v in op.operands[1:]:
+        c = _constant(v.op) if getattr(v, "op", None) is not None else None
+        if c is None:
+            return None
+        out.append(c)
+    return tuple(out)
+
+
+def _device_map(em, op, tv):
+    """A TensorMap for descriptor `op` when real TMA serves it, else None."""
+    from ...dialects.cuda_tile.divisibility import returns_early, tma_aligned
+    from ...dialects.nv_tileas.types import element_width
+    from .tensormap import SWIZZLE_CODE, build_map
+    box = _box(op)
+    if (not em.target.hopper or box is None or not 1 <= len(box) <= 5 or max(box) > 256
+            or op.parent_op is None or op.parent_op.name != "cuda_tile.entry"):
+        return None
+    if not tma_aligned(_tensor_view_value(op), element_width(tv.etype) or 0) or returns_early(op):
+        return None
+    swz = op.attributes.get("swizzle_mode")
+    mode = swz.value if swz is not None else "none"
+    if mode not in SWIZZLE_CODE:
+        return None
+    return build_map(em, tv, box, mode)
 
 
 @handles("nv_tileas.make_tiled_tma_desc")
 def _make_desc(em, op):
     tv = em.get(op.operands[0])
-    em.bind(op.results[0], TmaDesc(tv, list(op.operands[1:])))
+    em.bind(op.results[0], TmaDesc(tv, list(op.operands[1:]), _device_map(em, op, tv)))
+
+
+def _swizzle_name(swz):
+    return "none" if swz is None else {32: "32B", 64: "64B"}.get(min(swz.pitch, 128), "128B")
+
+
+def serves(tmap, swizzle, shape) -> bool:
+    """Whether device-built map `tmap` (or None) fills a slot of `shape`
+    stored with `swizzle` (a Swizzle or None) as it is laid out."""
+    return tmap is not None and _swizzle_name(swizzle) == tmap.swizzle and tuple(shape) == tmap.box
+
+
+def tma_producer(em, region) -> bool:
+    """Whether every pipeline slot agent `region` fills, it fills by TMA (so
+    its threads need few registers: setmaxnreg)."""
+    from .ops_pipeline import _async_load_of
+    produces = [o for b in region.blocks for x in b.ops for o in x.walk() if o.name.endswith("produce_one")]
+    if not produces:
+        return False
+    for p in produces:
+        pipe = em.get(p.operands[0])
+        load = _async_load_of(p.regions[0].blocks[0]) if getattr(pipe, "full", None) is not None else None
+        if load is None or load.name != "nv_tileas.async.tiled_tma_load":
+            return False
+        desc = em.get(load.desc)
+        if not isinstance(desc, TmaDesc) or not serves(desc.tmap, pipe.swizzle, pipe.view.shape[1:]):
+            return False
+    return True
+
+
+def _issue_tma(em, op, desc, dest, base):
+    """cp.async.bulk.tensor copies of the slot at `base` from `desc`'s map, by
+    the group's thread 0, completing on the slot's `full` barrier. Returns
+    False (nothing emitted) when the slot's layout is not the map's."""
+    m = desc.tmap
+    swz = em.swizzle_of.get(base)
+    bar = em.async_barrier
+    if bar is None or not serves(m, swz, dest.shape):
+        return False
+    kb = em.kb
+    lead = em.leader()
+    nbytes = byte_size(dest.etype)
+    for d in dest.shape:
+        nbytes *= d
+    coords = [em.tile(v).reg for v in op.coords]
+    coords = [_b32(em, c) for c in reversed(coords)]      # the map's order: innermost first
+    kb.emit(f"@{lead} mbarrier.arrive.expect_tx.shared::cta.b64 \t_, [{bar}], {nbytes}")
+    panels = dest.shape[-1] // m.panel_elems
+    for p in range(panels):
+        dst, c0 = base, coords[0]
+        if p:
+            dst, c0 = kb.reg(B32), kb.reg(B32)
+            kb.emit(f"add.u32 \t{dst}, {base}, {p * swz.panel_bytes}")
+            kb.emit(f"add.s32 \t{c0}, {coords[0]}, {p * m.panel_elems}")
+        where = ", ".join([c0] + coords[1:])
+        kb.emit(f"@{lead} cp.async.bulk.tensor.{len(coords)}d.shared::cluster.global.mbarrier::complete_tx::bytes "
+                f"\t[{dst}], [{m.addr}, {{{where}}}], [{bar}]")
+    em.async_issued = ("tma", lead)
+    return True
+
+
+def _b32(em, r):
+    if r.startswith("%rd"):
+        n = em.kb.reg(B32)
+        em.kb.emit(f"cvt.u32.u64 \t{n}, {r}")
+        return n
+    return r
 
 
 @handles("nv_tileas.async.tiled_tma_load")
@@ -33,6 +143,10 @@ def _tma_load(em, op):
     coords = [em.tile(v).reg for v in op.coords]
     tv = desc.tv
     base = dest.addr if dest.addr.startswith("%") else em.addr_of(dest.addr)
+    if em.async_targets.get(op) is not None and _issue_tma(em, op, desc, dest, base):
+        for r in op.results:
+            em.bind(r, None)
+        return
     if em.async_targets.get(op) is not None:      # filling a pipeline slot: cp.async, tracked by its barrier
         issued = async_fill(em, tv.base, dest.etype, shape, coords, tv.strides, tv.shape, None, 0, base)
         if issued is not None:
