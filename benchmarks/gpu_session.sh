@@ -23,6 +23,14 @@ if [ "$WHAT" = prep ]; then
     bash benchmarks/make_tileiras_cubin.sh ".gpu-artifacts/matmul_$t.sm_90.cubin" ".gpu-artifacts/matmul_$t.mlir" \
       | grep kernels || exit 1
   done
+  # cuTile's own 16-aligned matmul (TMA, setmaxnreg, wgmma in flight), for `cutile`
+  for t in /work/shared/tools/reference-toolchain.sh "$ROOT/../shared/tools/reference-toolchain.sh"; do
+    [ -f "$t" ] || continue
+    # shellcheck disable=SC1090
+    source "$t" >/dev/null && "${TILEIR_REF:-/tmp/tileir-ref}/bin/python" benchmarks/export_cutile_matmul.py \
+      .gpu-artifacts 128x128x64 128x256x64 || exit 1
+    break
+  done
   exit 0
 fi
 if ls .whl/*.whl >/dev/null 2>&1; then
@@ -82,11 +90,14 @@ fi
 if [ "$WHAT" = all ] || [ "$WHAT" = cutile ]; then
   for k in .gpu-artifacts/cutile_matmul_*.mlir; do
     [ -f "$k" ] || continue
-    for variant in "--arch sm_90a" "--arch sm_90a --no-wgmma" "--arch sm_90a --num-warps 8"; do
-      echo "=== $k $variant"
-      # shellcheck disable=SC2086
-      python3 benchmarks/matmul_gpu.py --require-gpu --kernel "$k" $variant --tileiras-cubin "${k%.mlir}.sm_90.cubin" \
-        --reps 20 --warmup 3 2>&1 | grep -E "^(tilec|tileiras|torch|!!!|ratio|matmul_gpu)" | grep -v "result ok"
+    for size in 4096 8192; do
+      for variant in "--arch sm_90a" "--arch sm_90a --no-wgmma" "--arch sm_90a --num-warps 8"; do
+        echo "=== $k $size $variant"
+        # shellcheck disable=SC2086
+        python3 benchmarks/matmul_gpu.py --require-gpu --kernel "$k" --size "$size" $variant \
+          --tileiras-cubin "${k%.mlir}.sm_90.cubin" --reps 20 --warmup 3 2>&1 \
+          | grep -E "^(tilec|tileiras|torch|!!!|ratio|matmul_gpu)" | grep -v "result ok"
+      done
     done
   done 2>&1 | tee "$OUTDIR/cutile.log"
 fi

@@ -46,7 +46,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
 KERNEL = os.path.join(ROOT, "examples", "cutile", "matmul_f16.mlir")
-ENTRY = "matmul_f16"
+ENTRY = "matmul_f16"     # the example's entry; another --kernel names its own (`entry @name`)
 RTOL = 2e-3
 
 
@@ -112,6 +112,8 @@ def main(argv=None):
         except (ValueError, AssertionError):
             ap.error(f"--tile takes BMxBNxBK, not {opts.tile!r}")
         text = tiled_kernel(text, tile)
+    found = re.search(r"\bentry\s+@([\w$.]+)", text)
+    entry = found.group(1) if found else ENTRY
     if opts.write_kernel:
         with open(opts.write_kernel, "w") as fh:
             fh.write(text)
@@ -180,7 +182,7 @@ def main(argv=None):
         if opts.save_ptx:
             with open(opts.save_ptx, "w") as fh:
                 fh.write(ptx)
-        kernel = load_ptx(ptx).kernel(ENTRY)
+        kernel = load_ptx(ptx).kernel(entry)
         print(f"tilec: block {kernel.block}, {kernel.attribute('NUM_REGS')} registers/thread, "
               f"{kernel.attribute('SHARED_SIZE_BYTES')} B static shared memory")
         c_tilec = torch.zeros((M, N), dtype=torch.float16, device=dev_t)
@@ -193,7 +195,7 @@ def main(argv=None):
         tilec_failed = True
 
     # ---- tileiras ----
-    ms, good = time_tileiras(opts.tileiras_cubin, ENTRY, types, grid, stream, reps, opts.warmup,
+    ms, good = time_tileiras(opts.tileiras_cubin, entry, types, grid, stream, reps, opts.warmup,
                              lambda: torch.zeros((M, N), dtype=torch.float16, device=dev_t), args_for,
                              lambda c: _check(torch, "tileiras", c, ref, scale))
     ok &= good

@@ -164,7 +164,7 @@ def test_elementwise_kernel_keeps_its_shape():
 # ---- goldens through the real command line ------------------------------------------
 
 GOLDENS = [
-    ("matmul_sm90a.mlir", "examples/cutile/matmul_f16.mlir", ["--lower-to-tileas", "--schedule"]),
+    ("matmul_sm90a.mlir", "examples/cutile/matmul_f16_aligned.mlir", ["--lower-to-tileas", "--schedule"]),
     ("matmul_sm90a_no_tma.mlir", "examples/cutile/matmul_f16.mlir", ["--lower-to-tileas", "--schedule=tma=false"]),
     ("matmul_sm80.mlir", "examples/cutile/matmul_f16.mlir", ["--lower-to-tileas=arch=sm_80", "--schedule"]),
     ("flash_attention_sm90a.mlir", FLASH, ["--lower-to-tileas=arch=sm_90a", "--schedule"]),

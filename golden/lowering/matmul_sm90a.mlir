@@ -1,14 +1,15 @@
-// tilec opt examples/cutile/matmul_f16.mlir --lower-to-tileas --schedule | filecheck %s
+// tilec opt examples/cutile/matmul_f16_aligned.mlir --lower-to-tileas --schedule | filecheck %s
 // sm_90a (the default): the K loop becomes two 3-stage pipelines (A and B tiles) and an
 // agent_switch: a producer warpgroup (40 registers) issuing TMA loads through descriptors
-// built before the loop, a consumer warpgroup computing the dot.
-// CHECK: entry @matmul_f16
-// CHECK: nv_tileas.alloc_tensor {nv_tileas.stage_buffer = 0 : i32} : tensor<3x64x32xf16>
-// CHECK: nv_tileas.view %{{.*}} -> !nv_tileaa.tiled_view<3x64x32xf16, SMEM>
+// built before the loop (the arrays are 16-aligned: cuTile's `assume div_by<16>` facts),
+// a consumer warpgroup computing the dot.
+// CHECK: entry @matmul_f16_aligned
+// CHECK: nv_tileas.alloc_tensor {nv_tileas.stage_buffer = 0 : i32} : tensor<3x128x64xf16>
+// CHECK: nv_tileas.view %{{.*}} -> !nv_tileaa.tiled_view<3x128x64xf16, SMEM>
 // CHECK: nv_tileas.async.pipeline.create_pipeline {{.*}}numStages = 3 : i32{{.*}}sharedMem = true
 // CHECK: nv_tileas.async.pipeline.create_iterator %producer
 // CHECK: nv_tileas.async.pipeline.create_iterator %consumer
-// CHECK: tensor<3x32x64xf16>
+// CHECK: tensor<3x64x128xf16>
 // CHECK: create_pipeline {{.*}}numStages = 3 : i32
 // CHECK: %[[DA:.*]] = nv_tileas.make_tiled_tma_desc %{{.*}} box[%{{.*}}, %{{.*}}] {atom = #nv_tileas<atom tma_load_2d>, oob_mode = #nv_tileas.oob_mode<zero>, swizzle_mode = #nv_tileas.swizzle_mode<128B>} : !nv_tileaa.tiled_view<?x?xf16, GMEM, strides = [?, 1]>
 // CHECK: %[[DB:.*]] = nv_tileas.make_tiled_tma_desc
@@ -16,29 +17,29 @@
 // producer agent: a loop of produce_one regions, each a TMA load into the stage's SMEM
 // CHECK: scf.for
 // CHECK: nv_tileas.async.pipeline.produce_one %producer
-// CHECK-NEXT: ^bb{{[0-9]+}}(%[[SLOT:.*]]: !cuda_tile.tile<64x32xf16>):
-// CHECK: %[[SV:.*]] = nv_tileas.view %[[SLOT]] : tile<64x32xf16> -> !nv_tileaa.tiled_view<64x32xf16, SMEM>
+// CHECK-NEXT: ^bb{{[0-9]+}}(%[[SLOT:.*]]: !cuda_tile.tile<128x64xf16>):
+// CHECK: %[[SV:.*]] = nv_tileas.view %[[SLOT]] : tile<128x64xf16> -> !nv_tileaa.tiled_view<128x64xf16, SMEM>
 // CHECK: %[[BAR:.*]] = nv_tileas.create_none : !nv_tileaa.mem_token
 // CHECK: %[[T:.*]] = nv_tileas.async.tiled_tma_load %[[DA]], %[[SV]][%{{.*}}, %{{.*}}], %[[BAR]] {atom = #nv_tileas<atom tma_load_2d>}
 // CHECK-NEXT: nv_tileas.async.wait %[[T]] : !async.token
 // CHECK-NEXT: "nv_tileas.load"(%[[SV]])
-// CHECK-NEXT: nv_tileas.async.pipeline.yield %{{.*}} : tile<64x32xf16>
+// CHECK-NEXT: nv_tileas.async.pipeline.yield %{{.*}} : tile<128x64xf16>
 // CHECK: nv_tileas.async.pipeline.inc_iter
 // CHECK: produce_one
 // CHECK: nv_tileas.async.tiled_tma_load %[[DB]]
 // CHECK: nv_tileas.async.pipeline.inc_iter
-// CHECK: nv_tileas.create_none : tile<64x64xf32>
+// CHECK: nv_tileas.create_none : tile<128x128xf32>
 // CHECK: nv_tileas.async.pipeline.yield
 // CHECK-NEXT: }, {
 // consumer agent: the dot sits in the innermost consume_one, bracketed by wait/release
 // CHECK: scf.for
-// CHECK: nv_tileas.view %{{.*}} : tile<64x64xf32> -> !nv_tileaa.tiled_view<64x64xf32, RMEM>
+// CHECK: nv_tileas.view %{{.*}} : tile<128x128xf32> -> !nv_tileaa.tiled_view<128x128xf32, RMEM>
 // CHECK: nv_tileas.async.pipeline.consume_one %consumer
 // CHECK: nv_tileas.async.pipeline.consumer_wait
 // CHECK: nv_tileas.async.pipeline.consume_one
 // CHECK: nv_tileas.async.pipeline.consumer_wait
 // the accumulator enters the dot through an explicit conversion into the
-// wgmma accumulator layout (B, the 32x64 tile, is read in place from its slot)
+// wgmma accumulator layout (B, the 64x128 tile, is read in place from its slot)
 // CHECK: %[[ACC:.*]] = "nv_tileas.load"
 // CHECK-NEXT: %[[MMA:.*]] = nv_tileas.convert_layout %[[ACC]] {layout = #nv_tileas<layout wgmma>}
 // CHECK-NEXT: nv_tileas.dot %{{.*}}, %{{.*}}, %[[MMA]] {atom = #nv_tileas<atom mma_wgmma_f16_f16_f32>}
@@ -51,7 +52,7 @@
 // CHECK: ftof
 // CHECK: "nv_tileas.tiled_store"
 // CHECK: nv_tileas.async.pipeline.yield
-// CHECK: }) : () -> !cuda_tile.tile<64x64xf32>
+// CHECK: }) : () -> !cuda_tile.tile<128x128xf32>
 // CHECK-NEXT: return
 // CHECK-NOT: load_view_tko
 // CHECK-NOT: mmaf

@@ -40,6 +40,8 @@ class Emitter:
         self.async_barrier = None      # that slot's `full` mbarrier (a TMA copy completes on it)
         self.tma_pool = None           # tensormap._Pool: the CTA's tensor-map slot
         self.maxnreg = None            # registers a thread enters with (setmaxnreg rebalances them)
+        self.inflight: list = []       # wgmma_inflight.InFlight of the dots kept in flight
+        self.alias_loads: set = set()  # loads of a register view that read its registers in place
         self.wgmma = False             # wgmma for tensor-core dots: False, True (every one that fits) or ops_wgmma.AUTO
         self.layout_hints: dict = {}   # IR value -> the layout its loop-carried registers take (slices.py)
         self.hints_found: dict = {}    # the same, learnt while emitting (ModuleEmitter emits again with them)
@@ -287,7 +289,8 @@ class Emitter:
             note_carried(self, dst, src)
         src = self.in_layout(src, dst.layout)
         for a, b in zip(dst.regs, src.regs if not src.splat else [src.reg] * len(dst.regs)):
-            self.mov(a, b, dst.etype)
+            if a != b:
+                self.mov(a, b, dst.etype)
 
     def fresh_copy(self, tile: Tile, layout=None) -> Tile:
         """A tile in new registers (for loop-carried and branch-merged values)."""

@@ -18,6 +18,7 @@ class Frame:
     def __init__(self, op, slots, continue_label=None, exit_label=None, results=None):
         self.op, self.slots, self.continue_label, self.exit_label = op, slots, continue_label, exit_label
         self.results = results
+        self.after = []       # emitted after the loop ends (ops_for)
 
 
 def carry_slot(em, x, value=None):
@@ -67,14 +68,15 @@ def preferred_layout(em, value):
 def assign_all(em, slots, values):
     temps = []
     for s, v in zip(slots, values):
-        if s is None:
-            temps.append(None)
+        if s is None or (isinstance(s, Tile) and isinstance(v, Tile) and v.regs is not None
+                         and list(v.regs) == list(s.regs) and v.layout == s.layout):
+            temps.append(None)      # already there (an accumulator updated in place)
         elif isinstance(s, Tile):
             temps.append(em.fresh_copy(v, s.layout))
         else:
             temps.append(v.fresh(em))
     for s, t in zip(slots, temps):
-        if s is None:
+        if s is None or t is None:
             continue
         if isinstance(s, Tile):
             em.copy_into(s, t)
@@ -131,6 +133,8 @@ def _for(em, op):
     kb.emit(f"bra.uni \t{head}")
     kb.place(done)
     em.loops.pop()
+    for after in frame.after:     # e.g. draining a wgmma kept in flight
+        after(em)
     for r, s in zip(op.results, slots):
         em.bind(r, s)
 

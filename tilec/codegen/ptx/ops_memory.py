@@ -132,6 +132,8 @@ def _view(em, op):
         if src.home is None:
             em.fail("views a tile that has no shared-memory home")
         em.bind(op.results[0], SharedView(src.home, src.etype, src.shape))
+    elif isinstance(src, Tile) and not src.splat and _aliased(em, op):
+        em.bind(op.results[0], Cell(src))     # a loop's accumulator: the view is its registers
     elif isinstance(src, Tile):
         cell = Cell(em.fresh_copy(src, src.layout if not src.splat else
                                   (em.layout_for(src.shape) if src.shape else None)))
@@ -140,6 +142,18 @@ def _view(em, op):
         em.bind(op.results[0], cell)
     else:
         em.fail(f"cannot view {type(src).__name__}")
+
+
+def _aliased(em, op):
+    """Whether RMEM view `op` holds a loop-carried accumulator only its dot
+    touches (wgmma_inflight.view_chain): the view and its loads then use the
+    carried registers themselves, so nothing copies the accumulator."""
+    from .wgmma_inflight import view_chain
+    chain = view_chain(op)
+    if chain is None:
+        return False
+    em.alias_loads.update((chain[1], chain[2]))
+    return True
 
 
 @handles("nv_tileas.alloc_tensor")
@@ -198,7 +212,9 @@ def live_span(op, through_tiles=False):
 def _load(em, op):
     src = em.get(op.operands[0])
     t = op.results[0].type
-    if isinstance(src, Cell):
+    if isinstance(src, Cell) and op in em.alias_loads:
+        em.bind(op.results[0], src.tile)
+    elif isinstance(src, Cell):
         em.bind(op.results[0], em.fresh_copy(src.tile, src.tile.layout))
     elif isinstance(src, SharedView):
         tile = em.home_tile(t.element_type, t.shape, src.addr if src.addr.startswith("%") else

@@ -335,7 +335,12 @@ def _consumer_wait(em, op):
 @handles("nv_tileas.async.pipeline.consumer_release")
 def _consumer_release(em, op):
     held = em.get(op.operands[0])
-    if held.pipe.agents:
+    if held.pipe.agents and em.inflight:
+        from .wgmma_inflight import deferred_release
+        addr = _barrier(em, held.pipe.empty, held.it)
+        if not deferred_release(em, op, held, addr):
+            arrive(em, addr)
+    elif held.pipe.agents:
         arrive(em, _barrier(em, held.pipe.empty, held.it))
     else:
         em.sync()
@@ -519,7 +524,6 @@ def _register_split(em, op, warps):
     warpgroups. The counts are the schedule's `max_regs`; the kernel enters
     with their thread-weighted mean (`.maxnreg`), so the registers the
     producers give back cover what the consumers take."""
-    from .ops_tma import tma_producer
     budgets = op.attributes.get("max_regs")
     if not em.target.hopper or budgets is None or len(budgets.values) != len(warps) or any(w % 4 for w in warps):
         return None
@@ -534,6 +538,24 @@ def _register_split(em, op, warps):
         return None
     em.maxnreg = entry
     return entry, counts
+
+
+def tma_producer(em, region) -> bool:
+    """Whether every pipeline slot agent `region` fills, it fills by TMA (so
+    its threads need few registers: setmaxnreg)."""
+    from .ops_tma import TmaDesc, serves
+    produces = [o for b in region.blocks for x in b.ops for o in x.walk() if o.name.endswith("produce_one")]
+    if not produces:
+        return False
+    for p in produces:
+        pipe = em.get(p.operands[0])
+        load = _async_load_of(p.regions[0].blocks[0]) if getattr(pipe, "full", None) is not None else None
+        if load is None or load.name != "nv_tileas.async.tiled_tma_load":
+            return False
+        desc = em.get(load.desc)
+        if not isinstance(desc, TmaDesc) or not serves(desc.tmap, pipe.swizzle, pipe.view.shape[1:]):
+            return False
+    return True
 
 
 def _produces(region):

@@ -76,24 +76,6 @@ def serves(tmap, swizzle, shape) -> bool:
     return tmap is not None and _swizzle_name(swizzle) == tmap.swizzle and tuple(shape) == tmap.box
 
 
-def tma_producer(em, region) -> bool:
-    """Whether every pipeline slot agent `region` fills, it fills by TMA (so
-    its threads need few registers: setmaxnreg)."""
-    from .ops_pipeline import _async_load_of
-    produces = [o for b in region.blocks for x in b.ops for o in x.walk() if o.name.endswith("produce_one")]
-    if not produces:
-        return False
-    for p in produces:
-        pipe = em.get(p.operands[0])
-        load = _async_load_of(p.regions[0].blocks[0]) if getattr(pipe, "full", None) is not None else None
-        if load is None or load.name != "nv_tileas.async.tiled_tma_load":
-            return False
-        desc = em.get(load.desc)
-        if not isinstance(desc, TmaDesc) or not serves(desc.tmap, pipe.swizzle, pipe.view.shape[1:]):
-            return False
-    return True
-
-
 def _issue_tma(em, op, desc, dest, base):
     """cp.async.bulk.tensor copies of the slot at `base` from `desc`'s map, by
     the group's thread 0, completing on the slot's `full` barrier. Returns

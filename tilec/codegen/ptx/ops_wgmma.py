@@ -194,7 +194,7 @@ def _pack_a(em, a, layout, M: int, K: int):
     return pack_a_fragments(em, t, layout.tiles_m, K)
 
 
-def _issue(em, frags, sa, sb, acc, layout, kind, M: int, N: int, K: int):
+def _issue(em, frags, sa, sb, acc, layout, kind, M: int, N: int, K: int, inflight=None):
     """wgmma.fence, the m64nNk16 instructions of every K step and 64-row chunk
     (A from `sa`'s descriptor, or the register fragments `frags` when `sa` is
     None; B from `sb`'s), commit and wait for them. The operands' shared memory
@@ -221,7 +221,23 @@ def _issue(em, frags, sa, sb, acc, layout, kind, M: int, N: int, K: int):
             kb.emit(f"wgmma.mma_async.sync.aligned.m64n{N}k16.f32.{kind}.{kind} \t{{{dl}}}, {das}, {dbs}, "
                     f"1, 1, 1, {trans_a}, {trans_b}")
     kb.emit("wgmma.commit_group.sync.aligned")
-    kb.emit("wgmma.wait_group.sync.aligned \t0")
+    if inflight is None:
+        kb.emit("wgmma.wait_group.sync.aligned \t0")
+        return
+    kb.emit("wgmma.wait_group.sync.aligned \t1")      # the previous iteration's group is done
+    inflight.release_previous(em)
+
+
+def _in_place(em, op, c, rt) -> bool:
+    """Whether dot `op` may accumulate in `c`'s registers: f32 registers of a
+    loop's accumulator that only this dot touches (the view aliased them)."""
+    from .wgmma_inflight import accumulator_chain
+    from .ops_memory import Cell
+    if float_name(rt) != "f32" or c.etype != rt or c.splat or c.regs is None or not c.regs[0].startswith("%f"):
+        return False
+    chain = accumulator_chain(op)
+    cell = em.env.get(chain[0].results[0]) if chain is not None else None
+    return isinstance(cell, Cell) and cell.tile.regs is not None and list(cell.tile.regs) == list(c.regs)
 
 
 def _accumulators(em, c, layout):
@@ -252,6 +268,12 @@ def wgmma_dot(em, op, a, b, c, layout: WgmmaAcc, rt):
         # B in place; A in place too when it sits in a swizzled tile, else from registers
         sa = _smem_operand(em, a, M, K, k_along_rows=False)
         frags = None if sa is not None else _pack_a(em, a, layout, M, K)
+        if _in_place(em, op, c, rt):
+            # the loop's accumulator registers themselves (wgmma_inflight)
+            from .wgmma_inflight import start
+            inflight = start(em, op) if sa is not None else None
+            _issue(em, frags, sa, sb, list(c.regs), layout, kind, M, N, K, inflight)
+            return c
         acc = _accumulators(em, c, layout)
         _issue(em, frags, sa, sb, acc, layout, kind, M, N, K)
         return _result(em, acc, layout, rt, M, N)
