@@ -562,6 +562,22 @@ def matmul_tt_f16(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Co
     ct.store(c, index=(q, bm, bn), tile=ct.reshape(ct.astype(acc, ct.float16), (1, TM, TN)))
 
 
+# ---------------------------------------------------------------------------
+# 37. fp8 e4m3 GEMM as torch._scaled_mm lays it out: B given as N x K (K-major),
+#     both tensor-core operands read K-major (wgmma's only fp8 form), f16 out
+
+@ct.kernel
+def matmul_fp8_bt(a, bt, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    bm = ct.bid(0)
+    bn = ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(TM, TK))):
+        ta = ct.load(a, index=(bm, k), shape=(TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        tb = ct.load(bt, index=(bn, k), shape=(TN, TK), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(ta, ct.permute(tb, (1, 0)), acc)
+    ct.store(c, index=(bm, bn), tile=ct.astype(acc, c.dtype))
+
+
 def aligned(dtype, ndim):
     """An array parameter as cuTile specializes it for torch tensors whose
     shapes and strides divide by 16 and whose base is 16-byte aligned: the
@@ -624,6 +640,7 @@ def kernels():
         # the 16-aligned specializations: TMA loads from tensor maps built on the device
         "matmul_f16_aligned": (matmul_f16, [aligned(f16, 2)] * 3 + [128, 128, 64]),
         "bmm_tt_f16_aligned": (matmul_tt_f16, [aligned(f16, 3)] * 3 + [64, 64, 64]),
+        "matmul_fp8_bt_aligned": (matmul_fp8_bt, [aligned(ct.float8_e4m3fn, 2)] * 2 + [aligned(f16, 2), 128, 128, 128]),
         "persistent_bmm_f16": (persistent_bmm_f16, [array(f16, 3)] * 3 + [scalar(i32), 80, 64, 48, 32, 32, 16, 2, True]),
     }
 

@@ -165,7 +165,8 @@ def _alloc_tensor(em, op):
     # a stage buffer that may hold swizzled slots starts where the hardware's
     # swizzle pattern does (wgmma reads such slots in place)
     slot_2d = len(t.shape) >= 3 and all(d == 1 for d in t.shape[1:-2])
-    align = 1024 if slot_2d and byte_size(t.element_type) == 2 and n * 2 >= 1024 else 128
+    es = byte_size(t.element_type)
+    align = 1024 if slot_2d and es in (1, 2) and n * es >= 1024 else 128
     sym = em.kb.shared_buffer(n * byte_size(t.element_type), align, "stage", span=live_span(op))
     em.bind(op.results[0], SharedView(sym, t.element_type, t.shape))
 

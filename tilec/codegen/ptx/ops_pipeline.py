@@ -161,8 +161,9 @@ DOT = "nv_tileas.dot"
 
 def _slot_swizzle(op, view):
     """The Swizzle for the slots of pipeline `op` when every consumer hands its
-    slot straight to rank-2 16-bit tensor-core dots (which read it with ldmatrix,
-    eight rows at a time), else None: other readers gain nothing from it."""
+    slot straight to rank-2 tensor-core dots (16-bit ones read it with ldmatrix
+    or wgmma, eight rows at a time; fp8 ones with wgmma, K-major), else None:
+    other readers gain nothing from it."""
     return slot_swizzle(op, view.shape, view.etype)
 
 
@@ -175,7 +176,7 @@ def slot_swizzle(op, shape, etype):
         return None
     from .swizzle import Swizzle
     rows, cols = slot_shape(shape)
-    return Swizzle.for_rows(cols * 2, rows)
+    return Swizzle.for_rows(cols * byte_size(etype), rows)
 
 
 def _barrier(em, sym, it) -> str:

@@ -51,10 +51,11 @@ from __future__ import annotations
 from ...dialects.nv_tileas.layouts import WgmmaAcc, blocked, linear_offsets, wgmma_acc
 from ...dialects.nv_tileas.operands import wgmma_fits, wgmma_in_place
 from .numeric import float_name, from_f32, to_f32
-from .ptxtypes import B32, B64, F32
+from .ptxtypes import B32, B64, F32, byte_size
 from .values import Tile
 
 STAGE_LIMIT = 64 * 1024         # shared bytes of one dot's canonical operand copies
+FP8_KINDS = {"f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}     # element type -> wgmma's fp8 type
 SBO = 128                       # bytes between core matrices adjacent in M (A) or N (B)
 
 
@@ -111,8 +112,8 @@ class _Smem:
     row-major in rows of `swz.pitch` bytes; `k_major` when K runs along the
     stored rows (A as stored, or B through a transpose)."""
 
-    def __init__(self, addr, swz, k_major):
-        self.addr, self.swz, self.k_major = addr, swz, k_major
+    def __init__(self, addr, swz, k_major, es=2):
+        self.addr, self.swz, self.k_major, self.es = addr, swz, k_major, es
 
     def descriptor(self, em, start):
         swz = self.swz
@@ -126,11 +127,12 @@ class _Smem:
         swz = self.swz
         if self.k_major:
             return n * swz.row_bytes
-        b = 2 * n
+        b = self.es * n
         return (b // 128) * swz.panel_bytes + b % 128
 
     def k_step(self, step: int) -> int:
-        """Bytes from the operand's start to its 16-wide K step `step`."""
+        """Bytes from the operand's start to its K step `step` (32 bytes of K:
+        16 elements of 16 bits, 32 of 8)."""
         swz = self.swz
         if not self.k_major:
             return 16 * step * swz.row_bytes
@@ -144,16 +146,20 @@ def _smem_operand(em, t: Tile, rows: int, cols: int, k_along_rows: bool):
     (M x K) is K-major as stored; B (K x N) MN-major as stored, K-major when it
     is a transpose of an (N x K) tile. `k_along_rows`: K is the dot's rows (B)."""
     from .ops_dot import transposed_home
+    es = byte_size(t.etype)
     if t.home is not None:
-        addr, stored_rows, pitch, transposed = t.home, rows, 2 * cols, False
+        addr, stored_rows, pitch, transposed = t.home, rows, es * cols, False
     else:
-        addr, stored_rows, pitch, transposed = transposed_home(em, t), cols, 2 * rows, True
+        addr, stored_rows, pitch, transposed = transposed_home(em, t), cols, es * rows, True
         if addr is None:
             return None
     swz = em.swizzle_of.get(addr)
     if swz is None or swz.pitch != pitch or swz.rows != stored_rows or em.align_of.get(addr, 1) % 1024:
         return None
-    return _Smem(addr, swz, transposed == k_along_rows)
+    k_major = transposed == k_along_rows
+    if es != 2 and not k_major:
+        return None          # wgmma reads 8-bit operands K-major only
+    return _Smem(addr, swz, k_major, es)
 
 
 def _descriptor(em, start: str, lbo: int, sbo: int, mode: int) -> str:
@@ -208,18 +214,21 @@ def _issue(em, frags, sa, sb, acc, layout, kind, M: int, N: int, K: int, infligh
     db = sb.descriptor(em, sb.addr)
     trans_b = 0 if sb.k_major else 1
     per = layout.regs_per_tile
+    fp8 = kind in FP8_KINDS
+    ktype, kstep = (FP8_KINDS[kind], 32) if fp8 else (kind, 16)     # a K step is 32 bytes either way
+    shape = f"wgmma.mma_async.sync.aligned.m64n{N}k{kstep}.f32.{ktype}.{ktype}"
     kb.emit("wgmma.fence.sync.aligned")
-    for step in range(K // 16):
+    for step in range(K // kstep):
         dbs = _offset(em, db, _encode(sb.k_step(step)))
         for i in range(layout.tiles_m):
             dl = ", ".join(acc[i * per:(i + 1) * per])
             if sa is None:
-                kb.emit(f"wgmma.mma_async.sync.aligned.m64n{N}k16.f32.{kind}.{kind} \t{{{dl}}}, "
-                        f"{{{', '.join(frags[i][step])}}}, {dbs}, 1, 1, 1, {trans_b}")
+                kb.emit(f"{shape} \t{{{dl}}}, {{{', '.join(frags[i][step])}}}, {dbs}, 1, 1, 1, {trans_b}")
                 continue
             das = _offset(em, da, _encode(sa.k_step(step) + sa.mn_offset(64 * i)))
-            kb.emit(f"wgmma.mma_async.sync.aligned.m64n{N}k16.f32.{kind}.{kind} \t{{{dl}}}, {das}, {dbs}, "
-                    f"1, 1, 1, {trans_a}, {trans_b}")
+            # fp8 takes K-major operands only: no transpose immediates
+            tail = "1, 1, 1" if fp8 else f"1, 1, 1, {trans_a}, {trans_b}"
+            kb.emit(f"{shape} \t{{{dl}}}, {das}, {dbs}, {tail}")
     kb.emit("wgmma.commit_group.sync.aligned")
     if inflight is None:
         kb.emit("wgmma.wait_group.sync.aligned \t0")
@@ -267,6 +276,8 @@ def wgmma_dot(em, op, a, b, c, layout: WgmmaAcc, rt):
     if sb is not None:
         # B in place; A in place too when it sits in a swizzled tile, else from registers
         sa = _smem_operand(em, a, M, K, k_along_rows=False)
+        if sa is None and kind in FP8_KINDS:
+            em.fail("cannot read its fp8 A K-major from shared memory (wgmma's only fp8 form)")
         frags = None if sa is not None else _pack_a(em, a, layout, M, K)
         if _in_place(em, op, c, rt):
             # the loop's accumulator registers themselves (wgmma_inflight)
@@ -277,6 +288,8 @@ def wgmma_dot(em, op, a, b, c, layout: WgmmaAcc, rt):
         acc = _accumulators(em, c, layout)
         _issue(em, frags, sa, sb, acc, layout, kind, M, N, K)
         return _result(em, acc, layout, rt, M, N)
+    if kind in FP8_KINDS:
+        em.fail("cannot read its fp8 B K-major from shared memory (wgmma's only fp8 form)")
     a_bytes = M * K * 2
     buf = kb.shared_buffer(a_bytes + N * K * 2, 128, "wgmma")
     base = em.addr_of(buf)

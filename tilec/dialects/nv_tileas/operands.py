@@ -15,7 +15,8 @@ from .layouts import float_kind
 HOME_VIEWS = ("cuda_tile.reshape", "cuda_tile.permute", "nv_tileas.shuffle")
 DOT = "nv_tileas.dot"
 CREATE_PIPELINE = "nv_tileas.async.pipeline.create_pipeline"
-WGMMA_TYPES = ("f16", "bf16")
+WGMMA_TYPES = ("f16", "bf16", "f8E4M3FN", "f8E5M2")
+WGMMA_FP8 = ("f8E4M3FN", "f8E5M2")     # K-major operands only, 32-wide K steps
 SWIZZLE_LINE = 128          # bytes: the widest swizzle, one bank line
 
 
@@ -43,11 +44,14 @@ def slot_shape(shape):
 
 
 def slots_swizzled(pipe, shape, etype) -> bool:
-    """Whether the slots of pipeline `pipe` (its stage buffer's shape and 16-bit
+    """Whether the slots of pipeline `pipe` (its stage buffer's shape and
     element type) are swizzled: every consumer hands its slot only to rank-2
-    dots as A or B (which read it with ldmatrix or wgmma), through views."""
+    dots as A or B (which read it with ldmatrix or wgmma), through views. 8-bit
+    slots only when every such dot is an fp8 one reading them K-major (wgmma's
+    only fp8 form)."""
     rc = slot_shape(shape)
-    if rc is None or (getattr(etype, "width", None) or 0) != 16:
+    width = getattr(etype, "width", None) or 0
+    if rc is None or width not in (8, 16):
         return False
     consumers = [u for u in pipe.results[1].users if u.name.endswith("consume_one")]
     if not consumers:
@@ -59,14 +63,25 @@ def slots_swizzled(pipe, shape, etype) -> bool:
                     continue
                 if user.name != DOT or len(user.results[0].type.shape) != 2 or index == 2:
                     return False
-    return swizzle_fits(rc[1] * 2, rc[0])
+                if width == 8 and not _k_major_fp8(user, index, arg):
+                    return False
+    return swizzle_fits(rc[1] * width // 8, rc[0])
 
 
-def slot_source(v):
-    """(consume_one block argument, transposed) when dot operand `v` is a
-    swizzled pipeline slot of whole 1024-byte swizzle patterns seen through
-    views, else None. `transposed`: the operand's rows run along the slot's
-    columns."""
+def _k_major_fp8(dot, index, arg) -> bool:
+    """Whether fp8 `dot` reads slot `arg` as operand `index` K-major: A as
+    stored, B through a transpose."""
+    if float_kind(dot.operands[index].type) not in WGMMA_FP8:
+        return False
+    got = _slot_view(dot.operands[index])
+    return got is not None and got[0] is arg and got[2] == (index == 1)
+
+
+def _slot_view(v):
+    """(consume_one block argument, create_pipeline op, transposed) when `v` is
+    a pipeline slot seen through views (reshapes of unit dimensions,
+    permutations), else None. `transposed`: the operand's rows run along the
+    slot's columns."""
     chain = []
     while getattr(v, "op", None) is not None and v.op.name in HOME_VIEWS:
         chain.append(v.op)
@@ -78,10 +93,7 @@ def slot_source(v):
     pipe = getattr(owner.operands[0], "op", None)
     if pipe is None or pipe.name != CREATE_PIPELINE:
         return None
-    buf = pipe.operands[0].type
-    shape, etype = tuple(getattr(buf, "shape", ())), getattr(buf, "element_type", None)
-    if len(shape) < 3 or (shape[-2] * shape[-1] * 2) % 1024 or not slots_swizzled(pipe, shape, etype):
-        return None
+    arg = v
     # replay the views: which slot dimension each operand dimension runs along
     cur, dims = list(v.type.shape), list(range(len(v.type.shape)))
     for d in reversed(chain):
@@ -96,14 +108,33 @@ def slot_source(v):
             cur, dims = [cur[p] for p in perm], [dims[p] for p in perm]
     if len(cur) != 2 or 1 in cur:
         return None
-    return v, dims[0] > dims[1]
+    return arg, pipe, dims[0] > dims[1]
+
+
+def slot_source(v):
+    """(consume_one block argument, transposed) when dot operand `v` is a
+    swizzled pipeline slot of whole 1024-byte swizzle patterns seen through
+    views, else None. `transposed`: the operand's rows run along the slot's
+    columns."""
+    got = _slot_view(v)
+    if got is None:
+        return None
+    arg, pipe, transposed = got
+    buf = pipe.operands[0].type
+    shape, etype = tuple(getattr(buf, "shape", ())), getattr(buf, "element_type", None)
+    es = (getattr(etype, "width", None) or 16) // 8
+    if len(shape) < 3 or (shape[-2] * shape[-1] * es) % 1024 or not slots_swizzled(pipe, shape, etype):
+        return None
+    return arg, transposed
 
 
 def wgmma_fits(op, threads: int, first_thread: int = 0, shapes=None) -> bool:
     """Whether dot `op` runs on wgmma in a group of `threads` (starting at CTA
     thread `first_thread`): rank 2, f16 or bf16 A and B of one type, an f32
     accumulator and result, whole warpgroups with M a multiple of 64 per
-    warpgroup, N a multiple of 8 up to 256, K a multiple of 16. `shapes`:
+    warpgroup, N a multiple of 8 up to 256, K a multiple of 16. fp8 (e4m3,
+    e5m2) A and B too, K a multiple of 32, both read K-major from swizzled
+    slots (fp8_k_major). `shapes`:
     (A's, the result's) when they differ from the op's types (a batch's)."""
     a_t, b_t, c_t = (o.type for o in op.operands[:3])
     if len(getattr(a_t, "shape", ())) != 2 or len(getattr(b_t, "shape", ())) != 2:
@@ -115,9 +146,19 @@ def wgmma_fits(op, threads: int, first_thread: int = 0, shapes=None) -> bool:
     a_shape, r_shape = shapes or (a_t.shape, op.results[0].type.shape)
     m, k = tuple(a_shape)
     n = tuple(r_shape)[1]
-    if threads <= 0 or threads % 128 or first_thread % 128 or k % 16 or n % 8 or not 8 <= n <= 256:
+    k_step = 32 if ea in WGMMA_FP8 else 16
+    if threads <= 0 or threads % 128 or first_thread % 128 or k % k_step or n % 8 or not 8 <= n <= 256:
+        return False
+    if ea in WGMMA_FP8 and not fp8_k_major(op):
         return False
     return m % (64 * (threads // 128)) == 0
+
+
+def fp8_k_major(op) -> bool:
+    """Whether fp8 dot `op` reads both operands K-major from swizzled slots (A
+    as stored, B through a transpose): the only fp8 wgmma, with no copy."""
+    a, b = slot_source(op.operands[0]), slot_source(op.operands[1])
+    return a is not None and b is not None and not a[1] and b[1]
 
 
 def wgmma_in_place(op) -> bool:
