@@ -2,7 +2,8 @@
 
 Modules: base (errors, address map), numerics (exact arithmetic and conversions),
 ptx (parsing), codegen (decoding an .entry into Python functions), runtime
-(memory, CTAs, threads, barriers), wgmma (sm_90a warpgroup MMA).
+(memory, CTAs, threads, barriers), wgmma (sm_90a warpgroup MMA), tma (sm_90a
+tensor maps and cp.async.bulk.tensor).
 
     run_ptx(ptx_text, kernel_name, grid, args, block=None) -> SimResult
 
@@ -21,7 +22,9 @@ Model
   symbol's address. Every access is checked: in bounds of one allocation and
   naturally aligned, or MemoryFault names the PTX line. Shared memory starts
   each CTA filled with 0xFF bytes (NaN as any float), so reading shared memory
-  nobody wrote shows up.
+  nobody wrote shows up. Module `.global` variables start zeroed (or as their
+  initializers say) once per launch and keep their contents from CTA to CTA,
+  so multi-MiB pools cost one allocation.
 * CTAs run one after another (x fastest, then y, then z). Inside a CTA every
   thread is a generator: it runs until it blocks (bar.sync not yet reached by
   all participants, an mbarrier wait not yet satisfied, a warp-collective
@@ -59,6 +62,28 @@ Model
   vprintf prints (SimResult.printed, and `stdout` if given) and to
   __assertfail raises; .local memory is per thread, cvta.local maps it into
   the generic space.
+* mbarriers count pending arrivals and transaction bytes: mbarrier.arrive
+  .expect_tx / mbarrier.expect_tx add to the phase's expected bytes; a phase
+  completes when every arrival is in and the copies completing on it bring
+  exactly those bytes (more is an error). cp.async copies tracked by
+  cp.async.mbarrier.arrive.noinc land when their phase completes; TMA copies
+  (cp.async.bulk.tensor ... mbarrier::complete_tx::bytes, tma.py) read global
+  memory at issue, and their phase completes -- and their shared-memory writes
+  land -- only when no thread of the CTA can run otherwise (or another
+  operation on that mbarrier comes first): the latest a GPU may complete them,
+  so a read that does not wait on the mbarrier sees the 0xFF fill. A CTA that
+  ends with a TMA copy in flight is an error.
+* Tensor maps are built on the device: tensormap.replace.tile.<field> writes
+  one field of a 128-byte map in shared or global memory (the simulator's own
+  encoding, in which a zero-filled map has every field unset),
+  tensormap.cp_fenceproxy (warp-collective) copies it to global memory, and
+  fence.proxy.tensormap::generic.acquire makes the CTA see its latest write. A
+  TMA checks its map (written and acquired, every field it uses set and valid,
+  alignments, bounds, no overlap with another copy in flight) and names the
+  PTX line and the field. %smid is the linear CTA id modulo %nsmid = 4 (CTAs
+  that run one after another reuse per-SM slots); bar.warp.sync and elect.sync
+  (lowest lane of membermask elected) are warp-collective; setmaxnreg has no
+  effect (its count is checked).
 * Each kernel is decoded once (per PTX text) into basic blocks, each compiled
   to one Python function over the thread's register list; threads share them.
 * Anything outside the supported forms fails at decode time with

@@ -7,13 +7,16 @@ import re
 from .base import GLOBAL_BASE, GLOBAL_GAP, GLOBAL_LEAD, LOCAL_BASE, SHARED_BASE
 from .numerics import BF16FMT, F16FMT, F32FMT, F64FMT, INF, _f32
 from .ptx import (
-    Addr, Imm, Instr, Label, ParamList, Reg, SPECIAL_PER_CTA, Special, Sym, T, TYPES, Vec, _unsupported)
+    Addr, Imm, Instr, Label, Pair, ParamList, Reg, SPECIAL_PER_CTA, Special, Sym, T, TensorRef, TYPES, Vec,
+    _unsupported)
+from .tma import TM_FIELDS, field_value_bits
 
 
 # ============================================================================ code generation
 
 BAR, BAR_ARRIVE, BAR_RED, MBWAIT, MMA, LDMATRIX, SHFL = ("bar", "bar.arrive", "bar.red", "mbwait", "mma", "ldmatrix",
                                                          "shfl")
+WSYNC, ELECT, TMCP = "bar.warp.sync", "elect.sync", "tensormap.cp_fenceproxy"   # warp-collective too
 from .wgmma import WG_COMMIT, WG_WAIT, WGMMA  # noqa: E402  (warpgroup-collective wait kinds)
 
 
@@ -55,7 +58,8 @@ class KernelCodegen:
                  and ins.mods[:1] == ["mma_async"] and len(ins.operands) == 7 and isinstance(ins.operands[1], Vec)
                  for x in ins.operands[1].items if isinstance(x, Reg)}
         self.wg_aregs = [aregs[s] for s in sorted(aregs)]
-        self.race_checkable = not self.uses_mbarrier and all(
+        self.race_checkable = not self.uses_mbarrier and not any(
+            isinstance(x, Instr) and x.op == "tensormap" for x in entry.body) and all(
             x.mods in (["sync"], ["sync", "aligned"]) and len(x.operands) == 1
             for x in entry.body if isinstance(x, Instr) and x.op in ("bar", "barrier"))
         self.ns = self._namespace()
@@ -128,7 +132,9 @@ class KernelCodegen:
         self.block_fns = [self.ns[f] for f in fn_names]
 
     def _is_wait(self, ins):
-        if ins.op in ("bar", "barrier", "mma", "ldmatrix", "shfl"):
+        if ins.op in ("bar", "barrier", "mma", "ldmatrix", "shfl", "elect"):
+            return True
+        if ins.op == "tensormap" and ins.mods[:1] == ["cp_fenceproxy"]:
             return True
         if ins.op == "wgmma" and ins.mods[:1] in (["mma_async"], ["commit_group"], ["wait_group"]):
             return True
@@ -175,6 +181,13 @@ class KernelCodegen:
         elif isinstance(o, Vec):
             for x in o.items:
                 self._collect(x, used)
+        elif isinstance(o, TensorRef):
+            self._collect(o.base, used)
+            self._collect(o.coords, used)
+        elif isinstance(o, Pair):
+            for x in (o.first, o.second):
+                if x is not None:
+                    self._collect(x, used)
 
     def _emit(self, line):
         self._out.append(line)
@@ -391,6 +404,11 @@ class KernelCodegen:
         return ("imm", mem.off, 0)
 
     def _i_bar(self, ins, written, k, nblocks):
+        if ins.mods == ["warp", "sync"]:        # bar.warp.sync membermask: the lanes of membermask meet
+            self._nops(ins, 1)
+            w, term = self._wait(ins, WSYNC, k, nblocks)
+            w.args["mask"] = self._wait_val(ins.operands[0])
+            return term
         mods = [m for m in ins.mods if m not in ("aligned", "cta")]
         if len(mods) == 3 and mods[0] == "red" and mods[1] in ("and", "or") and mods[2] == "pred":
             self._nops(ins, 3, 4)
@@ -413,6 +431,21 @@ class KernelCodegen:
     _i_barrier = _i_bar
 
     def _i_fence(self, ins, written, k, nblocks):
+        if ins.mods[:2] == ["proxy", "tensormap::generic"]:
+            sem = [m for m in ins.mods[2:] if m in ("release", "acquire")]
+            scope = [m for m in ins.mods[2:] if m in ("cta", "cluster", "gpu", "sys")]
+            if len(sem) != 1 or len(scope) != 1 or len(ins.mods) != 4:
+                self._fail("fence.proxy.tensormap::generic form (.release.<scope> or .acquire.<scope> [addr], 128)")
+            if sem == ["release"]:
+                self._nops(ins, 0)
+                self._emit("pass")
+                return
+            self._nops(ins, 2)
+            a, size = ins.operands
+            if not isinstance(size, Imm) or size.ival is None:
+                self._fail("fence.proxy.tensormap::generic.acquire size")
+            self._guarded(ins, [f"_tm_acquire({self._lid}, {self._raw_addr(a)}, {size.ival})"])
+            return
         if self.uses_wgmma and ins.mods[:2] == ["proxy", "async"]:
             ep = self.regs["%%epkey"]      # the thread's shared stores are now visible to the async proxy
             self._used.add(ep)
@@ -1248,8 +1281,8 @@ class KernelCodegen:
         self._guarded(ins, lines)
 
     def _i_mbarrier(self, ins, written, k, nblocks):
-        mods = [m for m in ins.mods if m not in ("shared", "b64", "release", "acquire", "cta", "cluster",
-                                                   "shared::cta")]
+        mods = [m for m in ins.mods if m not in ("shared", "b64", "release", "acquire", "relaxed", "cta", "cluster",
+                                                   "shared::cta", "shared::cluster")]
         what = mods[0] if mods else None
         if what == "init" and len(mods) == 1:
             self._nops(ins, 2)
@@ -1266,6 +1299,22 @@ class KernelCodegen:
                 lines += self.wr(ins.operands[0], T("b64"), call, written)
             else:
                 lines.append(call)
+            self._guarded(ins, lines)
+            return
+        if what == "arrive" and mods[1:] == ["expect_tx"]:
+            self._nops(ins, 3)
+            lines, _i, _v = self._addr(ins.operands[1], "shared", 8, False)
+            call = f"_mb_arrive({self._lid}, _x, 1, {self.rd(ins.operands[2], T('u32'))})"
+            if isinstance(ins.operands[0], Reg):
+                lines += self.wr(ins.operands[0], T("b64"), call, written)
+            else:
+                lines.append(call)
+            self._guarded(ins, lines)
+            return
+        if what == "expect_tx" and len(mods) == 1:
+            self._nops(ins, 2)
+            lines, _i, _v = self._addr(ins.operands[0], "shared", 8, False)
+            lines.append(f"_mb_expect_tx({self._lid}, _x, {self.rd(ins.operands[1], T('u32'))})")
             self._guarded(ins, lines)
             return
         if what in ("test_wait", "try_wait") and mods[1:] in ([], ["parity"]):
@@ -1321,6 +1370,8 @@ class KernelCodegen:
         cp.async.mbarrier.arrive.noinc.shared.b64 [mbar]: the copies complete when the
         mbarrier phase the arrive counts toward completes -- the latest a GPU may
         complete them, so a read that does not wait sees stale shared memory."""
+        if ins.mods[:3] == ["async", "bulk", "tensor"]:
+            return self._cp_bulk_tensor(ins)
         mods = [m if m != "shared::cta" else "shared" for m in ins.mods]
         ep = self.regs["%%epkey"]
         self._used.add(ep)
@@ -1344,6 +1395,131 @@ class KernelCodegen:
         got = self.rd(ins.operands[3], T("u32")) if len(ins.operands) == 4 else str(n)
         lines.append(f"_cp_async({self._lid}, _d, {src.base.var} + {src.off}, {n}, {got}, {ep.var})")
         self._guarded(ins, lines)
+
+    def _raw_addr(self, o):
+        """Python expression of the address a memory operand names (no checks)."""
+        if not isinstance(o, Addr):
+            self._fail("memory operand")
+        if isinstance(o.base, Reg):
+            if o.base.kind != "i":
+                self._fail("address register class")
+            return f"({o.base.var} + {o.off})" if o.off else o.base.var
+        if isinstance(o.base, Sym):
+            return str(self._sym_addr(o.base.name) + o.off)
+        return str(o.off)
+
+    def _cp_bulk_tensor(self, ins):
+        """cp.async.bulk.tensor.Nd.shared::cluster.global[.tile].mbarrier::complete_tx::bytes
+        [dst], [tensor map, {c0, ..}], [mbar] (a TMA load; tma.py)."""
+        mods = ins.mods[3:]
+        m = re.fullmatch(r"([1-5])d", mods[0]) if mods else None
+        rest = [x for x in mods[1:] if x != "tile"]
+        if not m or len(rest) != 3 or rest[0] not in ("shared::cluster", "shared::cta") or rest[1] != "global" or \
+                rest[2] != "mbarrier::complete_tx::bytes" or mods[1:].count("tile") > 1:
+            self._fail("cp.async.bulk.tensor form (only .Nd.shared::cluster.global[.tile]"
+                       ".mbarrier::complete_tx::bytes: a load without multicast or cache hint)")
+        self._nops(ins, 3)
+        dst, tref, mbar = ins.operands
+        n = int(m.group(1))
+        if not isinstance(dst, Addr) or not isinstance(mbar, Addr) or not isinstance(tref, TensorRef):
+            self._fail("cp.async.bulk.tensor operands ([dst], [tensor map, {coordinates}], [mbar])")
+        if len(tref.coords.items) != n:
+            self._fail(f"cp.async.bulk.tensor.{n}d takes {n} coordinates")
+        for c in tref.coords.items:
+            if not (isinstance(c, Reg) and c.kind == "i" and c.width == 32) and \
+                    not (isinstance(c, Imm) and c.ival is not None):
+                self._fail("cp.async.bulk.tensor coordinates must be .b32 registers or integers")
+        coords = "".join(f"{self.rd(c, T('s32'))}, " for c in tref.coords.items)
+        self._guarded(ins, [f"_tma_load({self._lid}, {self._raw_addr(dst)}, {self._raw_addr(tref.base)}, "
+                            f"({coords}), {self._raw_addr(mbar)})"])
+
+    _TM_SPACES = {"shared::cta": "shared", "global": "global"}
+
+    def _i_tensormap(self, ins, written, k, nblocks):
+        """tensormap.replace.tile.<field>[.global|.shared::cta].b1024.{b32,b64} [map], [ord,] value
+        and tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.<scope>.sync.aligned
+        [dst], [src], 128 (tma.py)."""
+        mods = ins.mods
+        if mods[:1] == ["cp_fenceproxy"]:
+            if mods[1:5] != ["global", "shared::cta", "tensormap::generic", "release"] or len(mods) != 8 or \
+                    mods[5] not in ("cta", "cluster", "gpu", "sys") or mods[6:] != ["sync", "aligned"]:
+                self._fail("tensormap.cp_fenceproxy form (only .global.shared::cta.tensormap::generic.release"
+                           ".<scope>.sync.aligned)")
+            self._nops(ins, 3)
+            dst, src, size = ins.operands
+            if not isinstance(dst, Addr) or not isinstance(src, Addr) or not isinstance(size, Imm) or \
+                    size.ival != 128:
+                self._fail("tensormap.cp_fenceproxy operands ([dst], [src], 128)")
+            w, term = self._wait(ins, TMCP, k, nblocks)
+            w.args.update(dst=self._wait_addr(dst), src=self._wait_addr(src))
+            return term
+        if mods[:2] != ["replace", "tile"] or len(mods) not in (5, 6):
+            self._fail("tensormap form (only .replace.tile.<field> and .cp_fenceproxy)")
+        field = mods[2]
+        if field not in TM_FIELDS:
+            self._fail(f"tensormap.replace field .{field}")
+        space = "generic"
+        if len(mods) == 6:
+            space = self._TM_SPACES.get(mods[3])
+            if space is None:
+                self._fail(f"tensormap.replace state space .{mods[3]} (only .global and .shared::cta)")
+        want = f"b{field_value_bits(field)}"
+        if mods[-2:] != ["b1024", want]:
+            self._fail(f"tensormap.replace.tile.{field} takes .b1024.{want}")
+        nords = TM_FIELDS[field][2]
+        self._nops(ins, 3 if nords else 2)
+        ordv = 0
+        if nords:
+            o = ins.operands[1]
+            if not isinstance(o, Imm) or o.ival is None or not 0 <= o.ival < nords:
+                self._fail(f"tensormap.replace.tile.{field} ord must be an integer 0..{nords - 1}")
+            ordv = o.ival
+        val = self.rd(ins.operands[-1], T(f"u{field_value_bits(field)}"))
+        self._guarded(ins, [f"_tm_replace({self._lid}, '{space}', {self._raw_addr(ins.operands[0])}, '{field}', "
+                            f"{ordv}, {val})"])
+
+    def _i_elect(self, ins, written, k, nblocks):
+        """elect.sync d|p, membermask (warp-collective: the lowest lane of membermask is elected)."""
+        if ins.mods != ["sync"]:
+            self._fail("elect form (only elect.sync d|p, membermask)")
+        self._nops(ins, 2)
+        dp, mask = ins.operands
+        if not isinstance(dp, Pair) or (dp.first is None and dp.second is None):
+            self._fail("elect.sync destination d|p")
+        d, p = dp.first, dp.second
+        if d is not None and not (isinstance(d, Reg) and d.kind == "i" and d.width == 32):
+            self._fail("elect.sync d must be a .b32 register or _")
+        if p is not None and not (isinstance(p, Reg) and p.kind == "p"):
+            self._fail("elect.sync p must be a predicate register or _")
+        if ins.guard:
+            self._fail("predicated elect.sync")
+        w, term = self._wait(ins, ELECT, k, nblocks)
+        w.args.update(d=d.slot if d is not None else None, p=p.slot if p is not None else None,
+                      mask=self._wait_val(mask))
+        return term
+
+    def _i_setmaxnreg(self, ins, written, k, nblocks):
+        """setmaxnreg.{inc,dec}.sync.aligned.u32 n: no effect on values."""
+        if len(ins.mods) != 4 or ins.mods[0] not in ("inc", "dec") or ins.mods[1:] != ["sync", "aligned", "u32"]:
+            self._fail("setmaxnreg form (only .inc/.dec.sync.aligned.u32)")
+        self._nops(ins, 1)
+        n = ins.operands[0]
+        if not isinstance(n, Imm) or n.ival is None or n.ival % 8 or not 24 <= n.ival <= 256:
+            self._fail("setmaxnreg count must be a multiple of 8 in [24, 256]")
+        self._emit("pass")
+
+    def _i_bfind(self, ins, written, k, nblocks):
+        """bfind[.shiftamt].{u32,u64,s32,s64}: the most significant bit that differs from the
+        sign (signed) or is set (unsigned); 0xFFFFFFFF if there is none."""
+        t = self._arith_setup(ins, {"shiftamt"})
+        if t.name not in ("u32", "u64", "s32", "s64"):
+            self._fail("bfind type")
+        self._nops(ins, 2)
+        lines = [f"_a = {self.rd(ins.operands[1], t, signed=t.signed)}",
+                 "_p = (~_a if _a < 0 else _a).bit_length() - 1"]
+        res = f"{t.width - 1} - _p" if "shiftamt" in ins.mods else "_p"
+        self._guarded(ins, lines + self.wr(ins.operands[0], T("u32"), f"(0xFFFFFFFF if _p < 0 else {res})",
+                                           written))
 
     def _i_ldmatrix(self, ins, written, k, nblocks):
         """ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared{,::cta}.b16: warp-collective,

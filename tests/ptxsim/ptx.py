@@ -85,6 +85,21 @@ class Vec:
         self.items = items
 
 
+class TensorRef:
+    """`[tensor-map address, {c0, c1, ..}]` of cp.async.bulk.tensor: `base` an Addr,
+    `coords` a Vec (innermost dimension first)."""
+
+    def __init__(self, base, coords):
+        self.base, self.coords = base, coords
+
+
+class Pair:
+    """`d|p` (elect.sync): two destinations, either of which may be the sink `_` (None)."""
+
+    def __init__(self, first, second):
+        self.first, self.second = first, second
+
+
 class Label:
     def __init__(self, name):
         self.name = name
@@ -103,7 +118,8 @@ class Special:
 SPECIAL_PER_THREAD = ("%tid.x", "%tid.y", "%tid.z", "%laneid", "%warpid")
 SPECIAL_PER_CTA = {"%ctaid.x": "CTAID_X", "%ctaid.y": "CTAID_Y", "%ctaid.z": "CTAID_Z",
                    "%nctaid.x": "NCTAID_X", "%nctaid.y": "NCTAID_Y", "%nctaid.z": "NCTAID_Z",
-                   "%ntid.x": "NTID_X", "%ntid.y": "NTID_Y", "%ntid.z": "NTID_Z", "%nwarpid": "NWARPID"}
+                   "%ntid.x": "NTID_X", "%ntid.y": "NTID_Y", "%ntid.z": "NTID_Z", "%nwarpid": "NWARPID",
+                   "%smid": "SMID", "%nsmid": "NSMID"}
 
 
 class Instr:
@@ -419,6 +435,15 @@ _FLOAT_RE = re.compile(r"^-?\d+\.\d*([eE][-+]?\d+)?$|^-?\d+[eE][-+]?\d+$")
 def _parse_operand(e, o, ln, s):
     o = o.strip()
     if o.startswith("[") and o.endswith("]"):
+        parts = _split_top(o[1:-1])
+        if len(parts) == 2 and parts[1].startswith("{"):      # [tensor map, {coordinates}]
+            base = _parse_operand(e, "[" + parts[0] + "]", ln, s)
+            coords = _parse_operand(e, parts[1], ln, s)
+            if not isinstance(coords, Vec):
+                _unsupported(f"tensor coordinates {parts[1]}", ln, s)
+            return TensorRef(base, coords)
+        if len(parts) != 1:
+            _unsupported(f"address operand {o}", ln, s)
         inner = o[1:-1].replace(" ", "").replace("\t", "")
         terms = re.findall(r"[+-]?[^+-]+", inner)
         base, off = None, 0
@@ -440,6 +465,12 @@ def _parse_operand(e, o, ln, s):
         return ParamList([x.strip() for x in _split_top(o[1:-1])])
     if o in e.regs:
         return e.regs[o]
+    if "|" in o:                                               # d|p
+        halves = [x.strip() for x in o.split("|")]
+        if len(halves) != 2:
+            _unsupported(f"operand {o}", ln, s)
+        first, second = (None if x == "_" else _parse_operand(e, x, ln, s) for x in halves)
+        return Pair(first, second)
     if o in SPECIAL_PER_CTA:
         return Special(o)
     if o.startswith("%"):

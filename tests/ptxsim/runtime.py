@@ -20,13 +20,18 @@ from .numerics import (
     _lg2, _rcp, _rsqrt, _sat01, _sdiv, _sin, _sqrt, _srem, _tanh, _to_f8, _u2d, _u2f, _udiv, _urem,
     round_exact)
 from .ptx import SPECIAL_PER_CTA, T
-from .codegen import BAR, BAR_ARRIVE, BAR_RED, KernelCodegen, LDMATRIX, MBWAIT, MMA, SHFL, _FMT, _SHIFT
+from .codegen import (
+    BAR, BAR_ARRIVE, BAR_RED, ELECT, KernelCodegen, LDMATRIX, MBWAIT, MMA, SHFL, TMCP, WSYNC, _FMT, _SHIFT)
+from .tma import TmaRuntime
 from .wgmma import WG_COMMIT, WG_WAIT, WGMMA, WgmmaRuntime
 
 WG_KINDS = (WGMMA, WG_COMMIT, WG_WAIT)
 
 
-class Kernel(KernelCodegen, WgmmaRuntime):
+NSMID = 4     # %nsmid; %smid is the linear CTA id modulo it (CTAs run one after another)
+
+
+class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
     """One decoded `.entry`: basic blocks compiled to Python (KernelCodegen), run by launch()."""
 
     def _namespace(self):
@@ -47,7 +52,9 @@ class Kernel(KernelCodegen, WgmmaRuntime):
               "_dirround": _dirround, "_fma_dir": _fma_dir, "_ld_local": self._ld_local,
               "_st_local": self._st_local, "_cvta_local": _cvta_local, "_cvta_to_local": _cvta_to_local,
               "_vprintf": self._vprintf, "_assertfail": self._assertfail, "RC": False,
-              "_rc_ld": self._rc_ld, "_rc_st": self._rc_st, "_wg_fence": self._wg_fence, "PXD": set()}
+              "_rc_ld": self._rc_ld, "_rc_st": self._rc_st, "_wg_fence": self._wg_fence, "PXD": set(),
+              "_mb_expect_tx": self._mb_expect_tx, "_tm_replace": self._tm_replace, "_tm_acquire": self._tm_acquire,
+              "_tma_load": self._tma_load}
         for k in SPECIAL_PER_CTA.values():
             ns[k] = 0
         return ns
@@ -311,31 +318,95 @@ class Kernel(KernelCodegen, WgmmaRuntime):
         old = cta.mbars.get(addr)
         if old is not None and old.waiters:
             raise PTXRuntimeError(f"mbarrier.init of a barrier threads wait on, {self._where(lid)}")
+        if old is not None and old.bulk:
+            raise PTXRuntimeError(f"mbarrier.init of a barrier with cp.async.bulk.tensor copies in flight, "
+                                  f"{self._where(lid)}")
         cta.mbars[addr] = MBarrier(addr, count)
         self.ns["MBW"].add(addr)
 
-    def _mb_arrive(self, lid, addr, count):
-        cta = self.cta
-        mb = cta.mbars.get(addr)
+    def _mb_get(self, lid, addr, what):
+        mb = self.cta.mbars.get(addr)
         if mb is None:
-            raise PTXRuntimeError(f"mbarrier.arrive on {addr:#x} (shared offset {addr - SHARED_BASE}), "
+            raise PTXRuntimeError(f"{what} on {addr:#x} (shared offset {addr - SHARED_BASE}), "
                                   f"which no mbarrier.init initialized, {self._where(lid)}")
+        return mb
+
+    def _mb_arrive(self, lid, addr, count, tx=0):
+        """mbarrier.arrive (count arrivals), and mbarrier.arrive.expect_tx (tx bytes expected,
+        then one arrival)."""
+        mb = self._mb_get(lid, addr, "mbarrier.arrive")
+        self._mb_settle(mb)
+        mb.tx += tx
         token = mb.phase
         if count > mb.pending:
             raise PTXRuntimeError(f"mbarrier.arrive of {count} on a barrier expecting {mb.pending} more "
                                   f"arrivals, {self._where(lid)}")
         mb.pending -= count
         if mb.pending == 0:
-            smem = self.sviews["B"]
-            for dst, data in mb.copies:      # the tracked cp.async copies land before the phase completes
-                smem[dst:dst + len(data)] = data
-            mb.copies = []
-            mb.phase += 1
-            mb.pending = mb.count
-            if mb.waiters:
-                cta.runnable.extend(mb.waiters)
-                mb.waiters = []
+            self._mb_ready(mb, lid)
         return token & 0xFFFFFFFFFFFFFFFF
+
+    def _mb_expect_tx(self, lid, addr, tx):
+        """mbarrier.expect_tx: tx more bytes expected in the current phase (no arrival)."""
+        mb = self._mb_get(lid, addr, "mbarrier.expect_tx")
+        self._mb_settle(mb)
+        mb.tx += tx
+        if mb.pending == 0:
+            self._mb_ready(mb, lid)
+
+    def _mb_add_bulk(self, lid, mb, copy):
+        """A cp.async.bulk.tensor completing on `mb`'s current phase."""
+        self._mb_settle(mb)
+        mb.bulk.append(copy)
+        mb.bulk_bytes += copy.nbytes
+        if mb.pending == 0:
+            self._mb_ready(mb, lid)
+
+    def _mb_ready(self, mb, lid):
+        """Every arrival of the phase is in. With no transaction bytes outstanding it completes
+        now; with bulk copies whose bytes equal the expected ones it completes when the CTA has
+        nothing else to run (_mb_land_one: the latest a GPU may complete them); with fewer it
+        waits for more copies."""
+        if mb.bulk_bytes > mb.tx:
+            raise PTXRuntimeError(f"mbarrier at shared offset {mb.addr - SHARED_BASE}: the copies completing on "
+                                  f"its phase {mb.phase} bring {mb.bulk_bytes} bytes, more than the {mb.tx} "
+                                  f"expect_tx announced, {self._where(lid)}")
+        if mb.tx == 0:
+            self._mb_complete(mb)
+
+    def _mb_settle(self, mb):
+        """Before another operation on `mb`: a phase only waiting for its copies to land
+        completes first (a GPU may have completed it by then)."""
+        if mb.pending == 0 and mb.bulk and mb.bulk_bytes == mb.tx:
+            self._mb_complete(mb)
+
+    def _mb_complete(self, mb):
+        cta = self.cta
+        smem = self.sviews["B"]
+        for dst, data in mb.copies:      # the tracked cp.async copies land before the phase completes
+            smem[dst:dst + len(data)] = data
+        mb.copies = []
+        if mb.bulk:
+            S = np.asarray(smem)
+            for c in mb.bulk:
+                S[c.addrs] = c.data
+                cta.bulk_inflight.remove(c)
+            mb.bulk = []
+        mb.tx = mb.bulk_bytes = 0
+        mb.phase += 1
+        mb.pending = mb.count
+        if mb.waiters:
+            cta.runnable.extend(mb.waiters)
+            mb.waiters = []
+
+    def _mb_land_one(self, cta):
+        """Nothing can run: complete the phase (of the oldest copy) whose copies have all their
+        arrivals and bytes. False if there is none."""
+        ready = [mb for mb in cta.mbars.values() if mb.pending == 0 and mb.bulk and mb.bulk_bytes == mb.tx]
+        if not ready:
+            return False
+        self._mb_complete(min(ready, key=lambda mb: mb.bulk[0].seq))
+        return True
 
     def _cp_async(self, lid, dst, src, size, got, tid):
         """Queue one cp.async of `size` bytes, `got` of them read (now) from global
@@ -436,6 +507,8 @@ class Kernel(KernelCodegen, WgmmaRuntime):
         ns["NTID_X"], ns["NTID_Y"], ns["NTID_Z"] = block
         ns["NCTAID_X"], ns["NCTAID_Y"], ns["NCTAID_Z"] = grid
         ns["NWARPID"] = (nthreads + 31) // 32
+        ns["NSMID"] = NSMID
+        self.tm_version, self.tm_seq, self.tma_count = {}, 0, 0
         fill = bytes([SHARED_FILL]) * shared_total
         self.printed, self.stdout = [], stdout
         ns["RC"] = bool(check_races and self.race_checkable)
@@ -450,6 +523,7 @@ class Kernel(KernelCodegen, WgmmaRuntime):
                     ns["MBW"] = set()
                     ns["PXD"] = set()
                     ns["CTAID_X"], ns["CTAID_Y"], ns["CTAID_Z"] = x, y, z
+                    ns["SMID"] = stats["ctas"] % NSMID
                     reverse = thread_order == "reverse" or (thread_order == "alternate" and stats["ctas"] % 2)
                     self._run_cta((x, y, z), block, max_steps, reverse)
                     stats["ctas"] += 1
@@ -458,9 +532,10 @@ class Kernel(KernelCodegen, WgmmaRuntime):
             out = np.frombuffer(bytes(gmem[off:off + host.nbytes]), dtype=host.dtype).reshape(host.shape)
             if arr.flags.writeable:
                 arr[...] = out
-        globals_ = {name: np.frombuffer(bytes(gmem[off:off + size]), np.uint8).copy()
+        globals_ = {name: np.frombuffer(gmem, np.uint8, count=size, offset=off).copy()
                     for name, (off, size, init) in self.global_syms.items()}
         stats["race_checked"] = ns["RC"]
+        stats["tma_loads"] = self.tma_count
         return SimResult(globals_, stats, "".join(self.printed))
 
     def _run_cta(self, ctaid, block, max_steps, reverse=False):
@@ -487,19 +562,27 @@ class Kernel(KernelCodegen, WgmmaRuntime):
         runnable = cta.runnable
         runnable.extend(range(n - 1, -1, -1) if reverse else range(n))
         done = 0
-        while runnable:
-            t = runnable.popleft()
-            try:
-                w = next(gens[t])
-            except StopIteration:
-                done += 1
-                cta.exited += 1
-                continue
-            w.waiters.append(t)
+        while True:
+            while runnable:
+                t = runnable.popleft()
+                try:
+                    w = next(gens[t])
+                except StopIteration:
+                    done += 1
+                    cta.exited += 1
+                    continue
+                w.waiters.append(t)
+            if done == n or not self._mb_land_one(cta):    # TMA copies land when nothing else can run
+                break
         if done < n:
             raise Deadlock(self._deadlock_report(cta, n - done))
         if any(cta.cp_pending.values()):
             raise PTXRuntimeError(f"CTA {cta.ctaid} ended with cp.async copies no mbarrier arrive tracked")
+        if cta.bulk_inflight:
+            c = cta.bulk_inflight[0]
+            raise PTXRuntimeError(f"CTA {cta.ctaid} ended with {len(cta.bulk_inflight)} cp.async.bulk.tensor "
+                                  f"copies in flight (their mbarrier phase never completed; the first from "
+                                  f"{self._where(c.lid)})")
         if any(st.uncommitted or any(st.groups) for st in cta.wgs.values()):
             raise PTXRuntimeError(f"CTA {cta.ctaid} ended with wgmma.mma_async operations no "
                                   f"wgmma.wait_group waited for")
@@ -538,6 +621,19 @@ class Kernel(KernelCodegen, WgmmaRuntime):
                 m = mats[i]
                 x, y = (m[2 * q][g], m[2 * q + 1][g]) if trans else (m[g][2 * q], m[g][2 * q + 1])
                 R[slot] = x | (y << 16)
+
+    def _elect_compute(self, w, lanes, mask):
+        """elect.sync d|p: the lowest lane of membermask is the leader; d = its lane id in every
+        lane, p = whether the lane is it (bar.warp.sync: nothing to compute)."""
+        if w.kind != ELECT:
+            return
+        leader = (mask & -mask).bit_length() - 1
+        d, p = w.args["d"], w.args["p"]
+        for lane, R in lanes.items():
+            if d is not None:
+                R[d] = leader
+            if p is not None:
+                R[p] = lane == leader
 
     def _shfl_compute(self, w, lanes):
         """shfl.sync: lane l reads register a of source lane j (bfly: l ^ b, up: l - b,
@@ -613,14 +709,22 @@ class Kernel(KernelCodegen, WgmmaRuntime):
         for addr, mb in sorted(cta.mbars.items()):
             if mb.waiters:
                 w = cta.waiting_at.get(mb.waiters[0])
+                tx = (f", {mb.tx} transaction bytes expected, {mb.bulk_bytes} in flight"
+                      if mb.tx or mb.bulk_bytes else "")
                 lines.append(f"  mbarrier at shared offset {addr - SHARED_BASE}: {len(mb.waiters)} threads "
                              f"waiting (tids {_ranges(mb.waiters)}); phase {mb.phase}, "
-                             f"{mb.count - mb.pending} of {mb.count} arrivals"
+                             f"{mb.count - mb.pending} of {mb.count} arrivals{tx}"
                              + (f"; first at PTX line {w.instr.lineno}" if w else ""))
         for key, coll in cta.colls.items():
             if key[0] == "wg":
                 lines.append(f"  warpgroup {key[1]} collective (wgmma) at PTX line {self.instrs[key[2]].lineno}: "
                              f"{len(coll.lanes)} of {coll.expected} threads arrived")
+            elif key[0] == "wsync":
+                lines.append(f"  bar.warp.sync of warp {key[1]} (membermask {key[2]:#x}): {len(coll.lanes)} of "
+                             f"{coll.expected} lanes arrived")
+            else:
+                lines.append(f"  warp {key[0]} collective at PTX line {self.instrs[key[1]].lineno}: "
+                             f"{len(coll.lanes)} of {coll.expected} lanes arrived")
         return "\n".join(lines)
 
     def _thread(self, R, t, cta, max_steps):
@@ -665,11 +769,22 @@ class Kernel(KernelCodegen, WgmmaRuntime):
                                                   f"(the CTA has {cta.nthreads} threads)")
                         yield from _join(cta, w, t, ("wg", wg, w.instr.lid), 128, t & 127, R,
                                          lambda lanes, w=w, wg=wg: self._wgmma_collective(w, lanes, wg))
-                    elif w.kind in (MMA, LDMATRIX, SHFL):
+                    elif w.kind in (MMA, LDMATRIX, SHFL, TMCP):
                         compute = {MMA: self._mma_compute, LDMATRIX: self._ldmatrix_compute,
-                                   SHFL: self._shfl_compute}[w.kind]
+                                   SHFL: self._shfl_compute, TMCP: self._tm_cp_compute}[w.kind]
                         yield from _join(cta, w, t, (t >> 5, w.instr.lid), min(32, cta.nthreads - (t & ~31)),
                                          t & 31, R, lambda lanes, w=w, compute=compute: compute(w, lanes))
+                    elif w.kind in (WSYNC, ELECT):
+                        mk, mv = w.args["mask"]
+                        mask = (R[mv] if mk == "reg" else mv) & 0xFFFFFFFF
+                        lane, present = t & 31, min(32, cta.nthreads - (t & ~31))
+                        if not mask >> lane & 1:
+                            raise PTXRuntimeError(f"{w.instr.where()}: membermask {mask:#x} leaves out the "
+                                                  f"executing lane {lane}")
+                        mask &= (1 << present) - 1      # as shfl.sync: lanes past a partial warp's end
+                        key = ("wsync", t >> 5, mask) if w.kind == WSYNC else (t >> 5, w.instr.lid, mask)
+                        yield from _join(cta, w, t, key, bin(mask).count("1"), lane, R,
+                                         lambda lanes, w=w, mask=mask: self._elect_compute(w, lanes, mask))
                     else:
                         ik, iv = w.args["id"]
                         bid = R[iv] if ik == "reg" else iv
@@ -816,6 +931,9 @@ class MBarrier:
         self.addr, self.count, self.pending, self.phase = addr, count, count, 0
         self.waiters = []
         self.copies = []     # (shared address, bytes) of cp.async copies tracked by this phase
+        self.tx = 0          # transaction bytes expect_tx announced for this phase
+        self.bulk = []       # tma.BulkCopy: cp.async.bulk.tensor copies completing on this phase
+        self.bulk_bytes = 0
 
 
 class Barrier:
@@ -837,6 +955,9 @@ class CTA:
         self.epoch = 0
         self.cp_pending = {}     # thread -> its cp.async copies no mbarrier arrive has taken yet
         self.wgs = {}            # warpgroup -> wgmma.Warpgroup (operations in flight, fences)
+        self.tm_acq = {}         # tensor-map address -> the write of it this CTA acquired (fence.proxy.tensormap)
+        self.bulk_inflight = []  # tma.BulkCopy in flight, by issue
+        self.bulk_seq = 0
 
 
 class SimResult:
@@ -889,13 +1010,15 @@ def _validity(total, ranges):
     `size` bytes lies inside one of `ranges` ((offset, bytes) pairs)."""
     out = {}
     for size in (1, 2, 4, 8):
-        v = np.zeros(total, np.uint8)
+        buf = bytearray(total)                 # zeroed; filled in place (multi-MiB .global arrays stay cheap)
+        v = np.frombuffer(buf, np.uint8)
         for off, n in ranges:
             first = (off + size - 1) // size * size
             last = off + n - size
             if last >= first:
                 v[first:last + 1:size] = 1
-        out[size] = bytearray(v.tobytes())
+        del v
+        out[size] = buf
     return out
 
 

@@ -1,0 +1,320 @@
+"""Hopper TMA (sm_90a) with tensor maps built on the device.
+
+Tensor maps
+-----------
+A tensor map is an opaque 128-byte object, 64-byte aligned. The hardware's
+encoding is undocumented and nothing but the simulator reads it, so the
+simulator uses its own (TM_FIELDS below): every field has a "set" bit in the
+word at byte 8, so a zero-filled map has every field unset, and copying the 128
+bytes carries the fields. tensormap.replace.tile.<field> writes one field (the
+value as given: rank is rank - 1, as in the PTX ISA) into shared or global
+memory; tensormap.cp_fenceproxy (warp-collective, every lane with the same
+operands) copies a map from shared to global memory; fence.proxy.tensormap::
+generic.acquire records, for the CTA, which write of the map at that address it
+acquired. Nothing is checked when a field is written: a cp.async.bulk.tensor
+checks the map it reads, and reports a field that is unset or invalid by name.
+
+Checked at a TMA: the map was written by tensormap.cp_fenceproxy (or
+tensormap.replace on global memory) and this CTA executed the acquire fence on
+it since its latest write; rank = the instruction's dimensionality; box_dim
+1..256; global_dim >= 1; element_stride 1 (others are not simulated);
+interleave_layout 0 and fill_mode 0 (zero fill; NaN fill is not simulated);
+global_address 16-byte aligned; global_stride[i] (the byte stride of dimension
+i + 1) a multiple of 16 below 2^40; box_dim[0] * element size a multiple of 16
+bytes and, with a swizzle, equal to the swizzle span (32, 64 or 128 bytes: a
+narrower box's shared-memory layout is not modelled); the destination 128-byte
+aligned, inside one shared variable, on no live mbarrier and overlapping no
+other copy in flight; every global byte read inside the allocation holding
+the first one.
+
+The copy
+--------
+Box element (b0, b1, ..) (b0 innermost) reads global element (c0 + b0, c1 + b1,
+..) at global_address + i0 * esize + sum_d i_d * global_stride[d - 1]; an
+element with a coordinate outside [0, global_dim) is not read and lands as
+zero. It goes to dst + ((.. b2 * box1 + b1) * box0 + b0) * esize, then the
+shared address is swizzled (128B: bits 4-6 ^= bits 7-9; 64B: bits 4-5 ^= 7-8;
+32B: bit 4 ^= bit 7). Global memory is read when the copy is issued; its
+shared-memory writes land when the mbarrier phase it completes on completes
+(runtime.py), and it counts product(box_dim) * esize transaction bytes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import GLOBAL_BASE, MemoryFault, PTXRuntimeError, SHARED_BASE
+
+TM_BYTES = 128
+TM_ALIGN = 64
+TM_MASK_OFF = 8                 # u32: bit i set = field slot i written
+MAX_RANK = 5
+
+# field -> (byte offset of ord 0, bytes per entry, number of ords (0: none), first set bit)
+TM_FIELDS = {
+    "global_address": (0, 8, 0, 0),
+    "rank": (12, 4, 0, 1),
+    "elemtype": (16, 4, 0, 2),
+    "interleave_layout": (20, 4, 0, 3),
+    "swizzle_mode": (24, 4, 0, 4),
+    "fill_mode": (28, 4, 0, 5),
+    "box_dim": (32, 4, 5, 6),
+    "global_dim": (52, 4, 5, 11),
+    "element_stride": (72, 4, 5, 16),
+    "global_stride": (96, 8, 4, 21),
+}
+
+# elemtype -> element bytes (PTX ISA, tensormap.replace: .u8 .u16 .u32 .s32 .u64 .s64 .f16 .f32
+# .f32.ftz .f64 .bf16 .tf32 .tf32.ftz)
+ELEM_BYTES = {0: 1, 1: 2, 2: 4, 3: 4, 4: 8, 5: 8, 6: 2, 7: 4, 8: 4, 9: 8, 10: 2, 11: 4, 12: 4}
+SWIZZLE_SPAN = {0: 0, 1: 32, 2: 64, 3: 128}
+
+
+def field_value_bits(field):
+    return 8 * TM_FIELDS[field][1]
+
+
+def decode_tensormap(raw):
+    """{field: value, or None where unset; a list per ord for the fields with an ord}."""
+    mask = int.from_bytes(raw[TM_MASK_OFF:TM_MASK_OFF + 4], "little")
+    out = {}
+    for name, (off, size, nords, bit) in TM_FIELDS.items():
+        vals = []
+        for i in range(max(nords, 1)):
+            o = off + i * size
+            vals.append(int.from_bytes(raw[o:o + size], "little") if mask >> (bit + i) & 1 else None)
+        out[name] = vals if nords else vals[0]
+    return out
+
+
+class BulkCopy:
+    """One cp.async.bulk.tensor in flight: its shared byte addresses and the bytes that land there."""
+
+    def __init__(self, seq, lid, lo, hi, addrs, data, nbytes):
+        self.seq, self.lid, self.lo, self.hi = seq, lid, lo, hi
+        self.addrs, self.data, self.nbytes = addrs, data, nbytes
+
+
+class TmaRuntime:
+    """Mixed into runtime.Kernel: tensor maps and TMA loads."""
+
+    def _global_alloc(self, addr):
+        for name, start, size in self.launch_allocs:
+            if start <= addr < start + size:
+                return name, start, size
+        return None
+
+    def _tm_locate(self, lid, space, addr, what):
+        """(byte view, index of the map's first byte, space) of the 128-byte map at `addr`."""
+        if space == "generic":
+            space = "shared" if SHARED_BASE <= addr < SHARED_BASE + self.launch_shared + 64 else "global"
+        if addr % TM_ALIGN:
+            raise PTXRuntimeError(f"{what}: tensor map address {addr:#x} is not {TM_ALIGN}-byte aligned, "
+                                  f"{self._where(lid)}")
+        if space == "shared":
+            if addr < SHARED_BASE or addr + TM_BYTES > SHARED_BASE + self.launch_shared:
+                self._fault(lid, "shared", addr, TM_BYTES)
+            return self.sviews["B"], addr, "shared"
+        a = self._global_alloc(addr)
+        if a is None or addr + TM_BYTES > a[1] + a[2]:
+            self._fault(lid, "global", addr, TM_BYTES)
+        return self.gviews["B"], addr - GLOBAL_BASE, "global"
+
+    def _tm_replace(self, lid, space, addr, field, ordv, value):
+        """tensormap.replace.tile.<field>: write one field of the map at `addr`."""
+        B, i, space = self._tm_locate(lid, space, addr, f"tensormap.replace.tile.{field}")
+        if space == "shared" and self.uses_mbarrier:
+            mbw = self.ns["MBW"]
+            for j in range(0, TM_BYTES, 8):
+                if addr + j in mbw:
+                    self._mb_clobber(lid, addr + j)
+        off, size, nords, bit = TM_FIELDS[field]
+        pos = i + off + ordv * size
+        B[pos:pos + size] = (value & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
+        m = i + TM_MASK_OFF
+        mask = int.from_bytes(B[m:m + 4], "little") | (1 << (bit + ordv))
+        B[m:m + 4] = mask.to_bytes(4, "little")
+        if space == "global":
+            self._tm_written(addr, lid)
+
+    def _tm_written(self, addr, lid):
+        self.tm_seq += 1
+        self.tm_version[addr] = (self.tm_seq, lid)
+
+    def _tm_acquire(self, lid, addr, size):
+        """fence.proxy.tensormap::generic.acquire [addr], size: this CTA now sees the map's latest write."""
+        if size != TM_BYTES:
+            raise PTXRuntimeError(f"fence.proxy.tensormap::generic.acquire of {size} bytes (a tensor map is "
+                                  f"{TM_BYTES}), {self._where(lid)}")
+        self.cta.tm_acq[addr] = self.tm_version.get(addr)
+
+    def _tm_cp_compute(self, w, lanes):
+        """tensormap.cp_fenceproxy: all lanes of the warp arrived; one copy of 128 bytes."""
+        lid = w.instr.lid
+        seen = set()
+        for R in lanes.values():
+            try:
+                seen.add(tuple((R[b] if k == "reg" else b) + o for k, b, o in (w.args["dst"], w.args["src"])))
+            except TypeError:
+                raise PTXRuntimeError(f"tensormap.cp_fenceproxy address from an uninitialized register "
+                                      f"({w.instr.where()})") from None
+        if len(seen) != 1:
+            raise PTXRuntimeError(f"tensormap.cp_fenceproxy operands differ across the warp (.sync.aligned: "
+                                  f"every lane gives the same addresses; {w.instr.where()})")
+        ((dst, src),) = seen
+        S, si, _ = self._tm_locate(lid, "shared", src, "tensormap.cp_fenceproxy source")
+        G, gi, _ = self._tm_locate(lid, "global", dst, "tensormap.cp_fenceproxy destination")
+        G[gi:gi + TM_BYTES] = S[si:si + TM_BYTES]
+        self._tm_written(dst, lid)
+
+    # ---- the copy ---------------------------------------------------------------------------------
+    def _tma_map(self, lid, tmap, rank_instr):
+        """The checked map at global `tmap`: (global address, element bytes, box, global dims,
+        global strides, swizzle span)."""
+        where = self._where(lid)
+        if SHARED_BASE <= tmap < SHARED_BASE + self.launch_shared + 64:
+            raise PTXRuntimeError(f"cp.async.bulk.tensor through a tensor map in shared memory ({tmap:#x}); "
+                                  f"it reads maps from global memory (tensormap.cp_fenceproxy copies one "
+                                  f"there), {where}")
+        B, i, _ = self._tm_locate(lid, "global", tmap, "cp.async.bulk.tensor")
+        ver = self.tm_version.get(tmap)
+        if ver is None:
+            raise PTXRuntimeError(f"cp.async.bulk.tensor through the tensor map at {tmap:#x}, which no "
+                                  f"tensormap.cp_fenceproxy (or tensormap.replace on global memory) wrote, {where}")
+        if self.cta.tm_acq.get(tmap) != ver:
+            raise PTXRuntimeError(f"cp.async.bulk.tensor through the tensor map at {tmap:#x} with no "
+                                  f"fence.proxy.tensormap::generic.acquire of it in this CTA since its last "
+                                  f"write ({self._where(ver[1])}), {where}")
+        tm = decode_tensormap(bytes(B[i:i + TM_BYTES]))
+
+        def bad(field, value, rule, unsupported=False):
+            what = "is not simulated" if unsupported else "is invalid"
+            raise PTXRuntimeError(f"cp.async.bulk.tensor through the tensor map at {tmap:#x}: {field} = {value} "
+                                  f"{what} ({rule}), {where}")
+
+        def need(field, ordv=None):
+            v = tm[field] if ordv is None else tm[field][ordv]
+            if v is None:
+                name = field if ordv is None else f"{field}[{ordv}]"
+                raise PTXRuntimeError(f"cp.async.bulk.tensor through the tensor map at {tmap:#x}: {name} is "
+                                      f"unset (no tensormap.replace.tile.{field} wrote it), {where}")
+            return v
+
+        gaddr = need("global_address")
+        rank = need("rank") + 1
+        if not 1 <= rank <= MAX_RANK:
+            bad("rank", rank - 1, f"the field is rank - 1; rank 1..{MAX_RANK}")
+        if rank != rank_instr:
+            bad("rank", rank - 1, f"rank {rank}, but the instruction is .{rank_instr}d")
+        et = need("elemtype")
+        if et not in ELEM_BYTES:
+            bad("elemtype", et, "0..12", unsupported=True)
+        esize = ELEM_BYTES[et]
+        il = need("interleave_layout")
+        if il != 0:
+            bad("interleave_layout", il, "only 0, none", unsupported=True)
+        sw = need("swizzle_mode")
+        if sw not in SWIZZLE_SPAN:
+            bad("swizzle_mode", sw, "0 none, 1 32B, 2 64B, 3 128B", unsupported=True)
+        fill = need("fill_mode")
+        if fill != 0:
+            bad("fill_mode", fill, "only 0, zero fill", unsupported=fill == 1)
+        box, gdim, gstride = [], [], []
+        for d in range(rank):
+            b = need("box_dim", d)
+            if not 1 <= b <= 256:
+                bad(f"box_dim[{d}]", b, "1..256")
+            box.append(b)
+            g = need("global_dim", d)
+            if g < 1:
+                bad(f"global_dim[{d}]", g, "at least 1")
+            gdim.append(g)
+            es = need("element_stride", d)
+            if es != 1:
+                bad(f"element_stride[{d}]", es, "only 1", unsupported=1 <= es <= 8)
+        for d in range(rank - 1):
+            s = need("global_stride", d)
+            if s % 16 or s >= 1 << 40:
+                bad(f"global_stride[{d}]", s, "bytes: a multiple of 16 below 2^40")
+            gstride.append(s)
+        if gaddr % 16:
+            bad("global_address", hex(gaddr), "16-byte aligned")
+        inner = box[0] * esize
+        if inner % 16:
+            bad("box_dim[0]", box[0], f"{inner} bytes a row; a multiple of 16 bytes")
+        span = SWIZZLE_SPAN[sw]
+        if span and inner > span:
+            bad("box_dim[0]", box[0], f"{inner} bytes a row, more than the {span}-byte swizzle span")
+        if span and inner < span:
+            bad("box_dim[0]", box[0], f"{inner} bytes a row, narrower than the {span}-byte swizzle span",
+                unsupported=True)
+        return gaddr, esize, box, gdim, gstride, span
+
+    def _tma_load(self, lid, dst, tmap, coords, mbar):
+        """cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::complete_tx::bytes [dst],
+        [tmap, {coords}], [mbar]: read global memory now; queue the shared-memory writes on
+        the mbarrier's current phase."""
+        where = self._where(lid)
+        cta = self.cta
+        mb = self._mb_get(lid, mbar, "cp.async.bulk.tensor")
+        gaddr, esize, box, gdim, gstride, span = self._tma_map(lid, tmap, len(coords))
+        rank = len(box)
+        # box element k (dense order, innermost fastest) has box coordinates b[:, k]
+        b = np.indices(tuple(reversed(box)), dtype=np.int64).reshape(rank, -1)[::-1]
+        idx = b + np.array(coords, dtype=np.int64)[:, None]
+        inb = np.all((idx >= 0) & (idx < np.array(gdim, dtype=np.int64)[:, None]), axis=0)
+        n = idx.shape[1]
+        data = np.zeros((n, esize), np.uint8)
+        if inb.any():
+            off = idx[0] * esize
+            for d in range(1, rank):
+                off = off + idx[d] * gstride[d - 1]
+            src = gaddr + off[inb]
+            lo, hi = int(src.min()), int(src.max()) + esize
+            a = self._global_alloc(lo)
+            if a is None or hi > a[1] + a[2]:
+                bad = lo if a is None else a[1] + a[2]
+                raise MemoryFault(f"cp.async.bulk.tensor reads global bytes {lo:#x}..{hi - 1:#x}: byte {bad:#x} is "
+                                  f"{self._describe_addr('global', bad)} (global_address {gaddr:#x}, "
+                                  f"coordinates {tuple(coords)}), {where}")
+            G = np.asarray(self.gviews["B"])
+            data[inb] = G[(src - GLOBAL_BASE)[:, None] + np.arange(esize)]
+        # destination
+        if dst % 128:
+            raise PTXRuntimeError(f"cp.async.bulk.tensor destination {dst:#x} (shared offset {dst - SHARED_BASE}) "
+                                  f"is not 128-byte aligned, {where}")
+        start = dst + np.arange(n, dtype=np.int64) * esize
+        if span:
+            start ^= ((start >> 7) & (span // 16 - 1)) << 4
+        addrs = (start[:, None] + np.arange(esize)).ravel()
+        lo, hi = int(addrs.min()), int(addrs.max()) + 1
+        self._tma_check_dst(lid, dst, lo, hi)
+        for c in cta.bulk_inflight:
+            if lo < c.hi and c.lo < hi:
+                raise PTXRuntimeError(f"cp.async.bulk.tensor writes shared offsets {lo - SHARED_BASE}.."
+                                      f"{hi - 1 - SHARED_BASE}, which overlap a copy still in flight "
+                                      f"({self._where(c.lid)}), {where}")
+        self.tma_count += 1
+        cta.bulk_seq += 1
+        copy = BulkCopy(cta.bulk_seq, lid, lo, hi, addrs, data.ravel(), n * esize)
+        cta.bulk_inflight.append(copy)
+        self._mb_add_bulk(lid, mb, copy)
+
+    def _tma_check_dst(self, lid, dst, lo, hi):
+        off = dst - SHARED_BASE
+        for name, (pos, size) in self.shared_syms.items():
+            end = self.launch_shared if size is None else pos + size
+            if pos <= off < end:
+                if hi - SHARED_BASE > end:
+                    raise MemoryFault(f"cp.async.bulk.tensor box of {hi - lo} bytes at shared offset {off} "
+                                      f"reaches past the end of {name} (offsets {pos}..{end - 1}), "
+                                      f"{self._where(lid)}")
+                break
+        else:
+            raise MemoryFault(f"cp.async.bulk.tensor destination {dst:#x} (shared offset {off}) is in no shared "
+                              f"variable, {self._where(lid)}")
+        if self.uses_mbarrier:
+            mbw = self.ns["MBW"]
+            for a in range(lo & -8, hi, 8):
+                if a in mbw:
+                    raise PTXRuntimeError(f"cp.async.bulk.tensor writes shared offset {a - SHARED_BASE}, which "
+                                          f"holds a live mbarrier, {self._where(lid)}")
