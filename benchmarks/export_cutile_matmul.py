@@ -6,8 +6,10 @@ benchmarks/matmul_gpu.py --kernel/--tileiras-cubin compare the two compilers on
 a kernel annotated the way NVIDIA's front end annotates it.
 
 Run with the reference toolchain's python (shared/tools/reference-toolchain.sh):
-    $TILEIR_REF/bin/python benchmarks/export_cutile_matmul.py OUTDIR [BMxBNxBK ...]
-Writes OUTDIR/cutile_matmul_<tile>.{tilebc,mlir,sm_90.cubin}."""
+    $TILEIR_REF/bin/python benchmarks/export_cutile_matmul.py OUTDIR [[bf16:|fp8:]BMxBNxBK ...]
+Writes OUTDIR/cutile_matmul_[<type>_]<tile>.{tilebc,mlir,sm_90.cubin}: f16 by default,
+bf16 (bf16 out), or fp8 e4m3 with B given N x K and f16 out (examples/export_cutile.py's
+matmul_fp8_bt)."""
 import os
 import shutil
 import subprocess
@@ -18,21 +20,27 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 import cuda.tile as ct  # noqa: E402
 from cuda.tile.compilation import (ArrayConstraint, CallingConvention, KernelSignature,  # noqa: E402
                                    export_kernel)
-from export_cutile import matmul_f16  # noqa: E402  (the example kernel: examples/cutile/matmul_f16.mlir)
+from export_cutile import matmul_f16, matmul_fp8_bt  # noqa: E402  (the example kernels)
 
 
-def array2d():
-    return ArrayConstraint(dtype=ct.float16, ndim=2, index_dtype=ct.int32, stride_lower_bound_incl=0,
+def array2d(dtype=ct.float16):
+    return ArrayConstraint(dtype=dtype, ndim=2, index_dtype=ct.int32, stride_lower_bound_incl=0,
                            alias_groups=(), may_alias_internally=False, stride_constant=(None, 1),
                            shape_divisible_by=16, stride_divisible_by=(16, 1), base_addr_divisible_by=16)
 
 
-def export(tile, out):
-    name = f"cutile_matmul_{tile[0]}x{tile[1]}x{tile[2]}"
-    sig = KernelSignature([array2d()] * 3 + list(tile), calling_convention=CallingConvention.cutile_python_v1(),
-                          symbol="matmul_f16")
+# spec prefix -> (kernel, operand type, output type); fp8 takes B as N x K (torch._scaled_mm's layout)
+KINDS = {"": (matmul_f16, ct.float16, ct.float16), "bf16": (matmul_f16, ct.bfloat16, ct.bfloat16),
+         "fp8": (matmul_fp8_bt, ct.float8_e4m3fn, ct.float16)}
+
+
+def export(tile, out, kind=""):
+    kernel, dtype, out_t = KINDS[kind]
+    name = f"cutile_matmul_{kind + '_' if kind else ''}{tile[0]}x{tile[1]}x{tile[2]}"
+    sig = KernelSignature([array2d(dtype)] * 2 + [array2d(out_t)] + list(tile),
+                          calling_convention=CallingConvention.cutile_python_v1(), symbol="matmul_f16")
     bc = os.path.join(out, name + ".tilebc")
-    export_kernel(matmul_f16, [sig], bc, output_format="tileir_bytecode", bytecode_version="13.1", gpu_code="sm_90")
+    export_kernel(kernel, [sig], bc, output_format="tileir_bytecode", bytecode_version="13.1", gpu_code="sm_90")
     text = subprocess.run([shutil.which("tileirdisasm"), bc], capture_output=True, text=True, check=True).stdout
     with open(os.path.join(out, name + ".mlir"), "w") as fh:
         fh.write(text)
@@ -45,4 +53,5 @@ if __name__ == "__main__":
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     for spec in sys.argv[2:] or ["128x128x64"]:
-        export(tuple(int(v) for v in spec.split("x")), out)
+        kind, _, tile = spec.rpartition(":")
+        export(tuple(int(v) for v in tile.split("x")), out, kind)

@@ -28,7 +28,7 @@ if [ "$WHAT" = prep ]; then
     [ -f "$t" ] || continue
     # shellcheck disable=SC1090
     source "$t" >/dev/null && "${TILEIR_REF:-/tmp/tileir-ref}/bin/python" benchmarks/export_cutile_matmul.py \
-      .gpu-artifacts 128x128x64 128x256x64 || exit 1
+      .gpu-artifacts 128x128x64 128x256x64 bf16:128x128x64 fp8:128x128x128 || exit 1
     break
   done
   exit 0

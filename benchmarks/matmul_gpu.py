@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """f16 matmul on the GPU: tilec's PTX against torch.matmul (cuBLAS) and NVIDIA's tileiras.
 
+Other operand types with --kernel and --dtype (default: the kernel's): bf16 against
+torch.matmul, fp8 e4m3 (B given N x K, f16 out) against torch._scaled_mm.
+
 C = A @ B for row-major f16 A (M x K), B (K x N), C (M x N), by default
 M = N = K = 4096, with examples/cutile/matmul_f16.mlir: each tile block computes
 one 64x64 tile of C (f32 accumulation over 64x32 / 32x64 tiles of A and B), so
@@ -66,9 +69,43 @@ def tiled_kernel(text, tile):
     return re.sub(r"\b(64x32|32x64|64x64)(?=xf|\))", lambda m: subst[m.group(1)], text)
 
 
+# operand type -> (the kernel text's element type, the output's, B given N x K)
+DTYPES = {"f16": ("f16", "f16", False), "bf16": ("bf16", "bf16", False), "fp8": ("f8E4M3FN", "f16", True)}
+
+
+def _dtype_of(text):
+    """The operand type the kernel's first tensor view names (f16 when none matches)."""
+    m = re.search(r"tensor_view<[?x0-9]*x(\w+),", text)
+    return next((k for k, v in DTYPES.items() if m and v[0] == m.group(1)), "f16")
+
+
+def _operands(torch, dtype, M, N, K, dev_t):
+    """A, the B the kernel takes (K x N, or N x K for fp8), the output type, and
+    the f32 reference and |A| |B| scale of the check."""
+    if dtype == "fp8":
+        a = (torch.randn((M, K), device=dev_t) * 4).to(torch.float8_e4m3fn)
+        bt = torch.randn((N, K), device=dev_t).to(torch.float8_e4m3fn)
+        af, bf = a.float(), bt.float().t()
+        return a, bt, torch.float16, af @ bf, af.abs() @ bf.abs()
+    t = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
+    a = torch.randn((M, K), dtype=t, device=dev_t)
+    b = torch.randn((K, N), dtype=t, device=dev_t)
+    return a, b, t, a.float() @ b.float(), a.abs().float() @ b.abs().float()
+
+
+def _torch_peer(torch, dtype, a, b, c):
+    """torch's kernel for the same product: cuBLAS's matmul, or _scaled_mm for fp8."""
+    if dtype == "fp8":
+        one = torch.ones((), dtype=torch.float32, device=a.device)
+        return "torch._scaled_mm", lambda: c.copy_(torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one,
+                                                                    out_dtype=torch.float16))
+    return "torch.matmul", lambda: torch.matmul(a, b, out=c)
+
+
 def _check(torch, name, c, ref, scale):
+    rtol = RTOL if c.dtype != torch.bfloat16 else 4 * RTOL     # bf16 output: 8 bits of mantissa
     err = (c.float() - ref).abs()
-    bound = RTOL * scale + 1e-6
+    bound = rtol * scale + 1e-6
     bad = err > bound
     nbad = int(bad.sum().item())
     worst = float((err / bound).max().item())
@@ -79,7 +116,7 @@ def _check(torch, name, c, ref, scale):
         print(f"!!! {name}: RESULT MISMATCH: {nbad} of {c.numel()} elements off "
               f"(worst {worst:.3g}x the bound, max |err|/sum|a*b| {rel:.3g}); first: {sample}")
         return False
-    print(f"{name}: result ok (max |err| / sum|a*b| = {rel:.2e}, bound {RTOL:g})")
+    print(f"{name}: result ok (max |err| / sum|a*b| = {rel:.2e}, bound {rtol:g})")
     return True
 
 
@@ -101,6 +138,8 @@ def main(argv=None):
     ap.add_argument("--ptx", help="launch this PTX instead of compiling the kernel")
     ap.add_argument("--save-ptx", help="write the PTX tilec produced here")
     ap.add_argument("--require-gpu", action="store_true", help="exit 2 (not 0) when there is no GPU")
+    ap.add_argument("--dtype", choices=sorted(DTYPES), help="the operands' type (default: the kernel's); "
+                    "fp8 kernels take B as N x K (K-major, torch._scaled_mm's layout) and write f16")
     opts = ap.parse_args(argv)
     reps = max(opts.reps, 20)
     with open(opts.kernel) as fh:
@@ -139,31 +178,30 @@ def main(argv=None):
     dev = device_info()
     print(f"device: {dev['name']} (sm_{dev['cc'][0]}{dev['cc'][1]}, {dev['sms']} SMs), "
           f"torch {torch.__version__}")
-    print(f"matmul f16 {M}x{N}x{K}, f32 accumulation; {os.path.relpath(opts.kernel, ROOT)}"
+    dtype = opts.dtype or _dtype_of(text)
+    print(f"matmul {dtype} {M}x{N}x{K}, f32 accumulation; {os.path.relpath(opts.kernel, ROOT)}"
           f"{' with tiles ' + opts.tile if opts.tile else ''}: {tm}x{tn} output tiles, "
           f"grid {grid}; median of {reps} timed runs after {opts.warmup} warm-up runs")
 
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.manual_seed(0)
     dev_t = torch.device("cuda")
-    a = torch.randn((M, K), dtype=torch.float16, device=dev_t)
-    b = torch.randn((K, N), dtype=torch.float16, device=dev_t)
-    ref = torch.matmul(a.float(), b.float())
-    scale = torch.matmul(a.abs().float(), b.abs().float())
+    a, b, out_t, ref, scale = _operands(torch, dtype, M, N, K, dev_t)
     stream = torch.cuda.current_stream().cuda_stream
 
     def args_for(c):
         # cuTile's convention per array: pointer, shape (2), strides in elements (2)
-        return [a.data_ptr(), M, K, K, 1, b.data_ptr(), K, N, N, 1, c.data_ptr(), M, N, N, 1]
+        rows, cols = b.shape
+        return [a.data_ptr(), M, K, K, 1, b.data_ptr(), rows, cols, cols, 1, c.data_ptr(), M, N, N, 1]
 
     types = entry_arg_types(text)
     results, ok = {}, True
 
     # ---- torch ----
-    c_torch = torch.empty((M, N), dtype=torch.float16, device=dev_t)
-    results["torch"] = median_ms(time_ms(lambda: torch.matmul(a, b, out=c_torch), reps=reps,
-                                         warmup=opts.warmup, stream=stream))
-    ok &= _check(torch, "torch.matmul", c_torch, ref, scale)
+    c_torch = torch.empty((M, N), dtype=out_t, device=dev_t)
+    peer, run_peer = _torch_peer(torch, dtype, a, b, c_torch)
+    results["torch"] = median_ms(time_ms(run_peer, reps=reps, warmup=opts.warmup, stream=stream))
+    ok &= _check(torch, peer, c_torch, ref, scale)
 
     # ---- tilec ----
     tilec_failed = False
@@ -185,7 +223,7 @@ def main(argv=None):
         kernel = load_ptx(ptx).kernel(entry)
         print(f"tilec: block {kernel.block}, {kernel.attribute('NUM_REGS')} registers/thread, "
               f"{kernel.attribute('SHARED_SIZE_BYTES')} B static shared memory")
-        c_tilec = torch.zeros((M, N), dtype=torch.float16, device=dev_t)
+        c_tilec = torch.zeros((M, N), dtype=out_t, device=dev_t)
         checked = []
         results["tilec"] = run_once_then_time(kernel, grid, args_for(c_tilec), types, stream, reps, opts.warmup,
                                               lambda: checked.append(_check(torch, "tilec", c_tilec, ref, scale)))
@@ -196,7 +234,7 @@ def main(argv=None):
 
     # ---- tileiras ----
     ms, good = time_tileiras(opts.tileiras_cubin, entry, types, grid, stream, reps, opts.warmup,
-                             lambda: torch.zeros((M, N), dtype=torch.float16, device=dev_t), args_for,
+                             lambda: torch.zeros((M, N), dtype=out_t, device=dev_t), args_for,
                              lambda c: _check(torch, "tileiras", c, ref, scale))
     ok &= good
     if ms is not None:

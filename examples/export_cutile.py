@@ -105,7 +105,7 @@ def matmul_f16(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Const
         ta = ct.load(a, index=(bm, k), shape=(TM, TK), padding_mode=ct.PaddingMode.ZERO)
         tb = ct.load(b, index=(k, bn), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO)
         acc = ct.mma(ta, tb, acc)
-    ct.store(c, index=(bm, bn), tile=ct.astype(acc, ct.float16))
+    ct.store(c, index=(bm, bn), tile=ct.astype(acc, c.dtype))     # f16 here; bf16 in the benchmark's bf16 export
 
 
 # ---------------------------------------------------------------------------
