@@ -1,0 +1,146 @@
+"""The sm_90a GEMM mainloop's rules (docs/decisions.md, "The Hopper GEMM mainloop"):
+
+- TMA only where the IR proves the alignment a tensor map needs (divisibility.py);
+- setmaxnreg only where every slot a producer fills comes by TMA, with a `.maxnreg`
+  so ptxas honours it, and the counts covering each other;
+- a wgmma group kept in flight only for an accumulator that never leaves its
+  registers, with two stages or more; the slots it reads released one
+  iteration late;
+- ptxas takes all of it without spills and without serializing the wgmma.
+Results are checked by the simulator elsewhere (tests/test_ptx_sim.py runs the
+examples; tests/test_ptxsim_tma.py the tensor-map model)."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from tilec.codegen.ptx import compile_text
+from tilec.dialects.cuda_tile.divisibility import ZERO, known_divisor, tensor_view_parts, tma_aligned
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ALIGNED = os.path.join(ROOT, "examples", "cutile", "matmul_f16_aligned.mlir")
+UNALIGNED = os.path.join(ROOT, "examples", "cutile", "matmul_f16.mlir")
+FP8 = os.path.join(ROOT, "examples", "cutile", "matmul_fp8_bt_aligned.mlir")
+
+
+def text(path):
+    with open(path) as fh:
+        return fh.read()
+
+
+def ptx(path_or_text, **kw):
+    src = text(path_or_text) if os.path.exists(path_or_text) else path_or_text
+    return compile_text(src, arch="sm_90a", **kw)
+
+
+def tensor_views(src):
+    from tilec.frontend import parse_and_verify
+    from tilec.ir.diagnostics import DiagnosticEngine
+    ops = parse_and_verify(src, "input", DiagnosticEngine())
+    return [op.results[0] for top in ops for op in top.walk() if op.name == "cuda_tile.make_tensor_view"]
+
+
+def test_divisibility_reads_cutiles_assumptions():
+    aligned = tensor_views(text(ALIGNED))
+    assert len(aligned) == 3 and all(tma_aligned(tv, 16) for tv in aligned)
+    base, shape, strides = tensor_view_parts(aligned[0])
+    assert known_divisor(base) == 16 and known_divisor(strides[0]) == 16 and strides[1] == 1
+    # the unaligned specialization: base 16-byte aligned, strides unknown
+    plain = tensor_views(text(UNALIGNED))
+    assert all(known_divisor(tensor_view_parts(tv)[0]) == 16 for tv in plain)
+    assert not any(tma_aligned(tv, 16) for tv in plain)
+
+
+def test_divisibility_through_arithmetic():
+    src = """cuda_tile.module @m {
+  entry @k(%p: tile<ptr<f16>>, %n: tile<i32>) {
+    %a = assume div_by<4>, %n : tile<i32>
+    %c8 = constant <i32: 8> : tile<i32>
+    %c0 = constant <i32: 0> : tile<i32>
+    %m = muli %a, %c8 : tile<i32>
+    %s = addi %m, %c8 : tile<i32>
+    %q = assume div_by<16>, %p : tile<ptr<f16>>
+    %tv = make_tensor_view %q, shape = [%n, %n], strides = [%s, 1] : tile<i32> -> tensor_view<?x?xf16, strides=[?,1]>
+    %tw = make_tensor_view %q, shape = [%n, %n], strides = [%m, 1] : tile<i32> -> tensor_view<?x?xf16, strides=[?,1]>
+    return
+  }
+}
+"""
+    tv, tw = tensor_views(src)
+    s = tensor_view_parts(tv)[2][0]
+    m = tensor_view_parts(tw)[2][0]
+    assert known_divisor(m) == 32 and known_divisor(s) == 8          # 4*8, gcd(32, 8)
+    assert tma_aligned(tw, 16) and tma_aligned(tv, 16)               # 8 f16 = 16 bytes
+    assert not tma_aligned(tv, 8)                                    # 8 u8 = 8 bytes
+    from tilec.dialects.cuda_tile.divisibility import _pow2
+    assert _pow2(0) == ZERO and _pow2(24) == 8
+
+
+def test_aligned_matmul_loads_by_tma_and_rebalances_registers():
+    out = ptx(ALIGNED)
+    assert out.count("cp.async.bulk.tensor.2d") == 3              # A one box, B two panels
+    assert "cp.async.cg" not in out
+    assert re.search(r"\.maxnreg 144\b", out)
+    decs = re.findall(r"setmaxnreg\.dec\.sync\.aligned\.u32 \t(\d+)", out)
+    incs = re.findall(r"setmaxnreg\.inc\.sync\.aligned\.u32 \t(\d+)", out)
+    assert decs == ["40", "144"] and incs == ["144", "240"]
+    # what the producer gives back (4 warps x 104) covers what the consumer takes (4 warps x 96)
+    assert 128 * (144 - 40) >= 128 * (240 - 144)
+    assert "wgmma.wait_group.sync.aligned \t1" in out
+
+
+def test_unaligned_matmul_keeps_cp_async_without_setmaxnreg():
+    out = ptx(UNALIGNED)
+    assert "cp.async.bulk.tensor" not in out and "tensormap" not in out and "__tilec_tmap" not in out
+    assert "setmaxnreg" not in out and ".maxnreg" not in out
+    assert "cp.async.cg.shared.global" in out
+    assert "wgmma.wait_group.sync.aligned \t1" in out     # in flight all the same
+
+
+def test_one_stage_keeps_the_group_waited_for():
+    out = ptx(ALIGNED, num_stages=1)
+    assert "wgmma.wait_group.sync.aligned \t1" not in out
+    assert "wgmma.wait_group.sync.aligned \t0" in out
+
+
+def test_rescaled_accumulators_wait_every_iteration():
+    """Attention rescales its accumulator each key tile: it leaves the wgmma's
+    registers, so the group cannot stay in flight."""
+    out = ptx(os.path.join(ROOT, "examples", "cutile", "attention_m128_f16.mlir"))
+    assert "wgmma.mma_async" in out and "wgmma.wait_group.sync.aligned \t1" not in out
+
+
+def test_no_tma_when_a_nested_return_could_skip_the_release():
+    src = text(ALIGNED)
+    body_end = src.rindex("    return\n")
+    # an early exit for blocks past the array: taken before the slot is given back
+    early = ("    %early_c0 = constant <i32: 0> : tile<i32>\n"
+             "    %early_p = cmpi less_than %blockId_x, %early_c0, signed : tile<i32> -> tile<i1>\n"
+             "    if %early_p {\n      return\n    }\n")
+    first = src.index("    %pview = make_partition_view")
+    out = ptx(src[:first] + early + src[first:body_end] + src[body_end:])
+    assert "cp.async.bulk.tensor" not in out and "setmaxnreg" not in out
+
+
+def test_fp8_runs_on_wgmma_k_major():
+    out = ptx(FP8)
+    assert out.count("wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3") == 8
+    assert re.search(r"e4m3\.e4m3 \t\{[^}]*\}, %rd\d+, %rd\d+, 1, 1, 1;", out)   # no transpose immediates
+    assert out.count("cp.async.bulk.tensor.2d") == 2
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not on PATH")
+@pytest.mark.parametrize("path", [ALIGNED, FP8, os.path.join(ROOT, "examples", "cutile", "bmm_tt_f16_aligned.mlir")])
+def test_ptxas_takes_the_mainloop_without_spills_or_serialization(path, tmp_path):
+    p = tmp_path / "k.ptx"
+    p.write_text(ptx(path))
+    r = subprocess.run(["ptxas", "-arch=sm_90a", "-v", str(p), "-o", str(tmp_path / "k.cubin")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert " 0 bytes spill stores" in r.stderr
+    assert "C7508" not in r.stderr          # setmaxnreg ignored
+    assert "C7514" not in r.stderr and "C7511" not in r.stderr and "C7520" not in r.stderr   # wgmma serialized
