@@ -87,6 +87,12 @@ def _issue_tma(em, op, desc, dest, base):
         return False
     kb = em.kb
     lead = em.leader()
+    fenced = em.group.owners.setdefault("tensormaps_acquired", set())
+    if m.addr not in fenced:
+        # the issuing thread acquires the map the building warp released (once per group)
+        fenced.add(m.addr)
+        with em._prologue():
+            kb.emit(f"@{lead} fence.proxy.tensormap::generic.acquire.gpu \t[{m.addr}], 128")
     nbytes = byte_size(dest.etype)
     for d in dest.shape:
         nbytes *= d
