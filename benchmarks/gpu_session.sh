@@ -16,8 +16,10 @@ mkdir -p "$OUTDIR"
 WHAT=${1:-all}
 TILES=${TILES:-64x64x32 128x64x64 128x128x32 128x128x64 128x256x64 256x128x64}
 if [ "$WHAT" = prep ]; then
-  bash benchmarks/make_tileiras_cubin.sh .gpu-artifacts/attention_m128_f16.sm_90.cubin \
-    examples/cutile/attention_m128_f16.mlir | grep kernels || exit 1
+  for k in attention_m128_f16 attention_m128_f16_aligned; do
+    bash benchmarks/make_tileiras_cubin.sh ".gpu-artifacts/$k.sm_90.cubin" "examples/cutile/$k.mlir" \
+      | grep kernels || exit 1
+  done
   for t in $TILES; do
     python3 benchmarks/matmul_gpu.py --tile "$t" --write-kernel ".gpu-artifacts/matmul_$t.mlir" || exit 1
     bash benchmarks/make_tileiras_cubin.sh ".gpu-artifacts/matmul_$t.sm_90.cubin" ".gpu-artifacts/matmul_$t.mlir" \
@@ -60,14 +62,17 @@ if [ "$WHAT" = all ] || [ "$WHAT" = bench ]; then
 fi
 
 if [ "$WHAT" = all ] || [ "$WHAT" = bench ] || [ "$WHAT" = attention ]; then
-  CUBIN=.gpu-artifacts/attention_m128_f16.sm_90.cubin
-  PEER=(); [ -f "$CUBIN" ] && PEER=(--tileiras-cubin "$CUBIN")
-  for variant in "--arch sm_90a" "--arch sm_90a --no-wgmma" "--arch sm_80"; do
-    tag=$(echo "$variant" | tr -c 'a-z0-9\n' '_' | tr -s _)
-    echo "=== attention_gpu.py $variant"
-    # shellcheck disable=SC2086
-    python3 benchmarks/attention_gpu.py --require-gpu $variant "${PEER[@]}" --save-ptx "$OUTDIR/attention$tag.ptx" \
-      2>&1 | tee "$OUTDIR/attention$tag.log" | tail -10
+  # the example as cuTile specializes it for any tensors, then for 16-aligned ones (TMA)
+  for k in attention_m128_f16 attention_m128_f16_aligned; do
+    CUBIN=.gpu-artifacts/$k.sm_90.cubin
+    PEER=(); [ -f "$CUBIN" ] && PEER=(--tileiras-cubin "$CUBIN")
+    for variant in "--arch sm_90a" "--arch sm_90a --no-wgmma" "--arch sm_80"; do
+      tag=$(echo "$k $variant" | tr -c 'a-z0-9\n' '_' | tr -s _)
+      echo "=== attention_gpu.py $k $variant"
+      # shellcheck disable=SC2086
+      python3 benchmarks/attention_gpu.py --require-gpu --kernel "examples/cutile/$k.mlir" $variant "${PEER[@]}" \
+        --save-ptx "$OUTDIR/attention$tag.ptx" 2>&1 | tee "$OUTDIR/attention$tag.log" | tail -10
+    done
   done
 fi
 

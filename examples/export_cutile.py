@@ -580,12 +580,13 @@ def matmul_fp8_bt(a, bt, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.C
 
 def aligned(dtype, ndim):
     """An array parameter as cuTile specializes it for torch tensors whose
-    shapes and strides divide by 16 and whose base is 16-byte aligned: the
-    `assume div_by<16>` facts that let sm_90a load it with TMA."""
+    strides (and last two extents) divide by 16 and whose base is 16-byte
+    aligned: the `assume div_by<16>` facts that let sm_90a load it with TMA."""
     from cuda.tile.compilation import ArrayConstraint
     return ArrayConstraint(dtype=dtype, ndim=ndim, index_dtype=ct.int32, stride_lower_bound_incl=0,
                            alias_groups=(), may_alias_internally=False,
-                           stride_constant=(None,) * (ndim - 1) + (1,), shape_divisible_by=16,
+                           stride_constant=(None,) * (ndim - 1) + (1,),
+                           shape_divisible_by=(1,) * (ndim - 2) + (16, 16),    # batch extents: any
                            stride_divisible_by=(16,) * (ndim - 1) + (1,), base_addr_divisible_by=16)
 
 
@@ -640,6 +641,7 @@ def kernels():
         # the 16-aligned specializations: TMA loads from tensor maps built on the device
         "matmul_f16_aligned": (matmul_f16, [aligned(f16, 2)] * 3 + [128, 128, 64]),
         "bmm_tt_f16_aligned": (matmul_tt_f16, [aligned(f16, 3)] * 3 + [64, 64, 64]),
+        "attention_m128_f16_aligned": (flash_attention_f16, [aligned(f16, 3)] * 4 + [scalar(f32), 128, 64, 64]),
         "matmul_fp8_bt_aligned": (matmul_fp8_bt, [aligned(ct.float8_e4m3fn, 2)] * 2 + [aligned(f16, 2), 128, 128, 128]),
         "persistent_bmm_f16": (persistent_bmm_f16, [array(f16, 3)] * 3 + [scalar(i32), 80, 64, 48, 32, 32, 16, 2, True]),
     }

@@ -194,8 +194,8 @@ def _matmul_f16_aligned(rng):
 
 
 def _bmm_tt_aligned(rng):
-    # every extent divisible by 16 (the batch too, as the kernel assumes); K = 1.5 tiles
-    q, m, n, k = 16, 64, 128, 96
+    # the last two extents divisible by 16, as the kernel assumes; K = 1.5 tiles
+    q, m, n, k = 2, 64, 128, 96
     a = rng.standard_normal((q, k, m)).astype(np.float16)     # A^T: K x M
     b = rng.standard_normal((q, n, k)).astype(np.float16)     # B^T: N x K
     c = np.zeros((q, m, n), np.float16)
@@ -559,6 +559,7 @@ CASES = [
     Case("cutile_attention_m128_f16", "cutile/attention_m128_f16.mlir", _attention_m128),
     Case("cutile_matmul_tt_f16", "cutile/matmul_tt_f16.mlir", _matmul_tt),
     Case("cutile_matmul_f16_aligned", "cutile/matmul_f16_aligned.mlir", _matmul_f16_aligned),
+    Case("cutile_attention_m128_f16_aligned", "cutile/attention_m128_f16_aligned.mlir", _attention_m128),
     Case("cutile_bmm_tt_f16_aligned", "cutile/bmm_tt_f16_aligned.mlir", _bmm_tt_aligned),
     Case("cutile_gather_reverse_f32", "cutile/gather_reverse_f32.mlir", _gather_reverse),
     Case("cutile_grid_stride_i32", "cutile/grid_stride_i32.mlir", _grid_stride),
