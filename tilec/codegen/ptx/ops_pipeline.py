@@ -23,10 +23,11 @@ AGENT_SWITCH = "nv_tileas.async.pipeline.agent_switch"
 
 
 class Pipe:
-    def __init__(self, view, stages, slot_bytes, full=None, empty=None, swizzle=None):
+    def __init__(self, view, stages, slot_bytes, full=None, empty=None, swizzle=None, tma=False):
         self.view, self.stages, self.slot_bytes = view, stages, slot_bytes
         self.full, self.empty = full, empty   # shared symbols of the mbarrier arrays (agent mode)
         self.swizzle = swizzle                # Swizzle of every slot, or None (row-major)
+        self.tma = tma                        # slots filled by TMA: `full` counts the one issuing thread
 
     @property
     def agents(self) -> bool:
@@ -93,8 +94,9 @@ def _create_pipeline(em, op):
     slot_bytes = slot_elems * byte_size(view.etype)
     producers = [_agent_threads(u) for u in op.results[0].users if u.name.endswith("produce_one")]
     consumers = [_agent_threads(u) for u in op.results[1].users if u.name.endswith("consume_one")]
+    tma = _filled_by_tma(em, op, swizzle, view.shape[1:])
     if any(producers) or any(consumers):
-        p_threads = next((t for t in producers if t), em.group.threads)
+        p_threads = 1 if tma else next((t for t in producers if t), em.group.threads)
         c_threads = next((t for t in consumers if t), em.group.threads)
         full = kb.shared_buffer(8 * stages, 8, "full")
         empty = kb.shared_buffer(8 * stages, 8, "empty")
@@ -105,22 +107,31 @@ def _create_pipeline(em, op):
         if em.target.hopper:
             kb.emit("fence.mbarrier_init.release.cluster")
         em.sync()
-        pipe = Pipe(view, stages, slot_bytes, full, empty, swizzle)
+        pipe = Pipe(view, stages, slot_bytes, full, empty, swizzle, tma)
     elif all(_async_load_of(u.regions[0].blocks[0]) is not None
              for u in op.results[0].users if u.name.endswith("produce_one")):
         # one group, slots filled by cp.async: a `full` mbarrier per slot tracks the copies
         full = kb.shared_buffer(8 * stages, 8, "full")
         lead = em.leader()
         for i in range(stages):
-            kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{full}+{8 * i}], {em.group.threads}")
+            kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{full}+{8 * i}], {1 if tma else em.group.threads}")
         if em.target.hopper:
             kb.emit("fence.mbarrier_init.release.cluster")
         em.sync()
-        pipe = Pipe(view, stages, slot_bytes, full, swizzle=swizzle)
+        pipe = Pipe(view, stages, slot_bytes, full, swizzle=swizzle, tma=tma)
     else:
         pipe = Pipe(view, stages, slot_bytes, swizzle=swizzle)
     em.bind(op.results[0], pipe)
     em.bind(op.results[1], pipe)
+
+
+def _filled_by_tma(em, op, swizzle, shape) -> bool:
+    """Whether every produce_one of pipeline `op` fills its slot by one real
+    TMA load (ops_tma.tma_fills, read off the IR)."""
+    from .ops_tma import tma_fills
+    produces = [u for u in op.results[0].users if u.name.endswith("produce_one")]
+    return bool(produces) and all(tma_fills(em.target, _async_load_of(p.regions[0].blocks[0]), swizzle, shape)
+                                  for p in produces)
 
 
 @handles("nv_tileas.async.pipeline.create_iterator")
@@ -226,7 +237,10 @@ def _produce_one(em, op):
             if isinstance(v, Tile) and v.home != slot:
                 from ...dialects.nv_tileas.layouts import linear_offsets
                 em.store_shared(em.regs_of(v), slot, linear_offsets(shape))
-        if pipe.full is not None:
+        if pipe.tma:
+            if not isinstance(em.async_issued, tuple):
+                em.fail("expected its slot filled by a TMA copy")    # tma_fills and the copy disagree
+        elif pipe.full is not None:
             _arrive_full(em, _barrier(em, pipe.full, it), em.async_issued)
     _region(em, op, block, on_yield)
     em.async_targets.pop(load, None)
@@ -260,13 +274,9 @@ def _arrive_full(em, addr, issued):
     """The producer thread's arrival on a slot's `full` barrier: through
     cp.async.mbarrier.arrive (counted when its copies land) where it issued
     cp.async copies (`issued`: True, or the predicate of that path), a plain
-    arrive (after its shared stores) otherwise. After TMA copies (`issued`:
-    ("tma", lead)), the lead thread has arrived with the copies' byte count."""
+    arrive (after its shared stores) otherwise. (A slot filled by TMA needs
+    none: its one issuing thread arrived with the copies' byte count.)"""
     kb = em.kb
-    if isinstance(issued, tuple):      # ("tma", lead): the lead arrived with its expect_tx
-        st = kb.reg(B64)
-        kb.emit(f"@!{issued[1]} mbarrier.arrive.shared.b64 \t{st}, [{addr}]")
-        return
     if issued is True:
         kb.emit(f"cp.async.mbarrier.arrive.noinc.shared.b64 \t[{addr}]")
         return
@@ -544,19 +554,8 @@ def _register_split(em, op, warps):
 def tma_producer(em, region) -> bool:
     """Whether every pipeline slot agent `region` fills, it fills by TMA (so
     its threads need few registers: setmaxnreg)."""
-    from .ops_tma import TmaDesc, serves
     produces = [o for b in region.blocks for x in b.ops for o in x.walk() if o.name.endswith("produce_one")]
-    if not produces:
-        return False
-    for p in produces:
-        pipe = em.get(p.operands[0])
-        load = _async_load_of(p.regions[0].blocks[0]) if getattr(pipe, "full", None) is not None else None
-        if load is None or load.name != "nv_tileas.async.tiled_tma_load":
-            return False
-        desc = em.get(load.desc)
-        if not isinstance(desc, TmaDesc) or not serves(desc.tmap, pipe.swizzle, pipe.view.shape[1:]):
-            return False
-    return True
+    return bool(produces) and all(getattr(em.get(p.operands[0]), "tma", False) for p in produces)
 
 
 def _produces(region):

@@ -42,22 +42,45 @@ def _box(op):
     return tuple(out)
 
 
-def _device_map(em, op, tv):
-    """A TensorMap for descriptor `op` when real TMA serves it, else None."""
+def device_map_mode(target, op):
+    """The swizzle mode ("none", "32B", ...) of the tensor map descriptor `op`
+    becomes on the device, or None when no real TMA serves it (another
+    target, a box TMA cannot copy, alignment the IR does not prove, a kernel
+    that may return early, a descriptor inside control flow)."""
     from ...dialects.cuda_tile.divisibility import returns_early, tma_aligned
     from ...dialects.nv_tileas.types import element_width
-    from .tensormap import SWIZZLE_CODE, build_map
+    from .tensormap import SWIZZLE_CODE
     box = _box(op)
-    if (not em.target.hopper or box is None or not 1 <= len(box) <= 5 or max(box) > 256
+    if (not target.hopper or box is None or not 1 <= len(box) <= 5 or max(box) > 256
             or op.parent_op is None or op.parent_op.name != "cuda_tile.entry"):
         return None
-    if not tma_aligned(_tensor_view_value(op), element_width(tv.etype) or 0) or returns_early(op):
+    width = element_width(op.operands[0].type.element_type) or 0
+    if not tma_aligned(_tensor_view_value(op), width) or returns_early(op):
         return None
     swz = op.attributes.get("swizzle_mode")
     mode = swz.value if swz is not None else "none"
-    if mode not in SWIZZLE_CODE:
-        return None
-    return build_map(em, tv, box, mode)
+    return mode if mode in SWIZZLE_CODE else None
+
+
+def tma_fills(target, load, swizzle, shape) -> bool:
+    """Whether pipeline-slot load `load` (a tiled TMA load) is a real TMA copy
+    into slots of `shape` stored with `swizzle` (a Swizzle or None): read off
+    the IR, so the pipeline's barriers can be set up for it before the
+    descriptor is emitted."""
+    if load is None or load.name != "nv_tileas.async.tiled_tma_load":
+        return False
+    desc = getattr(load.desc, "op", None)
+    if desc is None or desc.name != "nv_tileas.make_tiled_tma_desc":
+        return False
+    mode = device_map_mode(target, desc)
+    return mode is not None and mode == _swizzle_name(swizzle) and _box(desc) == tuple(shape)
+
+
+def _device_map(em, op, tv):
+    """A TensorMap for descriptor `op` when real TMA serves it, else None."""
+    from .tensormap import build_map
+    mode = device_map_mode(em.target, op)
+    return build_map(em, tv, _box(op), mode) if mode is not None else None
 
 
 @handles("nv_tileas.make_tiled_tma_desc")
