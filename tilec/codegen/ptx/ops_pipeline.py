@@ -5,7 +5,8 @@ A pipeline is `numStages` slots of its stage buffer in shared memory. When its
 producer and consumer run in different agents (warp specialization), each
 slot has a `full` and an `empty` mbarrier: the producer waits for `empty`
 (parity phase^1), fills the slot and arrives on `full`; the consumer waits
-for `full` (parity phase), computes and arrives on `empty`. When one group
+for `full` (parity phase), computes and arrives on `empty` (lane 0 of each
+consumer warp, after the warp's lanes are done: `empty` counts warps). When one group
 runs both sides in program order, group barriers order the slot accesses.
 """
 from __future__ import annotations
@@ -103,7 +104,7 @@ def _create_pipeline(em, op):
         lead = em.leader()
         for i in range(stages):
             kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{full}+{8 * i}], {p_threads}")
-            kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{empty}+{8 * i}], {c_threads}")
+            kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{empty}+{8 * i}], {c_threads // 32}")
         if em.target.hopper:
             kb.emit("fence.mbarrier_init.release.cluster")
         em.sync()
@@ -211,6 +212,28 @@ def wait_parity(em, addr, parity):
 def arrive(em, addr):
     st = em.kb.reg(B64)
     em.kb.emit(f"mbarrier.arrive.shared.b64 \t{st}, [{addr}]")
+
+
+def lane0(em) -> str:
+    """A predicate true in lane 0 of each warp of the group."""
+    g = em.group
+    got = g.owners.get("lane0")
+    if got is None:
+        kb = em.kb
+        got, t = kb.reg(PRED), kb.reg(B32)
+        with em._prologue():
+            kb.emit(f"and.b32 \t{t}, {g.tid}, 31")
+            kb.emit(f"setp.eq.u32 \t{got}, {t}, 0")
+        g.owners["lane0"] = got
+    return got
+
+
+def release_slot(em, addr):
+    """A consumer warp is done with a slot: its lanes' reads are ordered before
+    lane 0's arrival on the slot's `empty` barrier (which counts warps)."""
+    em.kb.emit("bar.warp.sync \t-1")
+    st = em.kb.reg(B64)
+    em.kb.emit(f"@{lane0(em)} mbarrier.arrive.shared.b64 \t{st}, [{addr}]")
 
 
 @handles("nv_tileas.async.pipeline.produce_one")
@@ -350,9 +373,9 @@ def _consumer_release(em, op):
         from .wgmma_inflight import deferred_release
         addr = _barrier(em, held.pipe.empty, held.it)
         if not deferred_release(em, op, held, addr):
-            arrive(em, addr)
+            release_slot(em, addr)
     elif held.pipe.agents:
-        arrive(em, _barrier(em, held.pipe.empty, held.it))
+        release_slot(em, _barrier(em, held.pipe.empty, held.it))
     else:
         em.sync()
     em.bind(op.results[0], held.pipe)

@@ -119,10 +119,14 @@ class InFlight:
                 kb.emit(f"setp.ne.u32 \t{has}, 0, 0")
 
     def release_previous(self, em):
-        """After `wait_group 1`: the previous iteration's slots are free."""
+        """After `wait_group 1` (which converges each warp): the previous
+        iteration's slots are free; lane 0 of each warp arrives."""
+        from .ops_pipeline import lane0
+        kb = em.kb
         for has, addr in self.consumes.values():
-            st = em.kb.reg(B64)
-            em.kb.emit(f"@{has} mbarrier.arrive.shared.b64 \t{st}, [{addr}]")
+            go, st = kb.reg(PRED), kb.reg(B64)
+            kb.emit(f"and.pred \t{go}, {has}, {lane0(em)}")
+            kb.emit(f"@{go} mbarrier.arrive.shared.b64 \t{st}, [{addr}]")
 
     def drain(self, em):
         """After the loop: every group done, the last slots released."""
