@@ -57,8 +57,11 @@ Model
   16-byte alignment and bounds; its reads are not race-checked); shfl.sync.{bfly,up,
   down,idx}.b32 likewise (every lane of the warp in membermask); wgmma.fence /
   mma_async / commit_group / wait_group (sm_90a; m64nNk16 f32 += f16/bf16, B from
-  a shared-memory descriptor, A from one or from four registers) are
-  warpgroup-collective and complete at wait_group (wgmma.py); call.uni to
+  a shared-memory descriptor, A from one or from four registers; m64nNk32 f32 +=
+  e4m3/e5m2, the two types may differ, both operands from K-major descriptors, a
+  32-byte K step laid out as the 16-bit k16 one in bytes, fp8 decoded exactly from
+  its bit fields) are warpgroup-collective and complete at wait_group (wgmma.py);
+  fp8 with A in registers is unsupported (decode time); call.uni to
   vprintf prints (SimResult.printed, and `stdout` if given) and to
   __assertfail raises; .local memory is per thread, cvta.local maps it into
   the generic space.
@@ -73,6 +76,18 @@ Model
   operation on that mbarrier comes first): the latest a GPU may complete them,
   so a read that does not wait on the mbarrier sees the 0xFF fill. A CTA that
   ends with a TMA copy in flight is an error.
+* copy_timing="eager" (default "late", as above) lands every cp.async and
+  cp.async.bulk.tensor in shared memory when it is issued, the earliest a GPU
+  may; the mbarrier accounting (arrivals, transaction bytes, when a phase
+  completes) is unchanged. Threads an mbarrier phase releases run next, ahead
+  of those already queued (the releasing thread runs on until it blocks), so a
+  producer that a consumer's release frees refills the slot as early as the
+  schedule allows, while the consumer warpgroup waits at its wgmma collectives. A
+  copy landing on shared bytes that a wgmma.mma_async in flight (issued, not
+  yet retired by a wait_group) reads is reported, naming both PTX lines. This
+  catches a slot released too early (its release not deferred past the
+  wait_group that retires the wgmma reading it), which late landing hides; late
+  landing catches a read that does not wait, which eager landing may hide.
 * Tensor maps are built on the device: tensormap.replace.tile.<field> writes
   one field of a 128-byte map in shared or global memory (the simulator's own
   encoding, in which a zero-filled map has every field unset),
@@ -131,7 +146,7 @@ def load(ptx_text):
 
 
 def run_ptx(ptx_text, kernel_name, grid, args, block=None, *, shared_bytes=None, max_steps=MAX_BLOCK_STEPS,
-            stdout=None, thread_order="alternate", check_races=False):
+            stdout=None, thread_order="alternate", check_races=False, copy_timing="late"):
     """Run `.entry kernel_name` of `ptx_text` for `grid` CTAs of `block` threads
     (default: its `.reqntid`). Pointer arguments (NumPy arrays, (array, element
     offset) pairs) are modified in place. `shared_bytes`: dynamic shared memory
@@ -142,6 +157,8 @@ def run_ptx(ptx_text, kernel_name, grid, args, block=None, *, shared_bytes=None,
     `check_races`: raise DataRace for unsynchronized shared-memory accesses (only
     for kernels synchronized by CTA-wide bar.sync alone; SimResult.stats
     ["race_checked"] says whether the check ran).
+    `copy_timing`: "late" (asynchronous copies land as late as possible) or
+    "eager" (at issue; see the module docstring).
     Returns a SimResult with the final contents of the module's globals."""
     return load(ptx_text).kernel(kernel_name).launch(grid, args, block, shared_bytes, max_steps, stdout,
-                                                     thread_order, check_races)
+                                                     thread_order, check_races, copy_timing)

@@ -17,7 +17,7 @@ from .tma import TM_FIELDS, field_value_bits
 BAR, BAR_ARRIVE, BAR_RED, MBWAIT, MMA, LDMATRIX, SHFL = ("bar", "bar.arrive", "bar.red", "mbwait", "mma", "ldmatrix",
                                                          "shfl")
 WSYNC, ELECT, TMCP = "bar.warp.sync", "elect.sync", "tensormap.cp_fenceproxy"   # warp-collective too
-from .wgmma import WG_COMMIT, WG_WAIT, WGMMA  # noqa: E402  (warpgroup-collective wait kinds)
+from .wgmma import FP8_TYPES, WG_COMMIT, WG_WAIT, WGMMA  # noqa: E402  (warpgroup-collective wait kinds)
 
 
 class WaitOp:
@@ -1629,13 +1629,20 @@ class KernelCodegen:
         if what != "mma_async":
             self._fail(None)
         rest = mods[3:]
-        m = re.fullmatch(r"m64n(\d+)k16", rest[0]) if rest else None
-        if not m or len(rest) != 4 or rest[1] != "f32" or rest[2] != rest[3] or rest[2] not in ("f16", "bf16"):
-            self._fail("wgmma.mma_async shape/types (only .m64nNk16.f32.{f16,bf16}.{f16,bf16})")
+        m = re.fullmatch(r"m64n(\d+)k(16|32)", rest[0]) if rest else None
+        fp8 = bool(m) and m.group(2) == "32"
+        if fp8:
+            if len(rest) != 4 or rest[1] != "f32" or rest[2] not in FP8_TYPES or rest[3] not in FP8_TYPES:
+                self._fail("wgmma.mma_async fp8 shape/types (only .m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2})")
+        elif not m or len(rest) != 4 or rest[1] != "f32" or rest[2] != rest[3] or rest[2] not in ("f16", "bf16"):
+            self._fail("wgmma.mma_async shape/types (only .m64nNk16.f32.{f16,bf16}.{f16,bf16} and "
+                       ".m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2})")
         n = int(m.group(1))
         if n % 8 or not 8 <= n <= 256:
             self._fail("wgmma.mma_async N")
         ops = ins.operands
+        if fp8:
+            return self._i_wgmma_fp8(ins, ops, n, rest, k, nblocks)
         forms = ("d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b or "
                  "d, {a0, a1, a2, a3}, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b")
         if len(ops) not in (7, 8):
@@ -1677,5 +1684,35 @@ class KernelCodegen:
         w, term = self._wait(ins, WGMMA, k, nblocks)
         w.args.update(d=list(d.items), a=[x.slot for x in a.items] if reg_a else a.slot, reg_a=reg_a,
                       b=b.slot, scale=sk, scale_a=float(sa.ival), scale_b=float(sb.ival), n=n, atype=rest[2],
-                      trans_a=None if reg_a else ta.ival, trans_b=tb.ival)
+                      btype=rest[3], trans_a=None if reg_a else ta.ival, trans_b=tb.ival)
+        return term
+
+    def _i_wgmma_fp8(self, ins, ops, n, rest, k, nblocks):
+        """wgmma.mma_async .m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2}: d, a-desc, b-desc, scale-d,
+        imm-scale-a, imm-scale-b (8-bit types have no transpose immediates: both operands are
+        K-major). A in registers is not simulated."""
+        if len(ops) == 6 and isinstance(ops[1], Vec):
+            self._fail("fp8 wgmma.mma_async with A in registers (not simulated)")
+        if len(ops) != 6:
+            self._fail(f"fp8 wgmma.mma_async operands ({len(ops)}; only d, a-desc, b-desc, scale-d, "
+                       f"imm-scale-a, imm-scale-b: no imm-trans for 8-bit types)")
+        d, a, b, scale, sa, sb = ops
+        if not isinstance(d, Vec) or len(d.items) != n // 2 or \
+                not all(isinstance(x, Reg) and x.kind in ("f", "i") and x.width == 32 for x in d.items):
+            self._fail("wgmma.mma_async D must be N/2 32-bit registers")
+        for x in (a, b):
+            if not isinstance(x, Reg) or x.kind != "i" or x.width != 64:
+                self._fail("wgmma.mma_async descriptors must be 64-bit registers")
+        if isinstance(scale, Reg) and scale.kind == "p":
+            sk = ("reg", scale.slot)
+        elif isinstance(scale, Imm) and scale.ival in (0, 1):
+            sk = ("imm", scale.ival)
+        else:
+            self._fail("wgmma.mma_async scale-d (a predicate or 0/1)")
+        for x in (sa, sb):
+            if not isinstance(x, Imm) or x.ival not in (1, -1):
+                self._fail("wgmma.mma_async imm-scale-a/b (1 or -1)")
+        w, term = self._wait(ins, WGMMA, k, nblocks)
+        w.args.update(d=list(d.items), a=a.slot, reg_a=False, b=b.slot, scale=sk, scale_a=float(sa.ival),
+                      scale_b=float(sb.ival), n=n, atype=rest[2], btype=rest[3], trans_a=0, trans_b=0)
         return term

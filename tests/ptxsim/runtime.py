@@ -355,8 +355,14 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
             self._mb_ready(mb, lid)
 
     def _mb_add_bulk(self, lid, mb, copy):
-        """A cp.async.bulk.tensor completing on `mb`'s current phase."""
+        """A cp.async.bulk.tensor completing on `mb`'s current phase (copy_timing="eager": its
+        shared-memory writes land now)."""
         self._mb_settle(mb)
+        if self.eager:
+            if self.cta.wg_reads is not None:
+                self._wg_check_copy(lid, "cp.async.bulk.tensor", copy.addrs - SHARED_BASE)
+            np.asarray(self.sviews["B"])[copy.addrs] = copy.data
+            copy.landed = True
         mb.bulk.append(copy)
         mb.bulk_bytes += copy.nbytes
         if mb.pending == 0:
@@ -384,19 +390,24 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
         cta = self.cta
         smem = self.sviews["B"]
         for dst, data in mb.copies:      # the tracked cp.async copies land before the phase completes
-            smem[dst:dst + len(data)] = data
+            if data is not None:         # (None: landed at issue, copy_timing="eager")
+                smem[dst:dst + len(data)] = data
         mb.copies = []
         if mb.bulk:
             S = np.asarray(smem)
             for c in mb.bulk:
-                S[c.addrs] = c.data
+                if not c.landed:
+                    S[c.addrs] = c.data
                 cta.bulk_inflight.remove(c)
             mb.bulk = []
         mb.tx = mb.bulk_bytes = 0
         mb.phase += 1
         mb.pending = mb.count
         if mb.waiters:
-            cta.runnable.extend(mb.waiters)
+            if self.eager:      # the released threads (a producer refilling a slot) run next
+                cta.runnable.extendleft(reversed(mb.waiters))
+            else:
+                cta.runnable.extend(mb.waiters)
             mb.waiters = []
 
     def _mb_land_one(self, cta):
@@ -421,7 +432,13 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
             if off < 0 or src % size or not all(gv[off + j] for j in range(got)):
                 self._fault(lid, "global", src, got)
             data[:got] = self.gviews["B"][off:off + got]
-        self.cta.cp_pending.setdefault(tid, []).append((dst, bytes(data)))
+        if self.eager:                   # lands now; the mbarrier accounting is unchanged
+            if self.cta.wg_reads is not None:
+                o = dst - SHARED_BASE
+                self._wg_check_copy(lid, "cp.async", slice(o, o + size))
+            self.sviews["B"][dst:dst + size] = data
+            data = None
+        self.cta.cp_pending.setdefault(tid, []).append((dst, None if data is None else bytes(data)))
 
     def _cp_arrive(self, lid, addr, tid):
         """cp.async.mbarrier.arrive.noinc: one arrival, carrying the thread's copies."""
@@ -439,9 +456,12 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
 
     # ---- running --------------------------------------------------------------------------------
     def launch(self, grid, args, block=None, shared_bytes=None, max_steps=MAX_BLOCK_STEPS, stdout=None,
-               thread_order="alternate", check_races=False):
+               thread_order="alternate", check_races=False, copy_timing="late"):
         if thread_order not in ("forward", "reverse", "alternate"):
             raise PTXSimError(f"thread_order {thread_order!r}: forward, reverse or alternate")
+        if copy_timing not in ("late", "eager"):
+            raise PTXSimError(f"copy_timing {copy_timing!r}: late or eager")
+        self.eager = copy_timing == "eager"
         grid = _dims(grid)
         block = _dims(block if block is not None else (self.entry.reqntid or None), "block")
         if self.entry.reqntid is not None and tuple(block) != tuple(self.entry.reqntid):
@@ -542,6 +562,8 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
         n = block[0] * block[1] * block[2]
         cta = CTA(ctaid, n)
         self.cta = cta
+        if self.eager and self.uses_wgmma:
+            cta.wg_reads = np.zeros(self.launch_shared, np.int32)
         slots = self.nslots
         tx_s, ty_s, tz_s = (self.regs[s].slot for s in ("%tid.x", "%tid.y", "%tid.z"))
         lane_s, warp_s = self.regs["%laneid"].slot, self.regs["%warpid"].slot
@@ -958,6 +980,7 @@ class CTA:
         self.tm_acq = {}         # tensor-map address -> the write of it this CTA acquired (fence.proxy.tensormap)
         self.bulk_inflight = []  # tma.BulkCopy in flight, by issue
         self.bulk_seq = 0
+        self.wg_reads = None     # copy_timing="eager": per shared byte, the wgmma.mma_async in flight reading it
 
 
 class SimResult:

@@ -92,6 +92,7 @@ class BulkCopy:
     def __init__(self, seq, lid, lo, hi, addrs, data, nbytes):
         self.seq, self.lid, self.lo, self.hi = seq, lid, lo, hi
         self.addrs, self.data, self.nbytes = addrs, data, nbytes
+        self.landed = False      # its shared-memory writes done (at issue with copy_timing="eager")
 
 
 class TmaRuntime:

@@ -1,6 +1,7 @@
 """wgmma (sm_90a warpgroup MMA): wgmma.fence, wgmma.mma_async (m64nNk16, f16/bf16
 in, f32 accumulate; B from a shared-memory matrix descriptor, A from one or from
-registers), wgmma.commit_group and wgmma.wait_group.
+registers; m64nNk32 with e4m3/e5m2 in, both from descriptors), wgmma.commit_group
+and wgmma.wait_group.
 
 Written from the PTX ISA ("Asynchronous Warpgroup Level Matrix Multiply-
 Accumulate", sections Matrix Descriptor Format, Shared Memory Matrix Layout,
@@ -30,8 +31,19 @@ independent of tilec's emitter, which it must agree with:
   addresses: bits 4-6 (32-byte: bit 4, 64-byte: bits 4-5) XOR bits 7-9. tilec's
   in-place wgmma (swizzled pipeline slots) matched an H100 on the examples
   (tests/gpu/test_wgmma_gpu.py, 2026-11-24) under this reading.
-* D (m64nNk16, .f32): N/2 registers per thread; warp w of the warpgroup holds
-  rows 16 w .. 16 w + 15; register i of lane l is row 16 w + l / 4 + 8 ((i / 2) % 2),
+* 8-bit types (m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2}, the two types may differ):
+  the form is d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b -- no
+  transpose immediates, both operands K-major. One K step is 32 elements = 32
+  bytes, the byte extent of the 16-bit k16 step, so every layout above holds in
+  bytes: a core matrix is 8 rows x 16 bytes (16 elements), (row, col) at byte
+  start + (row % 8) 16 + (row // 8) SBO + (col % 16) + (col // 16) LBO without
+  swizzle, start + (row % 8) W + (row // 8) SBO + col swizzled. Values are
+  decoded from the bit fields (fp8_values): e4m3 bias 7, no infinities,
+  S.1111.111 NaN; e5m2 bias 15, IEEE-like. Register A (fp8 in registers) is not
+  simulated: unsupported at decode time.
+* D (m64nNk16 and m64nNk32, .f32): N/2 registers per thread; warp w of the
+  warpgroup holds rows 16 w .. 16 w + 15; register i of lane l is row
+  16 w + l / 4 + 8 ((i / 2) % 2),
   column 8 (i / 4) + 2 (l % 4) + (i % 2) (the ISA's figure for the D fragment).
 * Register A: the form with 7 operands, d, {a0, a1, a2, a3}, b-desc, scale-d,
   imm-scale-a, imm-scale-b, imm-trans-b (no imm-trans-a: A in registers has one
@@ -71,6 +83,8 @@ independent of tilec's emitter, which it must agree with:
 """
 from __future__ import annotations
 
+import math
+
 import ml_dtypes
 import numpy as np
 
@@ -87,35 +101,71 @@ def decode_descriptor(desc):
             (desc >> 49) & 0x7, (desc >> 62) & 0x3)
 
 
-def kmajor_offsets(rows, cols, lbo, sbo):
-    """Byte offsets (rows x cols) of a K-major, no-swizzle, 16-bit matrix: row
-    along M/N, col along K."""
+def kmajor_offsets(rows, cols, lbo, sbo, esize=2):
+    """Byte offsets (rows x cols) of a K-major, no-swizzle matrix of `esize`-byte
+    elements: row along M/N, col along K. A core matrix is 8 rows x 16 bytes
+    (16 / esize elements)."""
     r = np.arange(rows)[:, None]
-    c = np.arange(cols)[None, :]
-    return (r % 8) * 16 + (r // 8) * sbo + (c % 8) * 2 + (c // 8) * lbo
+    b = np.arange(cols)[None, :] * esize          # byte along K
+    return (r % 8) * 16 + (r // 8) * sbo + (b % 16) + (b // 16) * lbo
 
 
 SWIZZLE_BYTES = {1: 128, 2: 64, 3: 32}
+K_STEP_BYTES = 32      # one instruction's K extent: 16 16-bit or 32 8-bit elements
 
 
-def operand_offsets(rows, desc, mn_major):
-    """Shared-window byte offsets (rows x 16) of an operand: row along M/N, col
-    along K (the module docstring's layouts)."""
+def operand_offsets(rows, desc, mn_major, esize=2):
+    """Shared-window byte offsets (rows x K, K = 32 / esize) of an operand: row
+    along M/N, col along K (the module docstring's layouts; MN-major only for
+    16-bit elements)."""
     start, lbo, sbo, _, mode = decode_descriptor(desc)
+    k = K_STEP_BYTES // esize
+    if mn_major and esize != 2:
+        raise PTXRuntimeError("wgmma: an MN-major 8-bit operand does not exist")
     if mode == 0:
         if mn_major:
             raise PTXRuntimeError("wgmma: an MN-major operand without swizzle is not simulated")
-        return start + kmajor_offsets(rows, 16, lbo, sbo)
+        return start + kmajor_offsets(rows, k, lbo, sbo, esize)
     w = SWIZZLE_BYTES[mode]
     r = np.arange(rows)[:, None]
-    c = np.arange(16)[None, :]
+    c = np.arange(k)[None, :]
     if mn_major:
         t = w // 2
         off = start + 2 * (r % t) + (c % 8) * w + (c // 8) * sbo + (r // t) * lbo
     else:
-        off = start + (r % 8) * w + (r // 8) * sbo + 2 * c
+        off = start + (r % 8) * w + (r // 8) * sbo + esize * c
     mask = w // 16 - 1
     return off ^ (((off >> 7) & mask) << 4)
+
+
+FP8_TYPES = ("e4m3", "e5m2")
+
+
+def fp8_values(etype):
+    """The 256 values (float64; NaN where the encoding is NaN) of the 8-bit float type
+    `etype`, decoded from the bit fields (PTX ISA, "Alternate Floating Point Data
+    Formats"): e4m3 -- sign, 4 exponent bits (bias 7), 3 mantissa bits, no
+    infinities, S.1111.111 NaN (largest finite 448); e5m2 -- sign, 5 exponent bits
+    (bias 15), 2 mantissa bits, as IEEE (exponent all ones: infinity or NaN)."""
+    ebits, mbits, bias = (4, 3, 7) if etype == "e4m3" else (5, 2, 15)
+    emax = (1 << ebits) - 1
+    out = np.empty(256)
+    for x in range(256):
+        e = (x >> mbits) & emax
+        m = x & ((1 << mbits) - 1)
+        if etype == "e4m3" and e == emax and m == (1 << mbits) - 1:
+            v = float("nan")
+        elif etype == "e5m2" and e == emax:
+            v = float("inf") if m == 0 else float("nan")
+        elif e == 0:
+            v = m * 2.0 ** (1 - bias - mbits)
+        else:
+            v = ((1 << mbits) + m) * 2.0 ** (e - bias - mbits)
+        out[x] = math.copysign(v, -1.0 if x >> 7 else 1.0)     # the sign of zeros and NaNs too
+    return out
+
+
+FP8_VALUES = {t: fp8_values(t) for t in FP8_TYPES}
 
 
 def d_fragment(n):
@@ -145,6 +195,7 @@ class WgmmaOp:
         self.slots = [r.slot for r in w.args["d"]]                   # D
         self.aslots = list(w.args["a"]) if w.args["reg_a"] else []   # register A
         self.a_bits = None       # (64, 16) uint16: register A as read at issue
+        self.read_bytes = []     # copy_timing="eager": shared offsets its descriptor operands read
 
 
 class WgmmaRuntime:
@@ -233,6 +284,8 @@ class WgmmaRuntime:
                 sh[s] = R[s]
                 R[s] = None                       # reads before the wait see an uninitialized register
         st.uncommitted.append(op)
+        if self.cta.wg_reads is not None:
+            self._wg_track(op, 1)
 
     def _wgmma_read_a(self, op, lanes, st, d_live, where):
         """Register A of `op` at issue: (64, 16) uint16 bits, thread l's register j
@@ -300,28 +353,78 @@ class WgmmaRuntime:
                 R[s] = sh.pop(s)
             st.fenced.discard(t)
 
-    def _wgmma_run(self, op, st):
-        w = op.w
-        n, atype = w.args["n"], w.args["atype"]
-        where = w.instr.where()
-        ft = np.float16 if atype == "f16" else ml_dtypes.bfloat16
-        h = np.asarray(self.sviews["H"])
+    def _wg_track(self, op, sign):
+        """copy_timing="eager": count (sign 1, at issue) or uncount (-1, when a wait_group
+        retires it) the shared bytes `op` reads through its descriptors, so that a copy
+        landing on them in between is reported (_wg_check_copy). An operand the run will
+        reject (layout not simulated, out of bounds) is not tracked."""
+        cnt = self.cta.wg_reads
+        if sign > 0:
+            w = op.w
+            for desc, rows, mn, et in ((op.adesc, 64, w.args["trans_a"], w.args["atype"]),
+                                       (op.bdesc, w.args["n"], w.args["trans_b"], w.args["btype"])):
+                if desc is None:
+                    continue
+                esize = 1 if et in FP8_TYPES else 2
+                try:
+                    offs = operand_offsets(rows, desc, mn, esize).ravel()
+                except PTXRuntimeError:
+                    continue
+                offs = (offs[:, None] + np.arange(esize)).ravel()
+                if offs.min() >= 0 and offs.max() < len(cnt):
+                    op.read_bytes.append(offs)
+        for offs in op.read_bytes:
+            cnt[offs] += sign
 
-        def operand(desc, rows, mn_major):
+    def _wg_check_copy(self, lid, what, offs):
+        """copy_timing="eager": a copy landing (now, at issue) on shared offsets `offs` (a slice
+        or an index array) that a wgmma.mma_async in flight reads is an error: the wgmma may
+        read the new bytes or the old ones."""
+        cnt = self.cta.wg_reads
+        if not cnt[offs].any():
+            return
+        hit = set(np.atleast_1d(np.arange(len(cnt))[offs]).tolist())
+        for wg, st in sorted(self.cta.wgs.items()):
+            for op in [op for g in st.groups for op in g] + st.uncommitted:
+                common = sorted(hit & set(np.concatenate(op.read_bytes).tolist())) if op.read_bytes else []
+                if common:
+                    ins = op.w.instr
+                    raise PTXRuntimeError(
+                        f"{what} writes shared offset {common[0]}, which a wgmma.mma_async of warpgroup {wg} "
+                        f"in flight reads (PTX line {ins.lineno}: {ins.text.split()[0]}; issued, not yet "
+                        f"retired by a wgmma.wait_group): the copy may land before the wgmma reads its "
+                        f"operands (copy_timing='eager' lands copies at issue), {self._where(lid)}")
+        raise PTXRuntimeError(f"{what} writes shared bytes a wgmma.mma_async in flight reads, {self._where(lid)}")
+
+    def _wgmma_run(self, op, st):
+        if op.read_bytes:
+            self._wg_track(op, -1)
+        w = op.w
+        n = w.args["n"]
+        where = w.instr.where()
+        smem = np.asarray(self.sviews["B"])
+
+        def operand(desc, rows, mn_major, etype):
+            esize = 1 if etype in FP8_TYPES else 2
             try:
-                addr = SHARED_BASE + operand_offsets(rows, desc, mn_major)
+                addr = SHARED_BASE + operand_offsets(rows, desc, mn_major, esize)
             except PTXRuntimeError as e:
                 raise PTXRuntimeError(f"{e} ({where})") from None
             lo, hi = SHARED_BASE, SHARED_BASE + self.launch_shared
-            if addr.min() < lo or addr.max() + 2 > hi:
+            if addr.min() < lo or addr.max() + esize > hi:
                 raise MemoryFault(f"wgmma.mma_async operand (descriptor {desc:#x}) reaches outside the "
                                   f"{self.launch_shared} shared bytes ({where})")
-            return h[addr // 2].view(ft).astype(np.float64)
+            if esize == 1:
+                return FP8_VALUES[etype][smem[addr]]
+            bits = smem[addr].astype(np.uint16) | (smem[addr + 1].astype(np.uint16) << 8)
+            return bits.view(np.float16 if etype == "f16" else ml_dtypes.bfloat16).astype(np.float64)
+        atype, btype = w.args["atype"], w.args["btype"]
         if op.a_bits is not None:                                              # (64, 16): A[m][k]
+            ft = np.float16 if atype == "f16" else ml_dtypes.bfloat16
             a = op.a_bits.view(ft).astype(np.float64) * w.args["scale_a"]
         else:
-            a = operand(op.adesc, 64, w.args["trans_a"]) * w.args["scale_a"]
-        b = operand(op.bdesc, n, w.args["trans_b"]).T * w.args["scale_b"]    # (16, N): B[k][n]
+            a = operand(op.adesc, 64, w.args["trans_a"], atype) * w.args["scale_a"]      # (64, K)
+        b = operand(op.bdesc, n, w.args["trans_b"], btype).T * w.args["scale_b"]      # (K, N): B[k][n]
         row, col = d_fragment(n)
         c = np.zeros((64, n))
         if op.scale_d:
