@@ -197,6 +197,18 @@ class Emitter:
             g.owners[layout] = got
         return got
 
+    def lane0(self) -> str:
+        """A predicate true in lane 0 of each warp of the group."""
+        g = self.group
+        got = g.owners.get("lane0")
+        if got is None:
+            got, t = self.kb.reg(PRED), self.kb.reg(B32)
+            with self._prologue():
+                self.kb.emit(f"and.b32 \t{t}, {g.tid}, 31")
+                self.kb.emit(f"setp.eq.u32 \t{got}, {t}, 0")
+            g.owners["lane0"] = got
+        return got
+
     def leader(self) -> str:
         """A predicate true in thread 0 of the group."""
         g = self.group

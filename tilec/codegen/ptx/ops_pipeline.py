@@ -214,26 +214,12 @@ def arrive(em, addr):
     em.kb.emit(f"mbarrier.arrive.shared.b64 \t{st}, [{addr}]")
 
 
-def lane0(em) -> str:
-    """A predicate true in lane 0 of each warp of the group."""
-    g = em.group
-    got = g.owners.get("lane0")
-    if got is None:
-        kb = em.kb
-        got, t = kb.reg(PRED), kb.reg(B32)
-        with em._prologue():
-            kb.emit(f"and.b32 \t{t}, {g.tid}, 31")
-            kb.emit(f"setp.eq.u32 \t{got}, {t}, 0")
-        g.owners["lane0"] = got
-    return got
-
-
 def release_slot(em, addr):
     """A consumer warp is done with a slot: its lanes' reads are ordered before
     lane 0's arrival on the slot's `empty` barrier (which counts warps)."""
     em.kb.emit("bar.warp.sync \t-1")
     st = em.kb.reg(B64)
-    em.kb.emit(f"@{lane0(em)} mbarrier.arrive.shared.b64 \t{st}, [{addr}]")
+    em.kb.emit(f"@{em.lane0()} mbarrier.arrive.shared.b64 \t{st}, [{addr}]")
 
 
 @handles("nv_tileas.async.pipeline.produce_one")

@@ -121,11 +121,10 @@ class InFlight:
     def release_previous(self, em):
         """After `wait_group 1` (which converges each warp): the previous
         iteration's slots are free; lane 0 of each warp arrives."""
-        from .ops_pipeline import lane0
         kb = em.kb
         for has, addr in self.consumes.values():
             go, st = kb.reg(PRED), kb.reg(B64)
-            kb.emit(f"and.pred \t{go}, {has}, {lane0(em)}")
+            kb.emit(f"and.pred \t{go}, {has}, {em.lane0()}")
             kb.emit(f"@{go} mbarrier.arrive.shared.b64 \t{st}, [{addr}]")
 
     def drain(self, em):
