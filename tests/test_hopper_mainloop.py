@@ -144,3 +144,24 @@ def test_ptxas_takes_the_mainloop_without_spills_or_serialization(path, tmp_path
     assert " 0 bytes spill stores" in r.stderr
     assert "C7508" not in r.stderr          # setmaxnreg ignored
     assert "C7514" not in r.stderr and "C7511" not in r.stderr and "C7520" not in r.stderr   # wgmma serialized
+
+
+def _stage_counts(path, *extra):
+    import sys
+    r = subprocess.run([sys.executable, "-m", "tilec.cli", "opt", path, "--lower-to-tileas", *extra],
+                       capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    return sorted(set(int(n) for n in re.findall(r"numStages = (\d+)", r.stdout)))
+
+
+def test_tma_stages_fill_the_shared_memory_one_cta_holds():
+    """Agents whose register budgets leave one CTA per SM: the shared memory no
+    second CTA can use holds more TMA stages (6 of 32 KB here, 197 KB in all, as
+    tileiras's cubin of the same kernel); cp.async loops and explicit counts keep theirs."""
+    assert _stage_counts(ALIGNED, "--schedule") == [6]
+    assert _stage_counts(ALIGNED, "--schedule=num-stages=3") == [3]
+    assert _stage_counts(ALIGNED, "--schedule=tma=false") == [3]
+    assert _stage_counts(UNALIGNED, "--schedule") == [3]
+    out = ptx(ALIGNED)
+    smem = int(re.search(r"dynamic_shared_bytes \w+ (\d+)", out).group(1))
+    assert 6 * 32768 <= smem <= 227 * 1024 - 16 * 1024 + 1024

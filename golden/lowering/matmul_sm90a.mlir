@@ -1,16 +1,17 @@
 // tilec opt examples/cutile/matmul_f16_aligned.mlir --lower-to-tileas --schedule | filecheck %s
-// sm_90a (the default): the K loop becomes two 3-stage pipelines (A and B tiles) and an
+// sm_90a (the default): the K loop becomes two 6-stage pipelines (A and B tiles: TMA into
+// agents whose registers leave one CTA per SM, so the stages fill its shared memory) and an
 // agent_switch: a producer warpgroup (40 registers) issuing TMA loads through descriptors
 // built before the loop (the arrays are 16-aligned: cuTile's `assume div_by<16>` facts),
 // a consumer warpgroup computing the dot.
 // CHECK: entry @matmul_f16_aligned
-// CHECK: nv_tileas.alloc_tensor {nv_tileas.stage_buffer = 0 : i32} : tensor<3x128x64xf16>
-// CHECK: nv_tileas.view %{{.*}} -> !nv_tileaa.tiled_view<3x128x64xf16, SMEM>
-// CHECK: nv_tileas.async.pipeline.create_pipeline {{.*}}numStages = 3 : i32{{.*}}sharedMem = true
+// CHECK: nv_tileas.alloc_tensor {nv_tileas.stage_buffer = 0 : i32} : tensor<6x128x64xf16>
+// CHECK: nv_tileas.view %{{.*}} -> !nv_tileaa.tiled_view<6x128x64xf16, SMEM>
+// CHECK: nv_tileas.async.pipeline.create_pipeline {{.*}}numStages = 6 : i32{{.*}}sharedMem = true
 // CHECK: nv_tileas.async.pipeline.create_iterator %producer
 // CHECK: nv_tileas.async.pipeline.create_iterator %consumer
-// CHECK: tensor<3x64x128xf16>
-// CHECK: create_pipeline {{.*}}numStages = 3 : i32
+// CHECK: tensor<6x64x128xf16>
+// CHECK: create_pipeline {{.*}}numStages = 6 : i32
 // CHECK: %[[DA:.*]] = nv_tileas.make_tiled_tma_desc %{{.*}} box[%{{.*}}, %{{.*}}] {atom = #nv_tileas<atom tma_load_2d>, oob_mode = #nv_tileas.oob_mode<zero>, swizzle_mode = #nv_tileas.swizzle_mode<128B>} : !nv_tileaa.tiled_view<?x?xf16, GMEM, strides = [?, 1]>
 // CHECK: %[[DB:.*]] = nv_tileas.make_tiled_tma_desc
 // CHECK: "nv_tileas.async.pipeline.agent_switch"() <{max_regs = array<i32: 40, 240>, num_agents_per_group = 1 : i32, num_warps = array<i32: 4, 4>}>

@@ -187,15 +187,16 @@ def _matmul_f16(rng):
 def _matmul_f16_aligned(rng):
     # shapes divisible by 16 as the kernel assumes, but not by the 128x128x64 tiles:
     # the TMA boxes of the last row, column and K tiles run past the arrays (zero fill)
-    a = rng.standard_normal((144, 208)).astype(np.float16)
-    b = rng.standard_normal((208, 160)).astype(np.float16)
+    # K = 12.25 tiles: the (6-stage) ring of slots wraps twice, the last K tile is ragged
+    a = rng.standard_normal((144, 784)).astype(np.float16)
+    b = rng.standard_normal((784, 160)).astype(np.float16)
     c = np.zeros((144, 160), np.float16)
     return Launch((2, 2), arr(a) + arr(b) + arr(c), [("c", c, Scaled(2e-3, _mm_scale(a, b)))])
 
 
 def _bmm_tt_aligned(rng):
-    # the last two extents divisible by 16, as the kernel assumes; K = 1.5 tiles
-    q, m, n, k = 2, 64, 128, 96
+    # the last two extents divisible by 16, as the kernel assumes; K = 9.5 tiles (8 stages: the ring wraps)
+    q, m, n, k = 2, 64, 128, 608
     a = rng.standard_normal((q, k, m)).astype(np.float16)     # A^T: K x M
     b = rng.standard_normal((q, n, k)).astype(np.float16)     # B^T: N x K
     c = np.zeros((q, m, n), np.float16)
@@ -344,6 +345,10 @@ def _attention_m128(rng):
     return _attention_launch(rng, 2, 256, 64, 128)      # two 128-row query blocks per head, four key tiles
 
 
+def _attention_aligned(rng):
+    return _attention_launch(rng, 1, 640, 64, 128)      # ten key tiles: the 8-stage ring wraps
+
+
 def _attention_causal(rng):
     h, s, n_keys, d = 2, 128, 100, 64     # 100 keys: the last key tile is ragged
     q = rng.standard_normal((h, s, d)).astype(np.float16)
@@ -367,8 +372,8 @@ def _matmul_fp8_bt(rng):
     # torch._scaled_mm's layout: B given as N x K; extents divisible by 16 (the kernel
     # assumes it) but not by the 128x128x128 tiles, so the last tiles' TMA boxes run
     # past the arrays (zero fill)
-    a = np.clip(rng.standard_normal((144, 160)) * 40, -448, 448).astype(F8)
-    bt = np.clip(rng.standard_normal((176, 160)), -448, 448).astype(F8)
+    a = np.clip(rng.standard_normal((144, 1040)) * 40, -448, 448).astype(F8)     # K: 8.1 tiles (6 stages)
+    bt = np.clip(rng.standard_normal((176, 1040)), -448, 448).astype(F8)
     c = np.zeros((144, 176), np.float16)
     b = bt.T
     # f32 accumulation, then one f16 rounding each side: within an f16 ulp of the scale
@@ -559,7 +564,7 @@ CASES = [
     Case("cutile_attention_m128_f16", "cutile/attention_m128_f16.mlir", _attention_m128),
     Case("cutile_matmul_tt_f16", "cutile/matmul_tt_f16.mlir", _matmul_tt),
     Case("cutile_matmul_f16_aligned", "cutile/matmul_f16_aligned.mlir", _matmul_f16_aligned),
-    Case("cutile_attention_m128_f16_aligned", "cutile/attention_m128_f16_aligned.mlir", _attention_m128),
+    Case("cutile_attention_m128_f16_aligned", "cutile/attention_m128_f16_aligned.mlir", _attention_aligned),
     Case("cutile_bmm_tt_f16_aligned", "cutile/bmm_tt_f16_aligned.mlir", _bmm_tt_aligned),
     Case("cutile_gather_reverse_f32", "cutile/gather_reverse_f32.mlir", _gather_reverse),
     Case("cutile_grid_stride_i32", "cutile/grid_stride_i32.mlir", _grid_stride),

@@ -50,7 +50,30 @@ def hoist_resident(analysis, materialization):
                 loop.parent.insert_before(op, loop)
 
 
-def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True) -> bool:
+MAX_TMA_STAGES = 8          # deeper than this hides no more TMA latency
+SMEM_SPARE = 16 * 1024      # left beside grown stages for barriers, tensor maps, epilogue scratch
+
+
+def deeper_stages(stages, target, regs, num_warps, reserve, tma, budget) -> int:
+    """The stage count for a loop whose every stage arrives by TMA into agents
+    whose register budgets (`regs`) let one CTA alone on an SM: the shared
+    memory no second CTA can use holds more stages (tileiras fills it the same
+    way), up to MAX_TMA_STAGES and SMEM_SPARE short of `budget` (the target's
+    shared memory, or the schedule's smem-budget). Otherwise the count stays
+    as fitted."""
+    n = stages.num_stages
+    if not tma or not target.warp_specialized:
+        return n
+    per_cta = 32 * (PRODUCER_WARPS * regs.producer_budget + num_warps * regs.consumer_budget)
+    if target.regs_per_sm // max(per_cta, 1) != 1:
+        return n
+    while n < MAX_TMA_STAGES and stages.smem_bytes(n + 1) + reserve + SMEM_SPARE <= budget:
+        n += 1
+    return n
+
+
+def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True, grow=False,
+                  smem_budget=None) -> bool:
     loop = analysis.loop
     loc = loop.location
     mat = materialize_schedule(analysis, MaterializeOptions(target, num_stages))
@@ -78,6 +101,11 @@ def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True)
     if regs.consumer > regs.consumer_budget:
         engine.warning(loc, f"the consumer needs about {regs.consumer} registers per thread, over its budget "
                             f"of {regs.consumer_budget} on {target.arch}; expect spills")
+    if grow and target.has_tma and use_tma:
+        from .tma import plan_tma
+        tma = all(plan_tma(p.load, loop) is not None for p in stages.pairs)
+        stages.num_stages = deeper_stages(stages, target, regs, num_warps, reserve, tma,
+                                          smem_budget or target.smem_bytes)
     hoist_resident(analysis, mat)
     from ..dialects.nv_tileas.builders import Builder
     infos = create_pipelines(Builder(loop.parent, before=loop, location=loc), stages, loc)
@@ -132,7 +160,9 @@ class Schedule(Pass):
                 continue
             a = analyze_loop(loop)
             if a.pipelinable:
-                ok = schedule_loop(a, t, stages, warps, engine, self.options["tma"]) and ok
+                ok = schedule_loop(a, t, stages, warps, engine, self.options["tma"],
+                                   grow=not self.options["num-stages"],
+                                   smem_budget=self.options["smem-budget"] or t.smem_bytes) and ok
         if ok and t.warp_specialized and self.options["merge-agents"]:
             from .merge_agents import merge_agent_switches
             from .share_pipelines import share_pipelines
