@@ -177,6 +177,15 @@ def _cumsum(rng):
     return Launch((2,), arr(x) + arr(fwd) + arr(rev), [("fwd", fwd, Close(1e-5)), ("rev", rev, Close(1e-5))])
 
 
+def _mm_2x2(rng, m, k, n, dtype, rtol):
+    """A 2x2 grid of tile blocks over random A (m x k), B (k x n) of `dtype` and
+    a zero C of `dtype`, checked within `rtol` of the sum of |a_i b_i|."""
+    a = rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    c = np.zeros((m, n), dtype)
+    return Launch((2, 2), arr(a) + arr(b) + arr(c), [("c", c, Scaled(rtol, _mm_scale(a, b)))])
+
+
 def _matmul_f16(rng):
     a = rng.standard_normal((128, 80)).astype(np.float16)   # K = 80: a padded last K tile
     b = rng.standard_normal((80, 128)).astype(np.float16)
@@ -188,10 +197,7 @@ def _matmul_f16_aligned(rng):
     # shapes divisible by 16 as the kernel assumes, but not by the 128x128x64 tiles:
     # the TMA boxes of the last row, column and K tiles run past the arrays (zero fill)
     # K = 12.25 tiles: the (6-stage) ring of slots wraps twice, the last K tile is ragged
-    a = rng.standard_normal((144, 784)).astype(np.float16)
-    b = rng.standard_normal((784, 160)).astype(np.float16)
-    c = np.zeros((144, 160), np.float16)
-    return Launch((2, 2), arr(a) + arr(b) + arr(c), [("c", c, Scaled(2e-3, _mm_scale(a, b)))])
+    return _mm_2x2(rng, 144, 784, 160, np.float16, 2e-3)
 
 
 def _bmm_tt_aligned(rng):
@@ -402,11 +408,8 @@ def _bmm(rng):
 
 
 def _matmul_tf32(rng):
-    a = rng.standard_normal((128, 96)).astype(np.float32)
-    b = rng.standard_normal((96, 128)).astype(np.float32)
-    c = np.zeros((128, 128), np.float32)
     # f32 operands may run as tf32 (10-bit mantissa) on one side and not the other
-    return Launch((2, 2), arr(a) + arr(b) + arr(c), [("c", c, Scaled(2e-3, _mm_scale(a, b)))])
+    return _mm_2x2(rng, 128, 96, 128, np.float32, 2e-3)
 
 
 def _matmul_tf32_cast(rng):
