@@ -642,6 +642,10 @@ def kernels():
         "matmul_f16_aligned": (matmul_f16, [aligned(f16, 2)] * 3 + [128, 128, 64]),
         "bmm_tt_f16_aligned": (matmul_tt_f16, [aligned(f16, 3)] * 3 + [64, 64, 64]),
         "attention_m128_f16_aligned": (flash_attention_f16, [aligned(f16, 3)] * 4 + [scalar(f32), 128, 64, 64]),
+        # a persistent kernel (a loop over output tiles around the K loop): the tensor maps are built
+        # once per CTA and the mainloop is the same
+        "persistent_bmm_f16_aligned": (persistent_bmm_f16, [aligned(f16, 3)] * 3 + [scalar(i32), 128, 128, 448, 64,
+                                                                                  64, 64, 2, False]),
         "matmul_fp8_bt_aligned": (matmul_fp8_bt, [aligned(ct.float8_e4m3fn, 2)] * 2 + [aligned(f16, 2), 128, 128, 128]),
         "persistent_bmm_f16": (persistent_bmm_f16, [array(f16, 3)] * 3 + [scalar(i32), 80, 64, 48, 32, 32, 16, 2, True]),
     }

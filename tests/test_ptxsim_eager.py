@@ -49,7 +49,9 @@ def _matmul_f16_long_k(rng):
 LONG_K = cases.Case("cutile_matmul_f16_long_k", "cutile/matmul_f16.mlir", _matmul_f16_long_k)
 CASES = {c.name: c for c in [cases.BY_NAME[n] for n in (
     "cutile_matmul_f16", "cutile_matmul_f16_aligned", "cutile_bmm_tt_f16_aligned", "cutile_matmul_gelu_f16",
-    "cutile_matmul_fp8_bt_aligned")] + [LONG_K]}
+    "cutile_matmul_fp8_bt_aligned", "cutile_persistent_bmm_f16_aligned", "cutile_attention_m128_f16_aligned")]
+    + [LONG_K]}
+NOT_IN_FLIGHT = {"cutile_attention_m128_f16_aligned"}    # rescaled accumulators: waited for every iteration
 
 _ptx = {}
 
@@ -77,7 +79,8 @@ def run_sim(case, ptx, **kw):
 def test_eager_copies_match_the_interpreter(name, order):
     case = CASES[name]
     ptx = compile_sm90a(case)
-    assert "wgmma.wait_group.sync.aligned \t1" in ptx, "the wgmma group no longer stays in flight"
+    in_flight = "wgmma.wait_group.sync.aligned \t1" in ptx
+    assert in_flight != (name in NOT_IN_FLIGHT), "the wgmma group no longer stays in flight (or now does)"
     run_sim(case, ptx, copy_timing="eager", thread_order=order)
 
 

@@ -430,6 +430,17 @@ def _persistent_bmm(rng):
     return Launch((5,), arr(a) + arr(bt) + arr(c) + [q], [("c", c, Scaled(2e-3, scale))])
 
 
+def _persistent_bmm_aligned(rng):
+    # 2 batches of 128x128 outputs in 64x64 tiles (K = 448: 7 tiles, B as K x N): 8 tiles
+    # over 3 blocks, so each block's loop over output tiles reuses its tensor maps
+    q, m, n, k = 2, 128, 128, 448
+    a = rng.standard_normal((q, m, k)).astype(np.float16)
+    b = rng.standard_normal((q, k, n)).astype(np.float16)
+    c = np.zeros((q, m, n), np.float16)
+    scale = lambda: np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))    # noqa: E731
+    return Launch((3,), arr(a) + arr(b) + arr(c) + [q], [("c", c, Scaled(2e-3, scale))])
+
+
 def _bits(rng):
     x = rng.integers(-10**6, 10**6, 1000).astype(np.int32)
     y = rng.integers(-10**6, 10**6, 1000).astype(np.int32)
@@ -576,6 +587,7 @@ CASES = [
     Case("cutile_matmul_f16", "cutile/matmul_f16.mlir", _matmul_f16),
     Case("cutile_matmul_tf32_cast", "cutile/matmul_tf32_cast.mlir", _matmul_tf32_cast),
     Case("cutile_persistent_bmm_f16", "cutile/persistent_bmm_f16.mlir", _persistent_bmm),
+    Case("cutile_persistent_bmm_f16_aligned", "cutile/persistent_bmm_f16_aligned.mlir", _persistent_bmm_aligned),
     # docs/decisions.md (lowering): fp8 MMA only on sm_90a, reported on sm_80 (by the lowering,
     # or by the emitter's fp8 type check)
     Case("cutile_matmul_fp8", "cutile/matmul_fp8.mlir", _matmul_fp8,

@@ -111,7 +111,10 @@ def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True,
     infos = create_pipelines(Builder(loop.parent, before=loop, location=loc), stages, loc)
     if target.has_tma and use_tma:
         from .tma import build_descriptor, plan_tma
-        b = Builder(loop.parent, before=loop, location=loc)
+        top = loop             # descriptors go before the loop nest: built once per CTA
+        while top.parent_op is not None and top.parent_op.name != "cuda_tile.entry":
+            top = top.parent_op
+        b = Builder(top.parent, before=top, location=loc)
         for info in infos:
             plan = plan_tma(info.pair.load, loop)
             if plan is not None:

@@ -2,9 +2,11 @@
 view whose tensor view has unit element stride and is defined outside any
 scf op, with an identity dim map, zero (or no) padding and a box whose
 innermost extent is a multiple of 16 bytes, the producer issues
-`nv_tileas.async.tiled_tma_load` through a descriptor built once before the
-loop (`make_tiled_tma_desc`), into an SMEM view of the stage slot, waits on
-it and yields the slot's tile. Other loads keep the synchronous tiled_load.
+`nv_tileas.async.tiled_tma_load` through a descriptor built once at the
+kernel's top level, before the loop nest (`make_tiled_tma_desc`: a persistent
+kernel's loop over output tiles reuses it), into an SMEM view of the stage
+slot, waits on it and yields the slot's tile. Other loads keep the
+synchronous tiled_load.
 
 TMA coordinates are element offsets: tile index x tile extent per dim.
 
@@ -54,7 +56,7 @@ def plan_tma(load, loop):
     width = element_width(tvt.element_type) or 0
     if not 2 <= len(box) <= 5 or tuple(tvt.strides)[-1] != 1 or (box[-1] * width) % 128:
         return None
-    if defined_under_scf(tv) or any(a.name.startswith("scf.") for a in loop.ancestors()):
+    if defined_under_scf(tv):       # the descriptor is built once, at the kernel's top level
         return None
     if max(box) > TMA_BOX_MAX or not tma_aligned(tv, width) or returns_early(loop):
         return None
