@@ -134,7 +134,8 @@ def test_fp8_runs_on_wgmma_k_major():
 
 
 @pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not on PATH")
-@pytest.mark.parametrize("path", [ALIGNED, FP8, os.path.join(ROOT, "examples", "cutile", "bmm_tt_f16_aligned.mlir")])
+@pytest.mark.parametrize("path", [ALIGNED, FP8] + [os.path.join(ROOT, "examples", "cutile", f"{k}.mlir") for k in (
+    "bmm_tt_f16_aligned", "persistent_bmm_f16_aligned", "attention_m128_f16_aligned")])
 def test_ptxas_takes_the_mainloop_without_spills_or_serialization(path, tmp_path):
     p = tmp_path / "k.ptx"
     p.write_text(ptx(path))
@@ -144,6 +145,7 @@ def test_ptxas_takes_the_mainloop_without_spills_or_serialization(path, tmp_path
     assert " 0 bytes spill stores" in r.stderr
     assert "C7508" not in r.stderr          # setmaxnreg ignored
     assert "C7514" not in r.stderr and "C7511" not in r.stderr and "C7520" not in r.stderr   # wgmma serialized
+    assert "cp.async.bulk.tensor" in p.read_text()
 
 
 def _stage_counts(path, *extra):
