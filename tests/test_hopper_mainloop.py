@@ -167,3 +167,31 @@ def test_tma_stages_fill_the_shared_memory_one_cta_holds():
     out = ptx(ALIGNED)
     smem = int(re.search(r"dynamic_shared_bytes \w+ (\d+)", out).group(1))
     assert 6 * 32768 <= smem <= 227 * 1024 - 16 * 1024 + 1024
+
+
+def test_slots_are_released_and_their_keys_let_later_ctas_skip_the_build():
+    """Six CTAs over the simulator's four SMs (%smid = CTA index mod 4): CTAs 4 and 5
+    claim the slots CTAs 0 and 1 gave back, find their own tensors' keys there and
+    use the maps without building them. The result stays right, every busy bit is
+    clear at the end, and four slots hold keys."""
+    import numpy as np
+    try:
+        import ptxsim
+    except ImportError:                     # pragma: no cover
+        from tests import ptxsim
+    from tilec.runtime import convert_scalars
+    src = text(ALIGNED)
+    out = ptx(src)
+    rng = np.random.default_rng(7)
+    m, n, k = 384, 256, 128
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = np.zeros((m, n), np.float16)
+    args = [a, m, k, k, 1, b, k, n, n, 1, c, m, n, n, 1]
+    res = ptxsim.run_ptx(out, "matmul_f16_aligned", (3, 2, 1), convert_scalars(src, args))
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    assert np.all(np.abs(c - want) <= 2e-3 * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))) + 1e-3)
+    assert not res.global_as("__tilec_tmap_busy_matmul_f16_aligned", np.uint32).any()
+    keys = res.global_as("__tilec_tmapkeys_matmul_f16_aligned_0", np.uint32).reshape(-1, 16)
+    assert sorted(np.nonzero(keys[:, 0])[0].tolist()) == [0, 32, 64, 96]
+    assert keys[0, 1] == k and keys[0, 2] == m          # A's dims, innermost first

@@ -16,6 +16,9 @@ global memory (TMA reads it there) in a slot of a per-kernel pool:
   type by width, swizzle, zero fill), and the warp copies it to its slot with
   `tensormap.cp_fenceproxy` (a release to the tensor-map proxy) and acquires
   it with `fence.proxy.tensormap::generic`.
+* Beside each map, its key: the base, dims and strides it was built from. The
+  CTAs of a launch that follow one another on an SM claim the same slot, find
+  their own key there and skip the build (only the acquire remains).
 
 Each map has its own pool (`__tilec_tmaps_K_i`, SLOTS x 128 bytes), so the
 slot index alone addresses every map of a CTA."""
@@ -148,11 +151,13 @@ def build_map(em, tv, box, swizzle) -> TensorMap:
     dims = [_as_b32(em, d) for d in reversed(tv.shape)]
     strides = [_stride_bytes(em, s, es) for s in reversed(tv.strides[:-1])]
     stage = kb.shared_buffer(MAP_BYTES, MAP_BYTES, "tmap")
-    skip = kb.label("tmap_built")
+    skip, keep = kb.label("tmap_built"), kb.label("tmap_kept")
     warp0, lane0 = kb.reg(PRED), kb.reg(PRED)
     tid = em.group.tid
     kb.emit(f"setp.lt.u32 \t{warp0}, {tid}, 32")
     kb.emit(f"@!{warp0} bra \t{skip}")
+    key = _key(em, pool, slot, tv.base, dims, strides)
+    kb.emit(f"@{key.same} bra \t{keep}")       # the slot holds this very map already
     s, z = kb.reg(B32), kb.reg(B32)
     kb.emit(f"mov.u32 \t{s}, {stage}")
     kb.emit(f"mad.lo.u32 \t{z}, {tid}, 4, {s}")
@@ -179,10 +184,50 @@ def build_map(em, tv, box, swizzle) -> TensorMap:
     kb.emit("bar.warp.sync \t-1")
     kb.emit(f"tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned "
             f"\t[{g}], [{s}], {MAP_BYTES}")
+    key.record(em, lane0)
+    kb.place(keep)
     kb.emit(f"fence.proxy.tensormap::generic.acquire.gpu \t[{gen}], {MAP_BYTES}")
     kb.place(skip)
     kb.emit("bar.sync \t0")
     return tmap
+
+
+KEY_BYTES = 64     # per slot and map: valid word, 5 dims (u32), base (u64 at 24), 4 strides (u64 at 32)
+
+
+class _Key:
+    """What the map in a slot was built from. A CTA that finds its own tensor's
+    key there (the CTA before it on this SM, same launch) skips the build; the
+    key is read and written only while the slot is held, so the busy word's
+    acquire/release orders it with the map."""
+
+    def __init__(self, addr, same, values):
+        self.addr, self.same, self.values = addr, same, values
+
+    def record(self, em, lane0):
+        for off, cls, v in self.values:
+            em.kb.emit(f"@{lane0} st.global.{'u64' if cls == B64 else 'u32'} \t[{self.addr}+{off}], {v}")
+
+
+def _key(em, pool, slot, base, dims, strides) -> _Key:
+    kb = em.kb
+    sym = f"__tilec_tmapkeys_{pool.kernel}_{pool.maps - 1}"
+    em.module.module_lines.append(f".global .align 8 .b8 {sym}[{SLOTS * KEY_BYTES}];")
+    addr, off = kb.reg(B64), kb.reg(B64)
+    kb.emit(f"mov.u64 \t{addr}, {sym}")
+    kb.emit(f"mul.wide.u32 \t{off}, {slot}, {KEY_BYTES}")
+    kb.emit(f"add.s64 \t{addr}, {addr}, {off}")
+    values = [(0, B32, "1"), (24, B64, base)]
+    values += [(4 + 4 * d, B32, v) for d, v in enumerate(dims)]
+    values += [(32 + 8 * d, B64, v) for d, v in enumerate(strides)]
+    same = kb.reg(PRED)
+    kb.emit(f"setp.eq.u32 \t{same}, 1, 1")
+    for off_, cls, v in values:
+        t = kb.reg(cls)
+        ty = "u64" if cls == B64 else "u32"
+        kb.emit(f"ld.global.{ty} \t{t}, [{addr}+{off_}]")
+        kb.emit(f"setp.eq.and.{ty} \t{same}, {t}, {v}, {same}")
+    return _Key(addr, same, values)
 
 
 def release_slot(em):
