@@ -3,6 +3,7 @@
 
     python benchmarks/tilegym_sim.py OUTDIR [--arch sm_80 sm_90a] [--kernel REGEX] [--max-per-kernel N]
                                             [--max-work N] [--timeout S] [--jobs N] [--json FILE]
+                                            [--copy-timing late|eager]
 
 OUTDIR is what benchmarks/tilegym_export.py wrote (manifest.json and the
 .tilebc files). For each file that tileiras compiles, the launch of its tests
@@ -121,7 +122,7 @@ def _compare(label, got, want):
     return None
 
 
-def run_one(outdir, file, launch, arch, constraints):
+def run_one(outdir, file, launch, arch, constraints, copy_timing="late"):
     """Compile, simulate and interpret one launch; returns (status, detail)."""
     import numpy as np
     sys.path.insert(0, os.path.join(ROOT, "tests"))
@@ -153,7 +154,7 @@ def run_one(outdir, file, launch, arch, constraints):
         return "interp", f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"
     entry = re.search(r"\.visible \.entry (\w+)\(", ptx).group(1)
     try:
-        ptxsim.run_ptx(ptx, entry, grid, convert_scalars(text, flat))
+        ptxsim.run_ptx(ptx, entry, grid, convert_scalars(text, flat), copy_timing=copy_timing)
     except Exception as e:  # noqa: BLE001 - faults, deadlocks, unsupported instructions
         return "sim", f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"
     for (label, got), (_, want) in zip(bases, interp_bases):
@@ -173,6 +174,9 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--json", default=None)
     ap.add_argument("--max-per-kernel", type=int, default=0, help="at most N files of each kernel (0: all)")
+    ap.add_argument("--copy-timing", choices=["late", "eager"], default="late",
+                    help="when cp.async/TMA copies land in the simulator (tests/ptxsim): late (default) "
+                         "catches reads before the wait, eager slots refilled too early")
     ap.add_argument("--one", nargs=3, metavar=("FILE", "LAUNCH", "ARCH"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     manifest = json.load(open(os.path.join(args.outdir, "manifest.json")))
@@ -180,7 +184,7 @@ def main(argv=None):
     if args.one:
         file, li, arch = args.one
         status, detail = run_one(args.outdir, file, files[file]["launches"][int(li)], arch,
-                                 files[file].get("constraints"))
+                                 files[file].get("constraints"), args.copy_timing)
         print(json.dumps({"status": status, "detail": detail}))
         return 0
     jobs, per_kernel = [], {}
@@ -204,7 +208,8 @@ def main(argv=None):
         t0 = time.time()
         try:
             p = subprocess.run([sys.executable, os.path.abspath(__file__), args.outdir, "--one", r["file"],
-                                str(li), arch], capture_output=True, text=True, timeout=args.timeout, cwd=ROOT)
+                                str(li), arch, "--copy-timing", args.copy_timing], capture_output=True, text=True,
+                               timeout=args.timeout, cwd=ROOT)
         except subprocess.TimeoutExpired:
             return "timeout", f"over {args.timeout:.0f} s"
         try:
