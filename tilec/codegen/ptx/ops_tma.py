@@ -32,10 +32,10 @@ def _tensor_view_value(op):
 
 
 def _box(op):
-    from ...dialects.cuda_tile.divisibility import _constant
+    from ...dialects.cuda_tile.divisibility import int_constant
     out = []
     for v in op.operands[1:]:
-        c = _constant(v.op) if getattr(v, "op", None) is not None else None
+        c = int_constant(v.op) if getattr(v, "op", None) is not None else None
         if c is None:
             return None
         out.append(c)

@@ -16,7 +16,7 @@ def _pow2(n: int) -> int:
     return ZERO if n == 0 else n & -n
 
 
-def _constant(op):
+def int_constant(op):
     """The integer a scalar constant holds, or None."""
     attr = op.attributes.get("value")
     v = getattr(attr, "value", None)
@@ -40,7 +40,7 @@ def known_divisor(v, depth: int = 0) -> int:
             got = max(got, _pow2(pred.divisor))
         return got
     if name in ("cuda_tile.constant", "arith.constant"):
-        c = _constant(op)
+        c = int_constant(op)
         return 1 if c is None else _pow2(c)
     if name in ("arith.index_cast", "arith.index_castui", "cuda_tile.exti", "cuda_tile.trunci",
                 "cuda_tile.bitcast", "arith.extsi", "arith.extui", "arith.trunci"):
