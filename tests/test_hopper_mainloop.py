@@ -195,3 +195,11 @@ def test_slots_are_released_and_their_keys_let_later_ctas_skip_the_build():
     keys = res.global_as("__tilec_tmapkeys_matmul_f16_aligned_0", np.uint32).reshape(-1, 16)
     assert sorted(np.nonzero(keys[:, 0])[0].tolist()) == [0, 32, 64, 96]
     assert keys[0, 1] == k and keys[0, 2] == m          # A's dims, innermost first
+
+
+def test_proven_alignment_drops_the_run_time_vector_test():
+    """The epilogue's vector stores test alignment at run time unless the IR
+    proves it: the aligned specialization has no element-wise fallback, the
+    unaligned one keeps it."""
+    assert "$L_scalar_access" not in ptx(ALIGNED) and "st.global.v2.b16" in ptx(ALIGNED)
+    assert "$L_scalar_access" in ptx(UNALIGNED)

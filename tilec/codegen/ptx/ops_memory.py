@@ -21,8 +21,22 @@ _DYN = None
 
 
 class TensorView:
-    def __init__(self, base, etype, shape, strides):
+    def __init__(self, base, etype, shape, strides, known=None):
         self.base, self.etype, self.shape, self.strides = base, etype, shape, strides
+        self.known = known      # Known: what the IR proves about their divisibility, or None
+
+
+class Known:
+    """Powers of two the IR proves divide a tensor view's base (bytes), extents
+    and strides (elements), and a tile access's starts: vector accesses skip
+    the run-time alignment tests these answer (divisibility.py)."""
+
+    def __init__(self, base, shape, strides, starts=None):
+        self.base, self.shape, self.strides, self.starts = base, list(shape), list(strides), starts
+
+    def access(self, starts, dims):
+        """The facts of an access whose dim i has start divisor starts[i] and reads view dim dims[i]."""
+        return Known(self.base, [self.shape[d] for d in dims], [self.strides[d] for d in dims], list(starts))
 
 
 class PartitionView:
@@ -65,7 +79,13 @@ def _make_tensor_view(em, op):
     dyn = iter(em.tile(v).reg for v in op.operands[1:])
     shape = [d if isinstance(d, int) and d >= 0 else next(dyn) for d in t.shape]
     strides = [s if isinstance(s, int) and s >= 0 else next(dyn) for s in t.strides]
-    em.bind(op.results[0], TensorView(base, t.element_type, shape, strides))
+    from ...dialects.cuda_tile.divisibility import entry_divisor, known_divisor, tensor_view_parts
+    parts = tensor_view_parts(op.results[0])
+    known = None
+    if parts is not None:
+        known = Known(known_divisor(parts[0]), [entry_divisor(x) for x in parts[1]],
+                      [entry_divisor(x) for x in parts[2]])
+    em.bind(op.results[0], TensorView(base, t.element_type, shape, strides, known))
 
 
 @handles("cuda_tile.make_partition_view", "cuda_tile.make_strided_view")
@@ -337,7 +357,7 @@ def global_slots(em, base, etype, shape, layout, starts, strides, extents, in_bo
     return out
 
 
-def vector_width(em, etype, layout, strides, extents, in_bounds, first_addr):
+def vector_width(em, etype, layout, strides, extents, in_bounds, first_addr, known=None):
     """(vec, predicate or None) when each run of `layout.vec` consecutive slots
     (adjacent elements of the last dimension, in Blocked and MmaAcc layouts)
     may move as one vector access, else None. The run is contiguous when the
@@ -347,7 +367,8 @@ def vector_width(em, etype, layout, strides, extents, in_bounds, first_addr):
     a multiple of vec). What is not known statically is tested at run time: the
     predicate (None: always) chooses the vector code, the caller keeps the
     element-wise code for the other case. Only element types held at their own
-    width in registers (16/32/64-bit) vectorize."""
+    width in registers (16/32/64-bit) vectorize. `known` (Known of the access):
+    what the IR proves needs no test (cuTile's `assume div_by` facts)."""
     vec = getattr(layout, "vec", 1)
     es = byte_size(etype)
     if vec < 2 or strides[-1] != 1 or es not in (2, 4, 8):
@@ -360,11 +381,12 @@ def vector_width(em, etype, layout, strides, extents, in_bounds, first_addr):
             return None
     kb = em.kb
     checks = []
-    for st in strides[:-1]:
+    proven = known is not None and known.starts is not None
+    for i, st in enumerate(strides[:-1]):
         if isinstance(st, int):
             if st % vec:
                 return None
-        else:
+        elif not (proven and known.strides[i] % vec == 0):
             checks.append((st, vec - 1, B32))
     last_ok = in_bounds is not None and in_bounds[-1]
     if not last_ok:
@@ -372,9 +394,13 @@ def vector_width(em, etype, layout, strides, extents, in_bounds, first_addr):
         if isinstance(ext, int):
             if ext % vec:
                 return None
-        else:
+        elif not (proven and known.shape[-1] % vec == 0):
             checks.append((ext, vec - 1, B32))
-    checks.append((first_addr, vec * es - 1, B64))
+    # the first address: the base, every stride but the last and the last dim's start
+    # (a run starts at a multiple of vec within the tile) all aligned
+    if not (proven and known.base % (vec * es) == 0 and known.starts[-1] % vec == 0
+            and all(isinstance(st, int) or known.strides[i] % vec == 0 for i, st in enumerate(strides[:-1]))):
+        checks.append((first_addr, vec * es - 1, B64))
     ok = None
     for reg, mask, cls in checks:
         t = kb.reg(cls)
@@ -436,14 +462,14 @@ def load_slots(em, regs, etype, slots, layout, plan, pad):
     access_slots(em, regs, etype, slots, layout, plan, one, vector)
 
 
-def async_fill(em, base, etype, shape, starts, strides, extents, in_bounds, pad, dst):
+def async_fill(em, base, etype, shape, starts, strides, extents, in_bounds, pad, dst, known=None):
     """Fill the shared tile at `dst` from global memory with cp.async (see
     async_copy; None when it cannot). The copy has a distribution of its own,
     never seen by another op: runs of 16 bytes, half the copies of the usual
     4-element runs of 16-bit data."""
     layout = blocked(shape, em.group.threads, max(MAX_VEC, 16 // byte_size(etype)))
     slots = global_slots(em, base, etype, shape, layout, starts, strides, extents, in_bounds)
-    plan = vector_width(em, etype, layout, strides, extents, in_bounds, slots[0][0])
+    plan = vector_width(em, etype, layout, strides, extents, in_bounds, slots[0][0], known)
     # the element-wise branch computes its own addresses: the copy loop then needs
     # only the run starts' (the others' arithmetic is dead there)
     return async_copy(em, slots, etype, layout, plan, pad, dst, shape,
@@ -541,6 +567,20 @@ def _where(a, imm):
     return f"[{a}+{imm}]" if imm else f"[{a}]"
 
 
+def _ref_known(ref, coords):
+    """Known of a block_tile access: its starts are tile index x step (+ the
+    extra coordinate), so they divide by the step's power of two (and the
+    coordinate's); None when the view's facts are unknown."""
+    from ...dialects.cuda_tile.divisibility import entry_divisor, known_divisor
+    pv = ref.view
+    if pv.tv.known is None:
+        return None
+    starts = [entry_divisor(s) for s in pv.steps]
+    if coords:
+        starts = [min(d, known_divisor(c)) for d, c in zip(starts, coords)]
+    return pv.tv.known.access(starts, list(pv.dim_map))
+
+
 def _ref_geometry(em, op, ref, coords):
     """(starts per tile dim, strides, extents) of a block_tile reference."""
     kb = em.kb
@@ -579,7 +619,7 @@ def _tiled_load(em, op):
     slot = em.async_targets.get(op)     # a pipeline slot this load fills (see ops_pipeline)
     if slot is not None:
         issued = async_fill(em, ref.view.tv.base, t.element_type, shape, starts, strides, extents,
-                            _in_bounds(op), pad, slot)
+                            _in_bounds(op), pad, slot, _ref_known(ref, list(op.coords)))
         if issued is not None:
             em.async_issued = issued
             em.bind(op.results[0], em.home_tile(t.element_type, shape, slot))
@@ -589,7 +629,8 @@ def _tiled_load(em, op):
     layout = em.layout_for(shape)
     slots = global_slots(em, ref.view.tv.base, t.element_type, shape, layout, starts, strides, extents,
                          _in_bounds(op))
-    plan = vector_width(em, t.element_type, layout, strides, extents, _in_bounds(op), slots[0][0])
+    plan = vector_width(em, t.element_type, layout, strides, extents, _in_bounds(op), slots[0][0],
+                        _ref_known(ref, list(op.coords)))
     out = em.new_tile(t.element_type, shape, layout)
     load_slots(em, out.regs, t.element_type, slots, layout, plan, pad)
     em.bind(op.results[0], out)
@@ -609,7 +650,8 @@ def _tiled_store(em, op):
     slots = global_slots(em, ref.view.tv.base, value.etype, shape, layout, starts, strides, extents,
                          _in_bounds(op))
     slots = [(a, imm, _and(em, p, owner)) for a, imm, p in slots]
-    plan = vector_width(em, value.etype, layout, strides, extents, _in_bounds(op), slots[0][0])
+    plan = vector_width(em, value.etype, layout, strides, extents, _in_bounds(op), slots[0][0],
+                        _ref_known(ref, list(op.coords)))
     regs = [value.at(s) for s in range(len(slots))]
 
     def one(r, where, p):
