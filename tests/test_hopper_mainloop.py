@@ -93,6 +93,13 @@ def test_aligned_matmul_loads_by_tma_and_rebalances_registers():
     assert "wgmma.wait_group.sync.aligned \t1" in out
 
 
+def test_tma_filled_slots_need_no_proxy_fence():
+    """wgmma reads through the async proxy: slots that cp.async (generic proxy)
+    filled are fenced before each read, slots TMA filled are not."""
+    assert "fence.proxy.async" not in ptx(ALIGNED) and "fence.proxy.async" not in ptx(FP8)
+    assert "fence.proxy.async.shared::cta" in ptx(UNALIGNED)
+
+
 def test_unaligned_matmul_keeps_cp_async_without_setmaxnreg():
     out = ptx(UNALIGNED)
     assert "cp.async.bulk.tensor" not in out and "tensormap" not in out and "__tilec_tmap" not in out

@@ -200,14 +200,16 @@ def _pack_a(em, a, layout, M: int, K: int):
     return pack_a_fragments(em, t, layout.tiles_m, K)
 
 
-def _issue(em, frags, sa, sb, acc, layout, kind, M: int, N: int, K: int, inflight=None):
+def _issue(em, frags, sa, sb, acc, layout, kind, M: int, N: int, K: int, inflight=None, fence=True):
     """wgmma.fence, the m64nNk16 instructions of every K step and 64-row chunk
     (A from `sa`'s descriptor, or the register fragments `frags` when `sa` is
-    None; B from `sb`'s), commit and wait for them. The operands' shared memory
-    was written through the generic proxy (cp.async, st.shared): the proxy
-    fence makes it visible to wgmma's async-proxy reads."""
+    None; B from `sb`'s), commit and wait for them. When the operands' shared
+    memory was written through the generic proxy (cp.async, st.shared), the
+    proxy fence makes it visible to wgmma's async-proxy reads (`fence`; slots
+    TMA filled, written by the async proxy itself, need none)."""
     kb = em.kb
-    kb.emit("fence.proxy.async.shared::cta")
+    if fence:
+        kb.emit("fence.proxy.async.shared::cta")
     if sa is not None:
         da = sa.descriptor(em, _warpgroup_offset(em, layout, sa.addr, sa.mn_offset(M // layout.warpgroups)))
         trans_a = 0 if sa.k_major else 1
@@ -235,6 +237,22 @@ def _issue(em, frags, sa, sb, acc, layout, kind, M: int, N: int, K: int, infligh
         return
     kb.emit("wgmma.wait_group.sync.aligned \t1")      # the previous iteration's group is done
     inflight.release_previous(em)
+
+
+def _generic_writes(em, op, a_in_smem: bool) -> bool:
+    """Whether the shared memory dot `op` reads in place may have been written
+    through the generic proxy since it was last fenced: unless every operand
+    it reads there is a pipeline slot filled by TMA (a shared-layout tile is
+    fenced where it is written; a register A is no shared memory)."""
+    from ...dialects.nv_tileas.operands import slot_source
+    for v in op.operands[:2] if a_in_smem else op.operands[1:2]:
+        src = slot_source(v)
+        pipe = em.get(src[0].block.parent_op.operands[0]) if src is not None else None
+        if src is None and v is op.operands[0]:
+            continue            # A in a shared layout: fenced when it was stored
+        if not getattr(pipe, "tma", False):
+            return True
+    return False
 
 
 def _in_place(em, op, c, rt) -> bool:
@@ -279,14 +297,15 @@ def wgmma_dot(em, op, a, b, c, layout: WgmmaAcc, rt):
         if sa is None and kind in FP8_KINDS:
             em.fail("cannot read its fp8 A K-major from shared memory (wgmma's only fp8 form)")
         frags = None if sa is not None else _pack_a(em, a, layout, M, K)
+        fence = _generic_writes(em, op, sa is not None)
         if _in_place(em, op, c, rt):
             # the loop's accumulator registers themselves (wgmma_inflight)
             from .wgmma_inflight import start
             inflight = start(em, op) if sa is not None else None
-            _issue(em, frags, sa, sb, list(c.regs), layout, kind, M, N, K, inflight)
+            _issue(em, frags, sa, sb, list(c.regs), layout, kind, M, N, K, inflight, fence)
             return c
         acc = _accumulators(em, c, layout)
-        _issue(em, frags, sa, sb, acc, layout, kind, M, N, K)
+        _issue(em, frags, sa, sb, acc, layout, kind, M, N, K, fence=fence)
         return _result(em, acc, layout, rt, M, N)
     if kind in FP8_KINDS:
         em.fail("cannot read its fp8 B K-major from shared memory (wgmma's only fp8 form)")
