@@ -202,13 +202,7 @@ def _matmul_f16_aligned(rng):
 
 def _bmm_tt_aligned(rng):
     # the last two extents divisible by 16, as the kernel assumes; K = 9.5 tiles (8 stages: the ring wraps)
-    q, m, n, k = 2, 64, 128, 608
-    a = rng.standard_normal((q, k, m)).astype(np.float16)     # A^T: K x M
-    b = rng.standard_normal((q, n, k)).astype(np.float16)     # B^T: N x K
-    c = np.zeros((q, m, n), np.float16)
-    a64, b64 = np.abs(a.astype(np.float64)), np.abs(b.astype(np.float64))
-    scale = lambda: np.transpose(a64, (0, 2, 1)) @ np.transpose(b64, (0, 2, 1))   # noqa: E731
-    return Launch((m // 64, n // 64, q), arr(a) + arr(b) + arr(c), [("c", c, Scaled(2e-3, scale))])
+    return _tt_launch(rng, 2, 64, 128, 608)
 
 
 def _matmul_bf16_relu(rng):
@@ -338,7 +332,11 @@ def _flash_attention(rng):
 
 
 def _matmul_tt(rng):
-    q, m, n, k = 2, 128, 192, 160      # K = 2.5 tiles: the last K tile is ragged (zero padding)
+    return _tt_launch(rng, 2, 128, 192, 160)      # K = 2.5 tiles: the last K tile is ragged (zero padding)
+
+
+def _tt_launch(rng, q, m, n, k):
+    """C = A^T B^T per batch, A stored K x M and B N x K, 64x64 output tiles."""
     a = rng.standard_normal((q, k, m)).astype(np.float16)     # A^T: K x M
     b = rng.standard_normal((q, n, k)).astype(np.float16)     # B^T: N x K
     c = np.zeros((q, m, n), np.float16)

@@ -1669,6 +1669,18 @@ class KernelCodegen:
         for x in ((b,) if reg_a else (a, b)):
             if not isinstance(x, Reg) or x.kind != "i" or x.width != 64:
                 self._fail("wgmma.mma_async descriptors must be 64-bit registers")
+        sk = self._wgmma_scales(scale, sa, sb)
+        for x in ((tb,) if reg_a else (ta, tb)):
+            if not isinstance(x, Imm) or x.ival not in (0, 1):
+                self._fail("wgmma.mma_async imm-trans-a/b (0 or 1)")
+        w, term = self._wait(ins, WGMMA, k, nblocks)
+        w.args.update(d=list(d.items), a=[x.slot for x in a.items] if reg_a else a.slot, reg_a=reg_a,
+                      b=b.slot, scale=sk, scale_a=float(sa.ival), scale_b=float(sb.ival), n=n, atype=rest[2],
+                      btype=rest[3], trans_a=None if reg_a else ta.ival, trans_b=tb.ival)
+        return term
+
+    def _wgmma_scales(self, scale, sa, sb):
+        """("reg", slot) or ("imm", 0/1) of scale-d, after checking it and imm-scale-a/b."""
         if isinstance(scale, Reg) and scale.kind == "p":
             sk = ("reg", scale.slot)
         elif isinstance(scale, Imm) and scale.ival in (0, 1):
@@ -1678,14 +1690,7 @@ class KernelCodegen:
         for x in (sa, sb):
             if not isinstance(x, Imm) or x.ival not in (1, -1):
                 self._fail("wgmma.mma_async imm-scale-a/b (1 or -1)")
-        for x in ((tb,) if reg_a else (ta, tb)):
-            if not isinstance(x, Imm) or x.ival not in (0, 1):
-                self._fail("wgmma.mma_async imm-trans-a/b (0 or 1)")
-        w, term = self._wait(ins, WGMMA, k, nblocks)
-        w.args.update(d=list(d.items), a=[x.slot for x in a.items] if reg_a else a.slot, reg_a=reg_a,
-                      b=b.slot, scale=sk, scale_a=float(sa.ival), scale_b=float(sb.ival), n=n, atype=rest[2],
-                      btype=rest[3], trans_a=None if reg_a else ta.ival, trans_b=tb.ival)
-        return term
+        return sk
 
     def _i_wgmma_fp8(self, ins, ops, n, rest, k, nblocks):
         """wgmma.mma_async .m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2}: d, a-desc, b-desc, scale-d,
@@ -1703,15 +1708,7 @@ class KernelCodegen:
         for x in (a, b):
             if not isinstance(x, Reg) or x.kind != "i" or x.width != 64:
                 self._fail("wgmma.mma_async descriptors must be 64-bit registers")
-        if isinstance(scale, Reg) and scale.kind == "p":
-            sk = ("reg", scale.slot)
-        elif isinstance(scale, Imm) and scale.ival in (0, 1):
-            sk = ("imm", scale.ival)
-        else:
-            self._fail("wgmma.mma_async scale-d (a predicate or 0/1)")
-        for x in (sa, sb):
-            if not isinstance(x, Imm) or x.ival not in (1, -1):
-                self._fail("wgmma.mma_async imm-scale-a/b (1 or -1)")
+        sk = self._wgmma_scales(scale, sa, sb)
         w, term = self._wait(ins, WGMMA, k, nblocks)
         w.args.update(d=list(d.items), a=a.slot, reg_a=False, b=b.slot, scale=sk, scale_a=float(sa.ival),
                       scale_b=float(sb.ival), n=n, atype=rest[2], btype=rest[3], trans_a=0, trans_b=0)
