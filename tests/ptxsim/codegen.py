@@ -1290,21 +1290,14 @@ class KernelCodegen:
             lines.append(f"_mb_init({self._lid}, _x, {self.rd(ins.operands[1], T('u32'))})")
             self._guarded(ins, lines)
             return
-        if what == "arrive" and len(mods) == 1:
-            self._nops(ins, 2, 3)
+        if what == "arrive" and mods[1:] in ([], ["expect_tx"]):
+            # arrive [, count] or arrive.expect_tx with its transaction bytes (one arrival)
+            tx = mods[1:] == ["expect_tx"]
+            self._nops(ins, *((3,) if tx else (2, 3)))
             lines, _i, _v = self._addr(ins.operands[1], "shared", 8, False)
-            cnt = self.rd(ins.operands[2], T("u32")) if len(ins.operands) == 3 else "1"
-            call = f"_mb_arrive({self._lid}, _x, {cnt})"
-            if isinstance(ins.operands[0], Reg):
-                lines += self.wr(ins.operands[0], T("b64"), call, written)
-            else:
-                lines.append(call)
-            self._guarded(ins, lines)
-            return
-        if what == "arrive" and mods[1:] == ["expect_tx"]:
-            self._nops(ins, 3)
-            lines, _i, _v = self._addr(ins.operands[1], "shared", 8, False)
-            call = f"_mb_arrive({self._lid}, _x, 1, {self.rd(ins.operands[2], T('u32'))})"
+            third = self.rd(ins.operands[2], T("u32")) if len(ins.operands) == 3 else None
+            call = (f"_mb_arrive({self._lid}, _x, 1, {third})" if tx
+                    else f"_mb_arrive({self._lid}, _x, {third or '1'})")
             if isinstance(ins.operands[0], Reg):
                 lines += self.wr(ins.operands[0], T("b64"), call, written)
             else:

@@ -101,22 +101,25 @@ def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True,
     if regs.consumer > regs.consumer_budget:
         engine.warning(loc, f"the consumer needs about {regs.consumer} registers per thread, over its budget "
                             f"of {regs.consumer_budget} on {target.arch}; expect spills")
-    if grow and target.has_tma and use_tma:
+    plans = {}
+    if target.has_tma and use_tma:
         from .tma import plan_tma
-        tma = all(plan_tma(p.load, loop) is not None for p in stages.pairs)
+        plans = {p.load: plan_tma(p.load, loop) for p in stages.pairs}
+    if grow and plans:
+        tma = all(plan is not None for plan in plans.values())
         stages.num_stages = deeper_stages(stages, target, regs, num_warps, reserve, tma,
                                           smem_budget or target.smem_bytes)
     hoist_resident(analysis, mat)
     from ..dialects.nv_tileas.builders import Builder
     infos = create_pipelines(Builder(loop.parent, before=loop, location=loc), stages, loc)
-    if target.has_tma and use_tma:
-        from .tma import build_descriptor, plan_tma
+    if plans:
+        from .tma import build_descriptor
         top = loop             # descriptors go before the loop nest: built once per CTA
         while top.parent_op is not None and top.parent_op.name != "cuda_tile.entry":
             top = top.parent_op
         b = Builder(top.parent, before=top, location=loc)
         for info in infos:
-            plan = plan_tma(info.pair.load, loop)
+            plan = plans.get(info.pair.load)
             if plan is not None:
                 build_descriptor(b, plan, loc)
                 info.tma = plan

@@ -36,8 +36,8 @@ class Emitter:
         self.swizzle_of: dict = {}     # shared-address register -> Swizzle of the tile stored there
         self.scratch_limit = None      # bytes: layout changes of bigger tiles go through scratch by rows
         self.async_targets: dict = {}  # load op -> the pipeline slot it may fill with cp.async
-        self.async_issued = None       # set by such a load: predicate of its cp.async path (True: always)
-        self.async_barrier = None      # that slot's `full` mbarrier (a TMA copy completes on it)
+        self.async_issued = None       # set by such a load: predicate of its cp.async path (True: always), or "tma"
+        self.async_barrier = None      # the slot's `full` mbarrier, when TMA fills it (ops_tma.tma_fills)
         self.tma_pool = None           # tensormap._Pool: the CTA's tensor-map slot
         self.maxnreg = None            # registers a thread enters with (setmaxnreg rebalances them)
         self.inflight: list = []       # wgmma_inflight.InFlight of the dots kept in flight

@@ -238,7 +238,8 @@ def _produce_one(em, op):
     load = _async_load_of(block) if pipe.full is not None else None
     if load is not None:
         em.async_targets[load] = slot
-        em.async_barrier = _barrier(em, pipe.full, it)     # where a TMA copy completes
+        if pipe.tma:
+            em.async_barrier = _barrier(em, pipe.full, it)     # where the TMA copies complete
     em.async_issued = None
 
     def on_yield(values):
@@ -247,7 +248,7 @@ def _produce_one(em, op):
                 from ...dialects.nv_tileas.layouts import linear_offsets
                 em.store_shared(em.regs_of(v), slot, linear_offsets(shape))
         if pipe.tma:
-            if not isinstance(em.async_issued, tuple):
+            if em.async_issued != "tma":
                 em.fail("expected its slot filled by a TMA copy")    # tma_fills and the copy disagree
         elif pipe.full is not None:
             _arrive_full(em, _barrier(em, pipe.full, it), em.async_issued)

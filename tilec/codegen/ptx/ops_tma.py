@@ -18,6 +18,7 @@ from .emitter import handles
 from ...dialects.nv_tileas.layouts import linear_offsets
 from .ops_memory import SharedView, async_fill, global_slots, load_slots, vector_width
 from .ptxtypes import B32, byte_size
+from .tensormap import as_b32
 
 
 class TmaDesc:
@@ -93,20 +94,15 @@ def _swizzle_name(swz):
     return "none" if swz is None else {32: "32B", 64: "64B"}.get(min(swz.pitch, 128), "128B")
 
 
-def serves(tmap, swizzle, shape) -> bool:
-    """Whether device-built map `tmap` (or None) fills a slot of `shape`
-    stored with `swizzle` (a Swizzle or None) as it is laid out."""
-    return tmap is not None and _swizzle_name(swizzle) == tmap.swizzle and tuple(shape) == tmap.box
-
-
 def _issue_tma(em, op, desc, dest, base):
     """cp.async.bulk.tensor copies of the slot at `base` from `desc`'s map, by
-    the group's thread 0, completing on the slot's `full` barrier. Returns
-    False (nothing emitted) when the slot's layout is not the map's."""
+    the group's thread 0, completing on the slot's `full` barrier. Only for a
+    pipeline that tma_fills read off the IR as TMA-filled (the produce_one set
+    em.async_barrier); False (nothing emitted) otherwise."""
     m = desc.tmap
     swz = em.swizzle_of.get(base)
     bar = em.async_barrier
-    if bar is None or not serves(m, swz, dest.shape):
+    if bar is None or m is None:
         return False
     kb = em.kb
     lead = em.leader()
@@ -120,7 +116,7 @@ def _issue_tma(em, op, desc, dest, base):
     for d in dest.shape:
         nbytes *= d
     coords = [em.tile(v).reg for v in op.coords]
-    coords = [_b32(em, c) for c in reversed(coords)]      # the map's order: innermost first
+    coords = [as_b32(em, c) for c in reversed(coords)]      # the map's order: innermost first
     kb.emit(f"@{lead} mbarrier.arrive.expect_tx.shared::cta.b64 \t_, [{bar}], {nbytes}")
     panels = dest.shape[-1] // m.panel_elems
     for p in range(panels):
@@ -132,16 +128,8 @@ def _issue_tma(em, op, desc, dest, base):
         where = ", ".join([c0] + coords[1:])
         kb.emit(f"@{lead} cp.async.bulk.tensor.{len(coords)}d.shared::cluster.global.mbarrier::complete_tx::bytes "
                 f"\t[{dst}], [{m.addr}, {{{where}}}], [{bar}]")
-    em.async_issued = ("tma", lead)
+    em.async_issued = "tma"
     return True
-
-
-def _b32(em, r):
-    if r.startswith("%rd"):
-        n = em.kb.reg(B32)
-        em.kb.emit(f"cvt.u32.u64 \t{n}, {r}")
-        return n
-    return r
 
 
 @handles("nv_tileas.async.tiled_tma_load")

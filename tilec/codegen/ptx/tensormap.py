@@ -105,7 +105,8 @@ def _acquire(em, pool):
     kb.emit("bar.sync \t0")
 
 
-def _as_b32(em, r):
+def as_b32(em, r):
+    """`r` (a register or an int) as a 32-bit operand."""
     if isinstance(r, int):
         return str(r)
     if r.startswith("%rd"):
@@ -148,7 +149,7 @@ def build_map(em, tv, box, swizzle) -> TensorMap:
     kb.emit(f"cvta.global.u64 \t{gen}, {g}")
     rank = len(box)
     # operands in the map's order: dimension 0 is the innermost
-    dims = [_as_b32(em, d) for d in reversed(tv.shape)]
+    dims = [as_b32(em, d) for d in reversed(tv.shape)]
     strides = [_stride_bytes(em, s, es) for s in reversed(tv.strides[:-1])]
     stage = kb.shared_buffer(MAP_BYTES, MAP_BYTES, "tmap")
     skip, keep = kb.label("tmap_built"), kb.label("tmap_kept")
