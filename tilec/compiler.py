@@ -10,9 +10,10 @@ class CompileFailed(Exception):
 
 
 def lower_and_schedule(ops, engine, arch: str, num_warps: int, num_stages: int | None, merge_agents=True,
-                       smem_budget: int | None = None):
+                       smem_budget: int | None = None, wgmma: bool | None = None):
     """Run lower-to-tileas and schedule on verified `ops`; the new ops or None.
-    `smem_budget`: the shared bytes the kernel may use when less than the target's."""
+    `smem_budget`: the shared bytes the kernel may use when less than the target's.
+    `wgmma`: see compile_ops (the accumulator layouts the schedule names)."""
     from .passes.manager import PassManager
     from .passes.pipeline import Nest, make_pass
     sched = {"arch": arch, "num-warps": str(num_warps)}
@@ -22,6 +23,8 @@ def lower_and_schedule(ops, engine, arch: str, num_warps: int, num_stages: int |
         sched["merge-agents"] = "false"
     if smem_budget:
         sched["smem-budget"] = str(smem_budget)
+    if wgmma is not None:
+        sched["wgmma"] = "all" if wgmma else "none"
     root = Nest("builtin.module", [make_pass("lower-to-tileas", {"arch": arch}), make_pass("schedule", sched)])
     pm = PassManager(root, verify_each=True)
     if not pm.run(ops, engine):
@@ -100,7 +103,7 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
     first, scratch_limit, merge = None, None, True
     while True:
         lowered = lower_and_schedule(ops, engine, arch, num_warps, num_stages, merge,
-                                     static_shared_budget(arch) if static_shared else None)
+                                     static_shared_budget(arch) if static_shared else None, wgmma)
         if lowered is None:
             return None
         try:

@@ -19,7 +19,7 @@
 // CHECK: nv_tileaa.block_tile %{{.*}}[%[[AHEAD]], %{{.*}}]
 // CHECK: consume_one
 // CHECK: consume_one
-// CHECK: %[[MMA:.*]] = nv_tileas.convert_layout %{{.*}} {layout = #nv_tileas<layout mma, warps = [2, 2]>}
-// CHECK-NEXT: nv_tileas.dot %{{.*}}, %{{.*}}, %[[MMA]] {atom = #nv_tileas<atom mma_f16_f16_f32>}
+// CHECK: %[[MMA:.*]] = nv_tileas.convert_layout %{{.*}} {layout = #nv_tileas<layout mma, warps = [2, 2]>, nv_tileas.layouts = [#nv_tileas<layout mma, warps = [2, 2]>]}
+// CHECK-NEXT: nv_tileas.dot %{{.*}}, %{{.*}}, %[[MMA]] {atom = #nv_tileas<atom mma_f16_f16_f32>, nv_tileas.layouts = [#nv_tileas<layout mma, warps = [2, 2]>]}
 // CHECK: scf.yield
 // CHECK-NOT: agent_switch

@@ -3,7 +3,9 @@
 // agents whose registers leave one CTA per SM, so the stages fill its shared memory) and an
 // agent_switch: a producer warpgroup (40 registers) issuing TMA loads through descriptors
 // built before the loop (the arrays are 16-aligned: cuTile's `assume div_by<16>` facts),
-// a consumer warpgroup computing the dot.
+// a consumer warpgroup computing the dot. Every result names its layout (nv_tileas.layouts,
+// propagate_layouts.py): the slots' tiles are shared, the accumulator is in the wgmma layout
+// from the loop's carried registers through the dot to the f16 conversion of the epilogue.
 // CHECK: entry @matmul_f16_aligned
 // CHECK: nv_tileas.alloc_tensor {nv_tileas.stage_buffer = 0 : i32} : tensor<6x128x64xf16>
 // CHECK: nv_tileas.view %{{.*}} -> !nv_tileaa.tiled_view<6x128x64xf16, SMEM>
@@ -23,7 +25,7 @@
 // CHECK: %[[BAR:.*]] = nv_tileas.create_none : !nv_tileaa.mem_token
 // CHECK: %[[T:.*]] = nv_tileas.async.tiled_tma_load %[[DA]], %[[SV]][%{{.*}}, %{{.*}}], %[[BAR]] {atom = #nv_tileas<atom tma_load_2d>}
 // CHECK-NEXT: nv_tileas.async.wait %[[T]] : !async.token
-// CHECK-NEXT: "nv_tileas.load"(%[[SV]])
+// CHECK-NEXT: "nv_tileas.load"(%[[SV]]) {nv_tileas.layouts = [#nv_tileas<layout shared>]}
 // CHECK-NEXT: nv_tileas.async.pipeline.yield %{{.*}} : tile<128x64xf16>
 // CHECK: nv_tileas.async.pipeline.inc_iter
 // CHECK: produce_one
@@ -41,16 +43,17 @@
 // CHECK: nv_tileas.async.pipeline.consumer_wait
 // the accumulator enters the dot through an explicit conversion into the
 // wgmma accumulator layout (B, the 64x128 tile, is read in place from its slot)
-// CHECK: %[[ACC:.*]] = "nv_tileas.load"
-// CHECK-NEXT: %[[MMA:.*]] = nv_tileas.convert_layout %[[ACC]] {layout = #nv_tileas<layout wgmma>}
-// CHECK-NEXT: nv_tileas.dot %{{.*}}, %{{.*}}, %[[MMA]] {atom = #nv_tileas<atom mma_wgmma_f16_f16_f32>}
+// CHECK: %[[ACC:.*]] = "nv_tileas.load"(%{{.*}}) {nv_tileas.layouts = [#nv_tileas<layout wgmma>]}
+// CHECK-NEXT: %[[MMA:.*]] = nv_tileas.convert_layout %[[ACC]] {layout = #nv_tileas<layout wgmma>, nv_tileas.layouts = [#nv_tileas<layout wgmma>]}
+// CHECK-NEXT: nv_tileas.dot %{{.*}}, %{{.*}}, %[[MMA]] {atom = #nv_tileas<atom mma_wgmma_f16_f16_f32>, nv_tileas.layouts = [#nv_tileas<layout wgmma>]}
 // CHECK-NEXT: "nv_tileas.store"
 // CHECK-NEXT: nv_tileas.async.pipeline.consumer_release
 // CHECK: nv_tileas.async.pipeline.consumer_release
 // CHECK: nv_tileas.async.pipeline.inc_iter
 // CHECK: scf.yield
 // the epilogue runs in the consumer agent, before its yield (sink-epilogue)
-// CHECK: ftof
+// CHECK: } {nv_tileas.layouts = [#nv_tileas<layout wgmma>, #nv_tileas<layout none>, #nv_tileas<layout none>]}
+// CHECK-NEXT: ftof %{{.*}} {nv_tileas.layouts = [#nv_tileas<layout wgmma>]}
 // CHECK: "nv_tileas.tiled_store"
 // CHECK: nv_tileas.async.pipeline.yield
 // CHECK: }) : () -> !cuda_tile.tile<128x128xf32>

@@ -118,6 +118,15 @@ def register_attr(cls):
     return cls
 
 
+# discardable attributes a dialect checks wherever they appear (MLIR's
+# Dialect::verifyOperationAttribute): attribute name -> fn(op, attr) -> bool
+ATTR_VERIFIERS: dict = {}
+
+
+def register_attr_verifier(name: str, fn):
+    ATTR_VERIFIERS[name] = fn
+
+
 def add_loader(fn):
     """A callable that imports a dialect package; run once by load_all()."""
     _loaders.append(fn)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .core import OpResult, Operation
 from .diagnostics import DiagnosticEngine, using_engine
+from .registry import ATTR_VERIFIERS
 from .traits import IsolatedFromAbove
 
 
@@ -43,6 +44,11 @@ class _AfterRegions:
 
 
 def _verify_one(op, positions) -> bool:
+    if ATTR_VERIFIERS and op.attributes:
+        for name, attr in op.attributes.items():
+            check = ATTR_VERIFIERS.get(name)
+            if check is not None and not check(op, attr):
+                return False
     if not hasattr(op, "verify_structure"):
         return _verify_dominance(op, positions)  # unregistered: only SSA rules apply
     if not op.verify_structure():

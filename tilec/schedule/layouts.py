@@ -22,8 +22,9 @@ the dot requires, not a data movement per iteration. The emitter reads the
 layout from this op (ops_dot.mma_layout)."""
 from __future__ import annotations
 
-from ..dialects.nv_tileas.layouts import LayoutAttr, tensor_core_acc
-from ..dialects.nv_tileas.operands import wgmma_fits, wgmma_in_place
+from ..dialects.nv_tileas.layout_attr import LayoutAttr
+from ..dialects.nv_tileas.layouts import tensor_core_acc
+from ..dialects.nv_tileas.operands import wgmma_chosen
 from ..dialects.nv_tileas.types import element_width, num_elements
 from ..dialects.nv_tileas.ops.layout import ConvertLayoutOp
 from ..dialects.nv_tileas.ops.pipeline import agent_warps
@@ -145,19 +146,21 @@ def _chained_dots(entry) -> set:
     return out
 
 
-def _accumulator_layout(op, a, b, c, threads: int, arch: str, chained: set):
+def _accumulator_layout(op, a, b, c, threads: int, arch: str, chained: set, wgmma: str):
     """The LayoutAttr of dot `op`'s accumulator, or None (CUDA cores)."""
-    if arch == "sm_90a" and wgmma_fits(op, threads) and wgmma_in_place(op):
+    if arch == "sm_90a" and wgmma_chosen(op, threads, wgmma):
         return WGMMA
     acc = tensor_core_acc(a.type, b.type, c.type, threads, rows_only=op in chained)
     return None if acc is None else LayoutAttr.of(acc)
 
 
-def assign_layouts(entry, num_warps: int, smem_bytes: int | None = None, arch: str = "") -> int:
+def assign_layouts(entry, num_warps: int, smem_bytes: int | None = None, arch: str = "",
+                   wgmma: str = "auto") -> int:
     """Insert the accumulator conversions, and the shared-memory conversions
     of loop-invariant operands, in `entry`; how many were inserted.
-    `arch`: sm_90a names the accumulators of dots that run on wgmma (B read
-    in place: operands.wgmma_in_place) `#nv_tileas<layout wgmma>`.
+    `arch`: sm_90a names the accumulators of dots that run on wgmma
+    `#nv_tileas<layout wgmma>` (operands.wgmma_chosen under `wgmma`: by
+    default where B is read in place).
     `smem_bytes`: the kernel's shared-memory budget. Shared-layout operands
     take what the stage buffers (all of them, as if live together) and
     SCRATCH_RESERVE leave; None: no limit."""
@@ -171,7 +174,7 @@ def assign_layouts(entry, num_warps: int, smem_bytes: int | None = None, arch: s
         if op.name != DOT or len(op.operands) < 3:
             continue
         a, b, c = op.operands[:3]
-        want = _accumulator_layout(op, a, b, c, group_threads(op, threads), arch, chained)
+        want = _accumulator_layout(op, a, b, c, group_threads(op, threads), arch, chained, wgmma)
         if want is None:
             continue
         n += _invariant_operand(op, 0, made, room) + _invariant_operand(op, 1, made, room)

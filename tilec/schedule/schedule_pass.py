@@ -142,7 +142,8 @@ class Schedule(Pass):
     name = "schedule"
     argument = "Schedule"
     OPTIONS = {"arch": (str, ""), "num-stages": (int, 0), "num-warps": (int, 4), "tma": (bool, True),
-               "merge-agents": (bool, True), "sink-epilogue": (bool, True), "smem-budget": (int, 0)}
+               "merge-agents": (bool, True), "sink-epilogue": (bool, True), "smem-budget": (int, 0),
+               "wgmma": (str, "auto")}
 
     def run(self, target) -> bool:
         engine = current_engine()
@@ -154,6 +155,11 @@ class Schedule(Pass):
             return False
         stages = self.options["num-stages"] or t.default_stages
         warps = self.options["num-warps"]
+        from ..dialects.nv_tileas.operands import WGMMA_MODES
+        if self.options["wgmma"] not in WGMMA_MODES:
+            engine.error(target.location, f"invalid schedule option: wgmma={self.options['wgmma']} "
+                                          f"(expected {', '.join(WGMMA_MODES)})")
+            return False
         if stages < 1 or warps < 1 or (t.warp_specialized and warps % 4):
             engine.error(target.location, f"invalid schedule options: num-stages={stages} num-warps={warps}"
                                           + (f" ({t.arch} consumers are whole warpgroups: a multiple of 4)"
@@ -180,6 +186,9 @@ class Schedule(Pass):
         from .layouts import assign_layouts
         budget = self.options["smem-budget"] or t.smem_bytes
         for e in entries(blocks):
-            assign_layouts(e, warps, budget, t.arch)
+            assign_layouts(e, warps, budget, t.arch, self.options["wgmma"])
         _cleanup(blocks, t.arch)
+        from .propagate_layouts import propagate_layouts
+        for e in entries(blocks):
+            propagate_layouts(e, warps)
         return ok

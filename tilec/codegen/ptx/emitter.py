@@ -12,6 +12,7 @@ from .builder import KernelBuilder
 from ...dialects.nv_tileas.layouts import MmaAcc, SliceLayout, WgmmaAcc, blocked, linear_offsets
 from .ptxtypes import B32, B64, PRED, Unsupported, byte_size, float_imm, int_imm, mem_type, reg_class
 from .values import CodegenError, Group, Tile
+from .ir_layouts import follow
 
 HANDLERS: dict = {}
 
@@ -43,9 +44,7 @@ class Emitter:
         self.inflight: list = []       # wgmma_inflight.InFlight of the dots kept in flight
         self.alias_loads: set = set()  # loads of a register view that read its registers in place
         self.wgmma = False             # wgmma for tensor-core dots: False, True (every one that fits) or ops_wgmma.AUTO
-        self.layout_hints: dict = {}   # IR value -> the layout its loop-carried registers take (slices.py)
-        self.hints_found: dict = {}    # the same, learnt while emitting (ModuleEmitter emits again with them)
-        self.slot_keys: dict = {}      # id(carried registers' tile) -> (tile, IR value)
+        self.layout_repairs: list = [] # (op, had, wanted): results converted into their IR layout (ir_layouts)
 
     # ---- dispatch ---------------------------------------------------------------------
     def emit_block(self, block):
@@ -59,6 +58,8 @@ class Emitter:
         saved, self.op = self.op, op
         try:
             handler(self, op)
+            if op.results:
+                follow(self, op)
         except Unsupported as e:
             raise CodegenError(op, f"'{op.name}' {e}") from None
         finally:
@@ -296,9 +297,6 @@ class Emitter:
 
     def copy_into(self, dst: Tile, src: Tile):
         """Move `src`'s elements into the registers of `dst` (same layout after conversion)."""
-        if src.layout != dst.layout and self.slot_keys:
-            from .slices import note_carried
-            note_carried(self, dst, src)
         src = self.in_layout(src, dst.layout)
         for a, b in zip(dst.regs, src.regs if not src.splat else [src.reg] * len(dst.regs)):
             if a != b:

@@ -86,21 +86,16 @@ class ModuleEmitter:
         return sym
 
     def kernel(self, entry) -> list[str]:
-        # loop-carried registers take the slice layouts their loop body leaves in
-        # them (slices.py): when the body asked for ones the registers did not
-        # have, the kernel is emitted again with them (at most twice more)
-        hints, mark = {}, (len(self.module_lines), self.counter)
-        for _ in range(3):
-            em, kb, params, name, threads = self._emit(entry, hints)
-            new = {v: lay for v, lay in em.hints_found.items() if hints.get(v) != lay}
-            if not new:
-                break
-            hints.update(new)
-            del self.module_lines[mark[0]:]
-            self.counter = mark[1]
+        from .ir_layouts import ATTR
+        if not any(ATTR in op.attributes for op in entry.walk()):
+            # scheduled IR that names no layouts (built by hand, or by an older
+            # tilec): propagate them first, so the emitter has one source of truth
+            from ...schedule.propagate_layouts import propagate_layouts
+            propagate_layouts(entry, self.num_warps)
+        em, kb, params, name, threads = self._emit(entry)
         return self._finish(entry, em, kb, params, name, threads)
 
-    def _emit(self, entry, hints):
+    def _emit(self, entry):
         name = entry.attributes["sym_name"].value
         kb = KernelBuilder(name)
         threads = cta_threads(entry, self.num_warps)
@@ -108,7 +103,6 @@ class ModuleEmitter:
         em.module = self
         em.wgmma = self.wgmma
         em.scratch_limit = self.scratch_limit
-        em.layout_hints = dict(hints)
         block = entry.regions[0].blocks[0]
         params = []
         for i, arg in enumerate(block.arguments):

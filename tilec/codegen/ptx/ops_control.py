@@ -22,47 +22,18 @@ class Frame:
 
 
 def carry_slot(em, x, value=None):
-    """New registers able to hold values like `x` (None for tokens); `value`, the
-    block argument they will back, may ask for the layout of the dot it feeds."""
+    """New registers able to hold values like `x` (None for tokens), in the
+    layout the IR gives `value`, the block argument they back (a loop's
+    accumulator: its dot's; a row statistic: the slice its body writes)."""
     if x is None:
         return None
     if isinstance(x, Tile):
-        from .slices import carried_layout, register_carried
-        layout = preferred_layout(em, value) if value is not None and x.shape else None
-        if layout is None and value is not None and x.shape:
-            layout = carried_layout(em, value, x.shape)
+        from .ir_layouts import layout_of
+        layout = layout_of(em, value, x.shape) if value is not None and x.shape else None
         if layout is None:
             layout = x.layout if not x.splat else (em.layout_for(x.shape) if x.shape else None)
-        out = em.fresh_copy(x, layout)
-        register_carried(em, out, value)
-        return out
+        return em.fresh_copy(x, layout)
     return x.fresh(em)
-
-
-def preferred_layout(em, value):
-    """A loop-carried accumulator that reaches a tensor-core dot (directly or
-    through a register view) lives in the dot's accumulator layout (the one
-    the convert_layout before the dot names), so the loop never converts it."""
-    from ...dialects.nv_tileas.layouts import LayoutAttr
-    from .ops_dot import mma_layout, named_layout
-    work, seen = [value], set()
-    while work:
-        v = work.pop()
-        if v in seen:
-            continue
-        seen.add(v)
-        for use in v.uses:
-            user = use.owner
-            if user.name == "nv_tileas.dot" and use.index == 2:
-                return mma_layout(em, user)
-            lay = user.attributes.get("layout")
-            if user.name == "nv_tileas.convert_layout" and isinstance(lay, LayoutAttr) and lay.kind == "mma":
-                got = named_layout(em, user, tuple(v.type.shape))
-                if got is not None:
-                    return got
-            if user.name == "nv_tileas.view" or (user.name == "nv_tileas.load" and use.index == 0):
-                work.append(user.results[0])
-    return None
 
 
 def assign_all(em, slots, values):
@@ -161,11 +132,9 @@ def _result_slot(em, r):
     t = r.type
     if not hasattr(t, "shape") or not hasattr(t, "element_type"):
         return None
-    from .slices import carried_layout, register_carried
-    layout = carried_layout(em, r, t.shape) if t.shape else None
-    out = em.new_tile(t.element_type, t.shape, layout or (em.layout_for(t.shape) if t.shape else None))
-    register_carried(em, out, r)
-    return out
+    from .ir_layouts import layout_of
+    layout = layout_of(em, r, t.shape) if t.shape else None
+    return em.new_tile(t.element_type, t.shape, layout or (em.layout_for(t.shape) if t.shape else None))
 
 
 @handles("cuda_tile.continue")

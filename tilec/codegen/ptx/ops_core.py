@@ -3,22 +3,10 @@ extract, cat), assume, tokens, pointer offsets and globals."""
 from __future__ import annotations
 
 from .emitter import handles
-from ...dialects.nv_tileas.layouts import Blocked, linear_offsets
+from ...dialects.nv_tileas.layouts import Blocked, linear_offsets, same_distribution
 from ...dialects.nv_tileas.linear_layout import relabel
 from .ptxtypes import B32, B64, PRED, bits, byte_size, reg_class
 from .values import Tile
-
-
-def _strip(shape):
-    return tuple(d for d in shape if d != 1)
-
-
-def same_distribution(a, b) -> bool:
-    """Two blocked layouts that put every linear element on the same (thread, slot)."""
-    from ...dialects.nv_tileas.layouts import Blocked
-    if not isinstance(a, Blocked) or not isinstance(b, Blocked):
-        return False
-    return (_strip(a.shape) == _strip(b.shape) and a.shape[-1] == b.shape[-1] and a.threads == b.threads)
 
 
 @handles("cuda_tile.constant")
@@ -88,7 +76,7 @@ def _convert_layout(em, op):
     """Into the named layout when it fits this group (its warp grid may be for
     another agent's group); else the tile stays where it is: a layout never
     changes a value, and every op converts what it needs."""
-    from ...dialects.nv_tileas.layouts import LayoutAttr
+    from ...dialects.nv_tileas.layout_attr import LayoutAttr
     tile = em.get(op.source)
     lay = op.attributes.get("layout")
     if isinstance(tile, Tile) and isinstance(lay, LayoutAttr) and lay.kind == "shared":
@@ -182,14 +170,16 @@ def _broadcast(em, op):
     if src.splat:
         em.bind(op.results[0], _reshaped(src, shape, None))
         return
-    from .slices import broadcast
-    got = broadcast(em, op, src, shape)
+    from .ir_layouts import layout_of
+    from .slices import broadcast, broadcast_into
+    want = layout_of(em, op.results[0], shape)
+    got = broadcast_into(em, src, shape, want) if want is not None else broadcast(em, op, src, shape)
     if got is not None:
         em.bind(op.results[0], got)
         return
     strides = linear_offsets(src.shape)
     coeffs = [0 if n == 1 else s for n, s in zip(src.shape, strides)]
-    out = em.remap(src, shape, em.layout_for(shape), coeffs)
+    out = em.remap(src, shape, want or em.layout_for(shape), coeffs)
     out.origin = src
     em.bind(op.results[0], out)
 

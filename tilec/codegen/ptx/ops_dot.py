@@ -72,7 +72,8 @@ def mma_layout(em, op, a_shape=None, c_shape=None):
     assign-layouts wrote on the accumulator's convert_layout is used when it
     fits this group; it is the same choice made before the schedule."""
     from ...dialects.cuda_tile.types import TileType
-    from ...dialects.nv_tileas.layouts import LayoutAttr, tensor_core_acc
+    from ...dialects.nv_tileas.layout_attr import LayoutAttr
+    from ...dialects.nv_tileas.layouts import tensor_core_acc
     if em.wgmma:
         from .ops_wgmma import wgmma_layout
         wg = wgmma_layout(em, op, a_shape, c_shape)

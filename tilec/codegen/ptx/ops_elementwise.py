@@ -15,8 +15,11 @@ def apply(em, op, fn, operands=None):
     """Emit fn(dst, *operand registers) for every slot of op's first result."""
     ins = [em.tile(v) for v in (op.operands if operands is None else operands)]
     rt = op.results[0].type
-    from .slices import common_layout
-    layout = common_layout(ins)
+    from .ir_layouts import layout_of
+    layout = layout_of(em, op.results[0], rt.shape)
+    if layout is None:
+        from .slices import common_layout
+        layout = common_layout(ins)
     ins = [t if t.splat else em.in_layout(t, layout) for t in ins]
     out = em.new_tile(rt.element_type, rt.shape, layout)
     for s, dst in enumerate(out.regs):

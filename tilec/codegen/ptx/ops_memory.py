@@ -155,11 +155,8 @@ def _view(em, op):
     elif isinstance(src, Tile) and not src.splat and _aliased(em, op):
         em.bind(op.results[0], Cell(src))     # a loop's accumulator: the view is its registers
     elif isinstance(src, Tile):
-        cell = Cell(em.fresh_copy(src, src.layout if not src.splat else
-                                  (em.layout_for(src.shape) if src.shape else None)))
-        from .slices import register_carried
-        register_carried(em, cell.tile, op.operands[0])
-        em.bind(op.results[0], cell)
+        em.bind(op.results[0], Cell(em.fresh_copy(src, src.layout if not src.splat else
+                                                  (em.layout_for(src.shape) if src.shape else None))))
     else:
         em.fail(f"cannot view {type(src).__name__}")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from ...dialects.nv_tileas.ops.pipeline import agent_warps
+from ...dialects.nv_tileas.ops.pipeline import agent_warps, slot_fill
 from .emitter import handles
 from .ops_control import Frame
 from .ops_memory import SharedView, needs_registers
@@ -109,7 +109,7 @@ def _create_pipeline(em, op):
             kb.emit("fence.mbarrier_init.release.cluster")
         em.sync()
         pipe = Pipe(view, stages, slot_bytes, full, empty, swizzle, tma)
-    elif all(_async_load_of(u.regions[0].blocks[0]) is not None
+    elif all(slot_fill(u.regions[0].blocks[0]) is not None
              for u in op.results[0].users if u.name.endswith("produce_one")):
         # one group, slots filled by cp.async: a `full` mbarrier per slot tracks the copies
         full = kb.shared_buffer(8 * stages, 8, "full")
@@ -131,7 +131,7 @@ def _filled_by_tma(em, op, swizzle, shape) -> bool:
     TMA load (ops_tma.tma_fills, read off the IR)."""
     from .ops_tma import tma_fills
     produces = [u for u in op.results[0].users if u.name.endswith("produce_one")]
-    return bool(produces) and all(tma_fills(em.target, _async_load_of(p.regions[0].blocks[0]), swizzle, shape)
+    return bool(produces) and all(tma_fills(em.target, slot_fill(p.regions[0].blocks[0]), swizzle, shape)
                                   for p in produces)
 
 
@@ -235,7 +235,7 @@ def _produce_one(em, op):
     shape = pipe.view.shape[1:]
     for a in block.arguments:
         em.bind(a, em.home_tile(pipe.view.etype, shape, slot))
-    load = _async_load_of(block) if pipe.full is not None else None
+    load = slot_fill(block) if pipe.full is not None else None
     if load is not None:
         em.async_targets[load] = slot
         if pipe.tma:
@@ -255,29 +255,6 @@ def _produce_one(em, op):
     _region(em, op, block, on_yield)
     em.async_targets.pop(load, None)
     em.async_issued = em.async_barrier = None
-
-
-def _async_load_of(block):
-    """The load that fills a produce_one slot, when the region is only that:
-    a tiled_load whose result is yielded (and used nowhere else), or a tiled
-    TMA load into the slot's view. Such a load may use cp.async."""
-    term = block.last_op
-    if term is None or len(term.operands) != 1:
-        return None
-    v = term.operands[0]
-    d = getattr(v, "op", None)
-    if d is not None and d.name == "nv_tileas.tiled_load" and d.parent is block and len(v.users) == 1:
-        return d
-    tma = [o for o in block.ops if o.name == "nv_tileas.async.tiled_tma_load"]
-    if len(tma) != 1 or not block.arguments:
-        return None
-    dest = getattr(tma[0].dest, "op", None)
-    if dest is None or dest.name != "nv_tileas.view" or dest.operands[0] is not block.arguments[0]:
-        return None
-    # the slot itself is yielded, or a load of the view the copy filled
-    if v is block.arguments[0] or (d is not None and d.name == "nv_tileas.load" and d.operands[0] is tma[0].dest):
-        return tma[0]
-    return None
 
 
 def _arrive_full(em, addr, issued):

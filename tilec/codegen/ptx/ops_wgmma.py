@@ -49,12 +49,11 @@ How (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"):
 from __future__ import annotations
 
 from ...dialects.nv_tileas.layouts import WgmmaAcc, blocked, linear_offsets, wgmma_acc
-from ...dialects.nv_tileas.operands import wgmma_fits, wgmma_in_place
+from ...dialects.nv_tileas.operands import wgmma_chosen
 from .numeric import float_name, from_f32, to_f32
 from .ptxtypes import B32, B64, F32, byte_size
 from .values import Tile
 
-STAGE_LIMIT = 64 * 1024         # shared bytes of one dot's canonical operand copies
 FP8_KINDS = {"f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}     # element type -> wgmma's fp8 type
 SBO = 128                       # bytes between core matrices adjacent in M (A) or N (B)
 
@@ -72,15 +71,10 @@ def wgmma_layout(em, op, a_shape=None, c_shape=None):
         return None
     g = em.group
     shapes = None if a_shape is None else (a_shape, c_shape)
-    if not wgmma_fits(op, g.threads, getattr(g, "first_thread", 0), shapes):
+    if not wgmma_chosen(op, g.threads, AUTO if em.wgmma == AUTO else "all", getattr(g, "first_thread", 0), shapes):
         return None
-    m, k = tuple(a_shape or op.operands[0].type.shape)
+    m = tuple(a_shape or op.operands[0].type.shape)[0]
     n = tuple(c_shape or op.results[0].type.shape)[1]
-    if em.wgmma == AUTO:
-        if not wgmma_in_place(op):
-            return None
-    elif (m * k + n * k) * 2 > STAGE_LIMIT:
-        return None
     return wgmma_acc((m, n), g.threads)
 
 

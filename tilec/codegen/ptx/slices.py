@@ -12,7 +12,7 @@ Everything else goes through shared memory (Emitter.remap).
 """
 from __future__ import annotations
 
-from ...dialects.nv_tileas.layouts import Blocked, MmaAcc, SliceLayout, WgmmaAcc, blocked, wgmma_acc
+from ...dialects.nv_tileas.layouts import SliceLayout, broadcast_axes, same_layout_kind
 from ...dialects.nv_tileas.linear_layout import register_moves, slice_layout
 from .values import Tile
 
@@ -35,11 +35,6 @@ def moved(em, tile: Tile, layout) -> Tile | None:
     return None if moves is None else _picked(tile, tile.shape, layout, moves)
 
 
-def _src_of(src_shape, shape):
-    """Per source dimension: itself, or -1 where a unit dimension is stretched."""
-    return tuple(-1 if n == 1 and m != 1 else i for i, (n, m) in enumerate(zip(src_shape, shape)))
-
-
 def broadcast_into(em, src: Tile, shape, layout, convert: bool = True) -> Tile | None:
     """The broadcast of `src` (same rank, unit dimensions stretched to `shape`)
     in `layout`: register copies when each thread holds the source elements
@@ -51,7 +46,7 @@ def broadcast_into(em, src: Tile, shape, layout, convert: bool = True) -> Tile |
         return None
     if src.splat:
         return Tile(src.etype, shape, layout, [src.reg] * layout.nslots, None, src)
-    src_of = _src_of(src.shape, shape)
+    src_of = broadcast_axes(src.shape, shape)
     moves = register_moves(src.layout, layout, src_of)
     if moves is not None:
         return _picked(src, shape, layout, moves, src)
@@ -71,7 +66,7 @@ def reaches(tile: Tile, layout) -> bool:
         return True
     if tile.origin is not None:
         o = tile.origin
-        if o.splat or register_moves(o.layout, layout, _src_of(o.shape, tile.shape)) is not None:
+        if o.splat or register_moves(o.layout, layout, broadcast_axes(o.shape, tile.shape)) is not None:
             return True
     return register_moves(tile.layout, layout) is not None
 
@@ -91,50 +86,6 @@ def common_layout(tiles):
         if all(reaches(t, lay) for t in tiles):
             return lay
     return next((lay for lay in layouts if isinstance(lay, SliceLayout)), layouts[0])
-
-
-# ---- loop-carried values ------------------------------------------------------------------
-# Registers that carry a value around a loop (or out of an if) are made before
-# the body that writes them is emitted. When the body leaves a slice or
-# accumulator layout in them (the row statistics and the output accumulator of
-# attention), the kernel is emitted again with that layout for them
-# (ModuleEmitter.kernel), so the loop does not convert them.
-
-def carried_layout(em, value, shape):
-    """The layout learnt for the registers carrying IR `value`, or None."""
-    lay = em.layout_hints.get(value)
-    if lay is None or lay.threads != em.group.threads or tuple(lay.shape) != tuple(shape):
-        return None
-    return lay
-
-
-def register_carried(em, tile, value):
-    """`tile`'s registers carry IR `value` (a block argument, an op result)."""
-    if isinstance(tile, Tile) and value is not None:
-        em.slot_keys[id(tile)] = (tile, value)
-
-
-def note_carried(em, dst, src):
-    """`src` is written into the carried registers `dst`: remember its layout when
-    the body made it (a slice or accumulator layout, not the default blocked
-    one): the next emission gives the registers that layout."""
-    got = em.slot_keys.get(id(dst))
-    if got is None or got[0] is not dst or src.splat or isinstance(src.layout, Blocked):
-        return
-    em.hints_found[got[1]] = src.layout
-
-
-def _rebuilt(layout, shape, threads):
-    """`layout`'s kind for another shape (the same warp grid), or None."""
-    if isinstance(layout, MmaAcc):
-        if len(shape) == 2 and shape[0] % (16 * layout.wm) == 0 and shape[1] % (8 * layout.wn) == 0:
-            return MmaAcc(tuple(shape), threads, layout.wm, layout.wn)
-        return None
-    if isinstance(layout, WgmmaAcc):
-        return wgmma_acc(shape, threads)
-    if isinstance(layout, Blocked):
-        return blocked(shape, threads)
-    return None
 
 
 def _user_layouts(em, op, shape):
@@ -168,7 +119,7 @@ def broadcast(em, op, src: Tile, shape) -> Tile | None:
         p = lay.parent
         if tuple(p.shape) == shape:
             cands.append(p)
-        r = _rebuilt(p, shape, em.group.threads)
+        r = same_layout_kind(p, shape, em.group.threads)
         if r is not None:
             cands.append(r)
     cands.append(em.layout_for(shape))

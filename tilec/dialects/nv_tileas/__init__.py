@@ -2,7 +2,7 @@
 types, attributes, traits, ops and their verifiers. Builders live in
 builders.py. Importing it registers everything with tilec.ir.registry."""
 from .. import cuda_tile, arith, scf  # noqa: F401  (tile<...> types; the IR around nv_tileas ops)
-from . import types, attributes, directives, traits  # noqa: F401
+from . import types, attributes, directives, traits, layout_attr  # noqa: F401
 from . import ops  # noqa: F401
 
 

@@ -87,7 +87,7 @@ class AtomAttr(DialectAttr):
             raise BodyError("expected '<' after '#nv_tileas'")
         word = r.keyword()
         if word == "layout":
-            from .layouts import LayoutAttr
+            from .layout_attr import LayoutAttr
             return LayoutAttr.parse_rest(r)
         if word != "atom":
             r.error(f"unknown nv_tileas attribute '{word}'")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from ...ir.record import frozen
 
-from ...ir.attributes import DialectAttr
 
 MAX_VEC = 4
 
@@ -290,74 +289,31 @@ def tensor_core_acc(a_type, b_type, c_type, threads: int, rows_only: bool = Fals
     return mma_acc(tuple(c_type.shape), threads)
 
 
-class LayoutAttr(DialectAttr):
-    """`#nv_tileas<layout blocked>`: the group's blocked layout of the tile's
-    shape (it depends on nothing else); `#nv_tileas<layout mma, warps = [wm, wn]>`:
-    the mma.sync accumulator layout over a wm x wn grid of warps;
-    `#nv_tileas<layout wgmma>`: the accumulator of wgmma.mma_async (sm_90a),
-    64-row chunks per warpgroup (WgmmaAcc: it depends on the shape and the
-    group only);
-    `#nv_tileas<layout shared>`: the tile sits in shared memory, row-major, its
-    16-byte chunks XOR-swizzled by the rows' pitch (the swizzle the tensor
-    cores read: 32, 64 or 128 bytes, 128-byte panels past that), where a dot
-    reads it in place (ldmatrix, wgmma descriptors) however often it runs.
-    Parsed through `#nv_tileas<...>` (AtomAttr.parse_body hands `layout` here)."""
-    __slots__ = ("kind", "warps")
-    dialect, mnemonic = "nv_tileas", ""
-    description = "layout"
-    KINDS = ("blocked", "mma", "wgmma", "shared")
+def broadcast_axes(src_shape, shape):
+    """Per source dimension of a broadcast to `shape`: itself, or -1 where a unit
+    dimension is stretched (the `src_of` of linear_layout.register_moves)."""
+    return tuple(-1 if n == 1 and m != 1 else i for i, (n, m) in enumerate(zip(src_shape, shape)))
 
-    def __init__(self, kind: str, warps: tuple | None = None):
-        object.__setattr__(self, "kind", kind)
-        object.__setattr__(self, "warps", None if warps is None else tuple(warps))
 
-    def __eq__(self, other):
-        return isinstance(other, LayoutAttr) and (self.kind, self.warps) == (other.kind, other.warps)
+def same_layout_kind(layout, shape, threads):
+    """`layout`'s kind for another shape (the same warp grid), or None: where a
+    broadcast of a slice of `layout` may land."""
+    if isinstance(layout, MmaAcc):
+        if len(shape) == 2 and shape[0] % (16 * layout.wm) == 0 and shape[1] % (8 * layout.wn) == 0:
+            return MmaAcc(tuple(shape), threads, layout.wm, layout.wn)
+        return None
+    if isinstance(layout, WgmmaAcc):
+        return wgmma_acc(shape, threads)
+    if isinstance(layout, Blocked):
+        return blocked(shape, threads)
+    return None
 
-    def __hash__(self):
-        return hash(("layout", self.kind, self.warps))
 
-    @classmethod
-    def of(cls, layout):
-        if isinstance(layout, MmaAcc):
-            return cls("mma", (layout.wm, layout.wn))
-        return cls("blocked")
-
-    def layout_for(self, shape, threads: int):
-        """The concrete layout for a tile of `shape` in a group of `threads`, or
-        None when this one does not fit them (the warp grid needs other warps)
-        or is not a register layout (shared)."""
-        if self.kind == "shared":
-            return None
-        if self.kind == "wgmma":
-            return wgmma_acc(tuple(shape), threads)
-        if self.kind == "blocked":
-            return blocked(shape, threads)
-        wm, wn = self.warps
-        m, n = shape
-        if len(shape) != 2 or 32 * wm * wn != threads or m % (16 * wm) or n % (8 * wn):
-            return None
-        return MmaAcc(tuple(shape), threads, wm, wn)
-
-    def text(self, short=False):
-        body = "layout " + self.kind
-        if self.warps is not None:
-            body += ", warps = [" + ", ".join(map(str, self.warps)) + "]"
-        return f"#nv_tileas<{body}>"
-
-    @classmethod
-    def parse_rest(cls, r):
-        """After `#nv_tileas<layout`: the kind and, for mma, its warp grid."""
-        kind = r.keyword()
-        if kind not in cls.KINDS:
-            r.error(f"unknown layout '{kind}' (expected blocked, mma, wgmma or shared)")
-        warps = None
-        if kind == "mma":
-            if not r.accept(",") or r.keyword() != "warps":
-                r.error("expected ', warps = [wm, wn]' after 'layout mma'")
-            r.expect("=")
-            warps = r.int_list()
-            if len(warps) != 2 or min(warps) < 1:
-                r.error("expected two positive warp counts in 'warps'")
-        return cls(kind, warps)
-
+def same_distribution(a, b) -> bool:
+    """Two blocked layouts that put every linear element on the same (thread, slot):
+    a reshape between them moves nothing."""
+    if not isinstance(a, Blocked) or not isinstance(b, Blocked):
+        return False
+    def strip(shape):
+        return tuple(d for d in shape if d != 1)
+    return strip(a.shape) == strip(b.shape) and a.shape[-1] == b.shape[-1] and a.threads == b.threads

@@ -167,3 +167,24 @@ def wgmma_in_place(op) -> bool:
     running a dot on wgmma. A then comes from a slot, a shared-layout tile or
     registers."""
     return slot_source(op.operands[1]) is not None
+
+
+# shared bytes of one dot's canonical operand copies, when wgmma stages operands
+# that are not read in place (the `all` mode)
+WGMMA_STAGE_LIMIT = 64 * 1024
+WGMMA_MODES = ("auto", "all", "none")
+
+
+def wgmma_chosen(op, threads: int, mode: str = "auto", first_thread: int = 0, shapes=None) -> bool:
+    """Whether dot `op` runs on wgmma under `mode` (sm_90a): `auto`, the
+    default, where it fits and B is read in place (wgmma_in_place); `all`
+    every dot that fits whose staged operand copies stay within
+    WGMMA_STAGE_LIMIT; `none` never. `shapes`: (A shape, C shape) of one
+    batch of a batched dot."""
+    if mode == "none" or not wgmma_fits(op, threads, first_thread, shapes):
+        return False
+    if mode == "auto":
+        return wgmma_in_place(op)
+    m, k = tuple(op.operands[0].type.shape if shapes is None else shapes[0])
+    n = tuple(op.results[0].type.shape if shapes is None else shapes[1])[1]
+    return (m * k + n * k) * 2 <= WGMMA_STAGE_LIMIT

@@ -7,7 +7,7 @@ from ....ir.opdef import AttrDef, Operand, RegionDef, Result, VarOperand, VarRes
 from ....ir.traits import Pure, SingleBlock
 from ..traits import (MustHaveMemLayoutAmongOperandsAndResult, SameOperandsAndResultEncoding,
                       SameTiledViewAndTensorShapeTrait, TensorTypeHavingLayout)
-from ..layouts import LayoutAttr
+from ..layout_attr import LayoutAttr
 from ..types import SHAPED, TILED_VIEW, element_width, num_elements
 from .base import NvTileasOp
 

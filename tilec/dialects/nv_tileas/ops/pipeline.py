@@ -274,6 +274,29 @@ def agent_warps(op) -> list[int]:
     return [(c or 4) * (group if i else 1) for i, c in enumerate(counts)]
 
 
+def slot_fill(block):
+    """The load that fills a produce_one slot, when the region is only that:
+    a tiled_load whose result is yielded (and used nowhere else), or a tiled
+    TMA load into the slot's view. Such a load may use cp.async."""
+    term = block.last_op
+    if term is None or len(term.operands) != 1:
+        return None
+    v = term.operands[0]
+    d = getattr(v, "op", None)
+    if d is not None and d.name == "nv_tileas.tiled_load" and d.parent is block and len(v.users) == 1:
+        return d
+    tma = [o for o in block.ops if o.name == "nv_tileas.async.tiled_tma_load"]
+    if len(tma) != 1 or not block.arguments:
+        return None
+    dest = getattr(tma[0].dest, "op", None)
+    if dest is None or dest.name != "nv_tileas.view" or dest.operands[0] is not block.arguments[0]:
+        return None
+    # the slot itself is yielded, or a load of the view the copy filled
+    if v is block.arguments[0] or (d is not None and d.name == "nv_tileas.load" and d.operands[0] is tma[0].dest):
+        return tma[0]
+    return None
+
+
 class PipelineOp(enum.IntEnum):
     """The closed 16-entry enumeration of nv_tileas.async.pipeline.* ops."""
     CREATE_PIPELINE = 0

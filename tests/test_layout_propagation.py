@@ -1,0 +1,250 @@
+"""Layouts in scheduled nv_tileas IR (schedule/propagate_layouts.py): every tile
+result names its layout in `nv_tileas.layouts`, the IR verifies and round-trips
+with them, the propagation rules (IR in, IR out), and the emitter following the
+IR (codegen/ptx/ir_layouts.py): the handlers produce exactly the named layouts
+on every example, and a layout edited by hand changes the code, not the values."""
+import re
+
+import pytest
+
+from conftest import ROOT
+from test_lowering_util import EXAMPLES, errors, lower, read, text_of
+from tilec.dialects.cuda_tile.types import TileType
+from tilec.ir.diagnostics import DiagnosticEngine
+from tilec.ir.verifier import verify
+from tilec.syntax.parser import parse_text
+from tilec.syntax.printer import print_ops
+
+ATTENTION = "examples/cutile/attention_m128_f16.mlir"
+SOFTMAX = "examples/cutile/row_softmax_f32.mlir"
+IF_JOIN = """cuda_tile.module @if_join {
+  entry @if_join(%arg0: tile<ptr<f32>>, %arg1: tile<ptr<f32>>, %arg2: tile<i32>) {
+    %0 = make_token : token
+    %tv = make_tensor_view %arg0, shape = [4, 128], strides = [128, 1] : tensor_view<4x128xf32, strides=[128,1]>
+    %tv1 = make_tensor_view %arg1, shape = [4], strides = [1] : tensor_view<4xf32, strides=[1]>
+    %c0 = constant <i32: 0> : tile<i32>
+    %pv = make_partition_view %tv : partition_view<tile=(4x128), tensor_view<4x128xf32, strides=[128,1]>>
+    %tile, %t0 = load_view_tko weak %pv[%c0, %c0] token = %0 : partition_view<tile=(4x128), tensor_view<4x128xf32, strides=[128,1]>>, tile<i32> -> tile<4x128xf32>, token
+    %pv1 = make_partition_view %tv1 : partition_view<tile=(4), tensor_view<4xf32, strides=[1]>>
+    %row, %t1 = load_view_tko weak %pv1[%c0] token = %0 : partition_view<tile=(4), tensor_view<4xf32, strides=[1]>>, tile<i32> -> tile<4xf32>, token
+    %sum = reduce %tile dim=1 identities=[0.000000e+00 : f32] : tile<4x128xf32> -> tile<4xf32>
+    (%lhs: tile<f32>, %rhs: tile<f32>) {
+      %s = addf %lhs, %rhs : tile<f32>
+      yield %s : tile<f32>
+    }
+    %c = cmpi greater_than %arg2, %c0, signed : tile<i32> -> tile<i1>
+    %same = if %c -> (tile<4xf32>) {
+      yield %sum : tile<4xf32>
+    } else {
+      %z = constant <f32: 0.000000e+00> : tile<4xf32>
+      yield %z : tile<4xf32>
+    }
+    %differ = if %c -> (tile<4xf32>) {
+      yield %sum : tile<4xf32>
+    } else {
+      yield %row : tile<4xf32>
+    }
+    %out = addf %same, %differ : tile<4xf32>
+    %1 = store_view_tko weak %out, %pv1[%c0] token = %0 : tile<4xf32>, partition_view<tile=(4), tensor_view<4xf32, strides=[1]>>, tile<i32> -> token
+    return
+  }
+}
+"""
+
+
+def scheduled(text, arch, **opts):
+    ok, ops, engine = lower(text, arch, **opts)
+    assert ok, errors(engine)
+    return ops, text_of(ops)
+
+
+def layouts_of(text, pattern):
+    """The `nv_tileas.layouts` of the first line matching `pattern`."""
+    line = next(l for l in text.splitlines() if re.search(pattern, l))
+    return re.search(r"nv_tileas\.layouts = \[(.*?>)\][,}]", line).group(1)
+
+
+def parse(text):
+    engine = DiagnosticEngine()
+    ops = parse_text(text, engine, "<test>")
+    ok = ops is not None and all(verify(op, engine) for op in ops)
+    return ops, ok, [d.message for d in engine.diagnostics]
+
+
+# ---- every tile value has a layout, and the IR keeps it -------------------------------------
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+@pytest.mark.parametrize("path", ["examples/cutile/matmul_f16.mlir", "examples/cutile/bmm_tt_f16_aligned.mlir",
+                                  ATTENTION, SOFTMAX, "examples/cutile/layernorm_rows_f32.mlir"])
+def test_every_tile_result_names_its_layout_and_round_trips(path, arch):
+    ops, text = scheduled(read(path), arch)
+    for top in ops:
+        for op in top.walk():
+            tiles = [r for r in op.results if isinstance(r.type, TileType) and r.type.shape]
+            if tiles and op.name != "nv_tileas.create_none":
+                assert "nv_tileas.layouts" in op.attributes, f"{op.name} names no layout"
+    again, ok, msgs = parse(text)
+    assert ok, msgs
+    assert print_ops(again) == text
+
+
+def test_attention_layouts_sm90a():
+    """Flash attention on sm_90a: both dots compute in the wgmma accumulator; the
+    row max and sum are slices of it (reduce), keep it through the keepdims reshape
+    and the element-wise ops between them, and broadcast back into it; the loop
+    carries the accumulator and the two statistics in those layouts, so nothing
+    is converted around the loop; P (the f16 conversion) stays in the accumulator
+    layout, the register A of the second dot."""
+    _, text = scheduled(read(ATTENTION), "sm_90a")
+    wg = "#nv_tileas<layout wgmma>"
+    row = "#nv_tileas<layout slice, axes = [0, -1], parent = [128, 64] wgmma>"
+    assert layouts_of(text, r"nv_tileas\.dot ") == wg
+    assert layouts_of(text, r"^\s*\}\) \{nv_tileas\.layouts.*-> !cuda_tile\.tile<128xf32>") == \
+        "#nv_tileas<layout slice, axes = [0], parent = [128, 64] wgmma>"
+    assert layouts_of(text, r"= reshape %\S+ \{.*tile<128xf32> -> tile<128x1xf32>") == row
+    assert layouts_of(text, r"= maxf ") == row
+    assert layouts_of(text, r"= broadcast .*tile<128x1xf32> -> tile<128x64xf32>") == wg
+    assert layouts_of(text, r"= ftof .*tile<128x64xf32> -> tile<128x64xf16>") == wg
+    assert layouts_of(text, r"^\s*\} \{nv_tileas\.layouts = \[#nv_tileas<layout wgmma>, #nv_tileas<layout slice") \
+        == ", ".join([wg, row, row, "#nv_tileas<layout none>", "#nv_tileas<layout none>"])
+    # the K and V tiles are read from their slots: shared, as the views of them
+    assert layouts_of(text, r"nv_tileas\.shuffle %reshape") == "#nv_tileas<layout shared>"
+
+
+def test_softmax_statistics_are_slices_and_cost_no_shared_memory():
+    """Row softmax: each reduction leaves a slice of the tile's blocked layout, the
+    keepdims reshape relabels it, and broadcasting it back is free: the PTX has no
+    shared memory at all."""
+    from tilec.codegen.ptx import compile_text
+    _, text = scheduled(read(SOFTMAX), "sm_80")
+    assert layouts_of(text, r"= reshape %\d+ .*tile<4xf32> -> tile<4x1xf32>") == \
+        "#nv_tileas<layout slice, axes = [0, -1], parent = [4, 128] blocked>"
+    assert layouts_of(text, r"= broadcast ") == "#nv_tileas<layout blocked>"
+    assert layouts_of(text, r"= subf ") == "#nv_tileas<layout blocked>"
+    ptx = compile_text(read(SOFTMAX), arch="sm_80")
+    assert ".shared" not in ptx and "bar.sync" not in ptx
+
+
+def test_if_results_join_their_branches():
+    """An if's result takes the layout every branch reaches without moving data (a
+    splat joins the reduce's slice), and the group's blocked layout when the
+    branches disagree; an element-wise op over both runs in the slice."""
+    _, text = scheduled(IF_JOIN, "sm_80")
+    part = "#nv_tileas<layout slice, axes = [0], parent = [4, 128] blocked>"
+    ifs = [l for l in text.splitlines() if re.match(r"\s*\} \{nv_tileas\.layouts", l)]
+    assert [re.search(r"\[(.*)\]\}", l).group(1) for l in ifs] == [part, "#nv_tileas<layout blocked>"]
+    assert layouts_of(text, r"= addf ") == part
+    assert layouts_of(text, r"= constant <f32: 0.000000e\+00> : tile<4xf32>") == "#nv_tileas<layout splat>"
+
+
+def test_wgmma_mode_names_the_mma_layout():
+    """`schedule{wgmma=none}` (tilec compile --no-wgmma) names mma.sync accumulators,
+    so the IR says what the emitter will do; an unknown mode is a diagnostic."""
+    _, text = scheduled(read(ATTENTION), "sm_90a", wgmma="none")
+    assert "layout wgmma" not in text
+    assert layouts_of(text, r"nv_tileas\.dot ") == "#nv_tileas<layout mma, warps = [4, 1]>"
+    ok, _, engine = lower(read(ATTENTION), "sm_90a", wgmma="sometimes")
+    assert not ok and "invalid schedule option: wgmma=sometimes (expected auto, all, none)" in errors(engine)[0]
+
+
+# ---- the verifier ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("edit,message", [
+    (("nv_tileas.layouts = [#nv_tileas<layout slice, axes = [0, -1], parent = [4, 128] blocked>]",
+      "nv_tileas.layouts = [#nv_tileas<layout slice, axes = [1, -1], parent = [4, 128] blocked>]"),
+     "'cuda_tile.reshape' op 'nv_tileas.layouts' #0 has shape 4x1, which is not the slice [1, -1] of its "
+     "parent's 4x128"),
+    (("nv_tileas.layouts = [#nv_tileas<layout blocked>]} : tile<4x128xf32>",
+      "nv_tileas.layouts = [#nv_tileas<layout blocked>, #nv_tileas<layout none>]} : tile<4x128xf32>"),
+     "'cuda_tile.subf' op 'nv_tileas.layouts' names 2 layouts, but there are 1 values"),
+    (("nv_tileas.layouts = [#nv_tileas<layout blocked>]} : tile<4x128xf32>",
+      "nv_tileas.layouts = [#nv_tileas<layout mma, warps = [4, 1]>]} : tile<4x128xf32>"),
+     "'cuda_tile.subf' op 'nv_tileas.layouts' #0 has shape 4x128, which the mma layout's 4x1 warps do not tile"),
+    (("nv_tileas.layouts = [#nv_tileas<layout blocked>]} : tile<4x128xf32>",
+      "nv_tileas.layouts = [1 : i32]} : tile<4x128xf32>"),
+     "'cuda_tile.subf' op 'nv_tileas.layouts' must be an array of '#nv_tileas<layout ...>' attributes"),
+])
+def test_bad_layouts_are_diagnostics(edit, message):
+    _, text = scheduled(read(SOFTMAX), "sm_80")
+    assert edit[0] in text
+    _, ok, msgs = parse(text.replace(edit[0], edit[1], 1))
+    assert not ok and message in msgs, msgs
+
+
+# ---- the emitter follows the IR ---------------------------------------------------------------
+
+def _repairs(monkeypatch):
+    """Collect the results the emitter had to convert into their IR layout."""
+    from tilec.codegen.ptx import emitter, ir_layouts
+    got = []
+
+    def follow(em, op):
+        n = len(em.layout_repairs)
+        ir_layouts.follow(em, op)
+        got.extend(em.layout_repairs[n:])
+    monkeypatch.setattr(emitter, "follow", follow)
+    return got
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+@pytest.mark.parametrize("path", EXAMPLES)
+def test_handlers_produce_the_named_layouts(path, arch, monkeypatch):
+    """Every op's handler leaves its results in the layouts the IR names: the
+    rules of the pass and of the emitter agree, so `follow` never converts."""
+    from tilec.codegen.ptx import compile_text
+    from tilec.compiler import CompileFailed
+    got = _repairs(monkeypatch)
+    try:
+        compile_text(read(path), arch=arch)
+    except CompileFailed as e:
+        assert "not supported on sm_80" in str(e)     # fp8 MMA needs sm_89+
+        return
+    assert got == []
+
+
+def test_a_layout_written_by_hand_changes_the_code_not_the_values(monkeypatch):
+    """Row softmax with its first reduction's result named `blocked` instead of the
+    slice: the emitter converts it (now through shared memory) and back into the
+    slice the next ops name, and the simulated kernel still matches the interpreter."""
+    from test_ptx_sim import cases, interpreter_result, run_in_sim
+    from tilec.codegen.ptx import emit_ptx
+    ops, text = scheduled(read(SOFTMAX), "sm_80")
+    slice_ = "nv_tileas.layouts = [#nv_tileas<layout slice, axes = [0], parent = [4, 128] blocked>]"
+    assert slice_ in text
+    edited, ok, msgs = parse(text.replace(slice_, "nv_tileas.layouts = [#nv_tileas<layout blocked>]", 1))
+    assert ok, msgs
+    got = _repairs(monkeypatch)
+    default, forced = emit_ptx(ops, "sm_80", 4), emit_ptx(edited, "sm_80", 4)
+    assert ".shared" not in default and ".shared" in forced
+    assert [r[0] for r in got] == ["nv_tileas.reduce", "cuda_tile.reshape"]
+    case = cases.BY_NAME["cutile_row_softmax_f32"]
+    want = interpreter_result(case)[0]
+    res = run_in_sim(case, forced)
+    cases.compare(case, res[3], res[0], want)
+
+
+def test_attention_without_wgmma_matches_the_interpreter():
+    """`--no-wgmma` on sm_90a: the schedule names mma.sync layouts (warps split the
+    rows: P is the second dot's A), and the simulated PTX matches the interpreter."""
+    from test_ptx_sim import cases, interpreter_result, run_in_sim
+    from tilec.codegen.ptx import compile_text
+    case = cases.BY_NAME["cutile_attention_m128_f16"]
+    ptx = compile_text(case.text(), arch="sm_90a", wgmma=False)
+    assert "wgmma" not in ptx and "mma.sync" in ptx
+    want = interpreter_result(case)[0]
+    res = run_in_sim(case, ptx)
+    cases.compare(case, res[3], res[0], want)
+
+
+def test_ptx_of_scheduled_ir_without_layouts_propagates_them():
+    """Scheduled IR that names no layouts (written before them, or by hand) gets
+    them from the propagation before emission: the same PTX."""
+    from tilec.codegen.ptx import emit_ptx
+    ops, text = scheduled(read(SOFTMAX), "sm_80")
+    bare = re.sub(r" \{nv_tileas\.layouts = \[[^{}]*?\]\}", "", text)
+    bare = re.sub(r", nv_tileas\.layouts = \[[^{}]*?\]\}", "}", bare)
+    assert "nv_tileas.layouts" not in bare
+    again, ok, msgs = parse(bare)
+    assert ok, msgs
+    assert emit_ptx(again, "sm_80", 4) == emit_ptx(ops, "sm_80", 4)
+    assert ROOT

@@ -1,0 +1,678 @@
+"""Layout propagation: every tile value of a scheduled entry gets a layout, and
+the IR says which (`nv_tileas.layouts`, one `#nv_tileas<layout ...>` per result).
+
+Anchors are the layouts that assign_layouts (layouts.py) wrote: the
+accumulators of tensor-core dots (mma, wgmma) and the operands moved into
+shared memory. Loads, iota and non-uniform constants start in the group's
+blocked layout; uniform constants are splats (one register, any layout for
+free); pipeline slots and their reshapes and permutations are shared. From
+there layouts flow forward through the ops that keep them:
+
+- a reduce leaves its result in the slice of its operand's layout, and a reshape
+  that inserts or drops unit dimensions relabels a slice or accumulator layout;
+- a broadcast takes the layout of the operands its element-wise users combine
+  it with when its source reaches it by register copies, else its source's
+  parent, else blocked;
+- an element-wise op runs in the first operand layout every operand reaches
+  without moving data between threads, else the first slice layout;
+- registers carried around a loop or out of an if take the layout of the dot
+  accumulator they feed, else the layout the body writes into them (a slice
+  or accumulator layout: a second sweep gives the carried value that layout,
+  so the loop never converts it), else their initial value's.
+
+The emitter follows what is written: it makes each value in its IR layout, and
+converts where an op produced another (Emitter.follow_layout). Values used
+inside an agent_switch but defined outside it are handed to each agent in its
+own blocked layout (or stay in shared memory); the IR names the layout at the
+definition.
+
+The rules depend only on shapes, thread groups and the anchors, so the pass is
+deterministic; they are the ones the emitter used to apply on its own, now
+stated before emission."""
+from __future__ import annotations
+
+from ..dialects.cuda_tile.types import TileType
+from ..dialects.nv_tileas.layout_attr import CARRIED_LAYOUTS as WHILE_CARRIED, LAYOUTS as ATTR, LayoutAttr
+from ..dialects.nv_tileas.layouts import (Blocked, SliceLayout, blocked, broadcast_axes, same_distribution,
+                                          same_layout_kind)
+from ..dialects.nv_tileas.linear_layout import reduced_layout, register_moves, relabel, slice_layout, to_linear
+from ..ir.attributes import ArrayAttr
+from .layouts import AGENT_SWITCH, cta_threads
+
+NONE = LayoutAttr("none")
+SPLAT_ATTR = LayoutAttr("splat")
+SHARED_ATTR = LayoutAttr("shared")
+HANDED_BY_OPS = ("cuda_tile.broadcast", "cuda_tile.reshape")   # re-made inside each agent (ops_pipeline)
+LOOPS = ("scf.for", "cuda_tile.for")
+
+
+class State:
+    """A value's layout while propagating: `kind` "reg" (`layout` concrete),
+    "splat", "shared" (registers in the blocked layout on demand) or None (not
+    a distributed tile); `origin` (State, shape) for a broadcast's source."""
+    __slots__ = ("kind", "layout", "origin")
+
+    def __init__(self, kind, layout=None, origin=None):
+        self.kind, self.layout, self.origin = kind, layout, origin
+
+    @property
+    def splat(self):
+        """One register for every element (a splat, or a scalar)."""
+        return self.kind in ("splat", None)
+
+    def attr(self):
+        if self.kind == "reg":
+            return LayoutAttr.of(self.layout)
+        return {"splat": SPLAT_ATTR, "shared": SHARED_ATTR}.get(self.kind, NONE)
+
+
+SPLAT = State("splat")
+SCALAR = State(None)
+SHARED = State("shared")
+
+
+def reg(layout, origin=None) -> State:
+    return State("reg", layout, origin)
+
+
+def _shape(v):
+    return tuple(getattr(v.type, "shape", ()) or ())
+
+
+def _is_tile(v) -> bool:
+    return isinstance(v.type, TileType)
+
+
+def _linear_ok(layout) -> bool:
+    lin = to_linear(layout)
+    return lin is not None and lin.axis_aligned() and not lin.free_bits("reg") and lin.nslots == layout.nslots
+
+
+class Propagation:
+    def __init__(self, entry, num_warps: int):
+        self.entry = entry
+        self.cta = cta_threads(entry, num_warps)
+        self.hints: dict = {}        # carried value -> layout its body writes (found by a sweep)
+        self.found: dict = {}
+        self.env: dict = {}
+        self.threads = self.cta
+        self.out: dict = {}          # op -> [State per result] (first emission in its own group)
+        self.carried: dict = {}      # scf.while -> [State per before-region argument]
+        self.slots: dict = {}        # carried value -> the State backing it
+        self.branch_yields: dict = {}  # scf.if -> [States yielded, per branch]
+
+    # ---- driver ------------------------------------------------------------------------
+    def run(self):
+        for _ in range(3):
+            self.env, self.out, self.carried, self.slots, self.found = {}, {}, {}, {}, {}
+            self.threads = self.cta
+            self.block(self.entry.regions[0].blocks[0])
+            new = {v: lay for v, lay in self.found.items() if self.hints.get(v) != lay}
+            if not new:
+                break
+            self.hints.update(new)
+        return self
+
+    def block(self, block):
+        for op in block.ops:
+            self.op(op)
+
+    def blk(self, shape) -> State:
+        """The group's blocked layout of `shape` (a scalar for rank 0)."""
+        return reg(blocked(tuple(shape), self.threads)) if shape else SCALAR
+
+    def get(self, v) -> State:
+        s = self.env.get(v)
+        if s is None:
+            return State("reg", blocked(_shape(v), self.threads)) if _is_tile(v) and _shape(v) else SCALAR
+        return s
+
+    def regs(self, v) -> State:
+        """The state of `v` once an op reads it in registers (shared: blocked)."""
+        return self.regs_state(self.get(v), _shape(v))
+
+    def regs_state(self, s: State, shape) -> State:
+        return self.blk(shape) if s.kind == "shared" else s
+
+    def bind(self, op, states):
+        for r, s in zip(op.results, states):
+            self.env[r] = s
+        if op not in self.out:
+            self.out[op] = list(states)
+
+    # ---- one op ------------------------------------------------------------------------
+    def op(self, op):
+        rule = RULES.get(op.name)
+        if rule is not None:
+            rule(self, op)
+            return
+        if op.regions:
+            self.default_regions(op)
+            return
+        self.bind(op, [self.default(op, r) for r in op.results])
+
+    def default(self, op, r) -> State:
+        if not _is_tile(r) or not _shape(r):
+            return SCALAR
+        shape = _shape(r)
+        ins = [v for v in op.operands if _is_tile(v)]
+        if len(op.results) == 1 and ins and all(_shape(v) in ((), shape) for v in ins):
+            return self.common([self.regs(v) for v in ins], shape)
+        return self.blk(shape)
+
+    def default_regions(self, op):
+        for region in op.regions:
+            for b in region.blocks:
+                self.block(b)
+        self.bind(op, [self.default(op, r) if not op.operands else
+                       (self.blk(_shape(r)) if _is_tile(r) and _shape(r) else SCALAR)
+                       for r in op.results])
+
+    # ---- element-wise ------------------------------------------------------------------
+    def reaches(self, s: State, layout, shape) -> bool:
+        if s.splat or s.layout == layout:
+            return True
+        if s.origin is not None:
+            o, oshape = s.origin
+            if o.splat or register_moves(o.layout, layout, broadcast_axes(oshape, shape)) is not None:
+                return True
+        return register_moves(s.layout, layout) is not None
+
+    def common(self, states, shape) -> State:
+        layouts = []
+        for s in states:
+            if not s.splat and s.kind == "reg" and s.layout not in layouts and _ranked(s, shape):
+                layouts.append(s.layout)
+        if not layouts:
+            return SPLAT
+        if len(layouts) == 1:
+            return reg(layouts[0])
+        ranked = [s for s in states if _ranked(s, shape)]
+        for lay in layouts:
+            if all(self.reaches(s, lay, shape) for s in ranked):
+                return reg(lay)
+        return reg(next((lay for lay in layouts if isinstance(lay, SliceLayout)), layouts[0]))
+
+    # ---- carried registers -------------------------------------------------------------
+    def carry(self, init: State, value, shape) -> State:
+        """The registers carrying `value` (a block argument), made from `init`."""
+        if not shape:
+            return SCALAR
+        lay = self.preferred(value)
+        if lay is None:
+            lay = self.hint(value, shape)
+        if lay is None:
+            lay = init.layout if init.kind == "reg" else blocked(shape, self.threads)
+        s = reg(lay)
+        self.slots[value] = s
+        return s
+
+    def hint(self, value, shape):
+        lay = self.hints.get(value)
+        if lay is None or lay.threads != self.threads or tuple(lay.shape) != tuple(shape):
+            return None
+        return lay
+
+    def written(self, value, src: State):
+        """`src` is written into the registers carrying `value`: a slice or
+        accumulator layout there becomes the carried layout on the next sweep."""
+        dst = self.slots.get(value)
+        if dst is None or src.kind != "reg" or isinstance(src.layout, Blocked) or src.layout == dst.layout:
+            return
+        self.found[value] = src.layout
+
+    def preferred(self, value):
+        """The accumulator layout of the tensor-core dot `value` feeds (directly
+        or through a register view), or None."""
+        work, seen = [value], set()
+        while work:
+            v = work.pop()
+            if v in seen:
+                continue
+            seen.add(v)
+            for use in v.uses:
+                user = use.owner
+                if user.name == "nv_tileas.dot" and use.index == 2:
+                    return self.acc_layout(user)
+                lay = user.attributes.get("layout")
+                if user.name == "nv_tileas.convert_layout" and isinstance(lay, LayoutAttr) and lay.kind == "mma":
+                    got = lay.layout_for(_shape(v), self.threads)
+                    if got is not None:
+                        return got
+                if user.name == "nv_tileas.view" or (user.name == "nv_tileas.load" and use.index == 0):
+                    work.append(user.results[0])
+        return None
+
+    def acc_layout(self, dot):
+        """The accumulator layout dot `dot` computes in here, or None (CUDA cores)."""
+        src = getattr(dot.operands[2], "op", None)
+        if src is None or src.name != "nv_tileas.convert_layout":
+            return None
+        lay = src.attributes.get("layout")
+        if not isinstance(lay, LayoutAttr) or lay.kind not in ("mma", "wgmma"):
+            return None
+        return lay.layout_for(_shape(dot.results[0]), self.threads)
+
+    # ---- the IR ------------------------------------------------------------------------
+    def write(self):
+        for op, states in self.out.items():
+            if any(s.kind is not None for s in states) or any(_is_tile(r) and _shape(r) for r in op.results):
+                op.attributes[ATTR] = ArrayAttr([s.attr() for s in states])
+            else:
+                op.attributes.pop(ATTR, None)
+        for op, states in self.carried.items():
+            op.attributes[WHILE_CARRIED] = ArrayAttr([s.attr() for s in states])
+
+
+def _ranked(s: State, shape) -> bool:
+    return s.kind == "reg" and tuple(s.layout.shape) == tuple(shape)
+
+
+# ---- rules per op ------------------------------------------------------------------------
+RULES: dict = {}
+
+
+def rule(*names):
+    def deco(fn):
+        for n in names:
+            RULES[n] = fn
+        return fn
+    return deco
+
+
+def _uniform(attr) -> bool:
+    if getattr(attr, "splat", False):
+        return True
+    vals = getattr(attr, "values", None)
+    return vals is not None and len(vals) > 0 and all(v == vals[0] for v in vals) or vals == []
+
+
+@rule("cuda_tile.constant", "arith.constant")
+def _constant(p, op):
+    r = op.results[0]
+    if not _is_tile(r) or not _shape(r):
+        p.bind(op, [SCALAR])
+        return
+    p.bind(op, [SPLAT if _uniform(op.attributes.get("value")) else p.blk(_shape(r))])
+
+
+@rule("nv_tileas.create_none")
+def _none(p, op):
+    """A placeholder (a producer's yield of nothing): no data, no layout."""
+    p.bind(op, [SCALAR] * len(op.results))
+
+
+@rule("cuda_tile.assume")
+def _assume(p, op):
+    p.bind(op, [p.get(op.operands[0])] + [SCALAR] * (len(op.results) - 1))
+
+
+@rule("nv_tileas.convert_layout")
+def _convert(p, op):
+    lay = op.attributes.get("layout")
+    src = p.get(op.operands[0])
+    shape = _shape(op.results[0])
+    if not isinstance(lay, LayoutAttr) or not shape:
+        p.bind(op, [src])
+        return
+    if lay.kind == "shared":
+        p.bind(op, [SPLAT if src.splat else SHARED])
+        return
+    target = None
+    if lay.kind in ("mma", "wgmma"):
+        for use in op.results[0].uses:
+            if use.owner.name == "nv_tileas.dot" and use.index == 2:
+                target = p.acc_layout(use.owner)
+                break
+    if target is None:
+        target = lay.layout_for(shape, p.threads)
+    p.bind(op, [src if target is None else reg(target)])
+
+
+@rule("nv_tileas.dot")
+def _dot(p, op):
+    acc = p.acc_layout(op)
+    if acc is None:
+        c = p.regs(op.operands[2])
+        acc = c.layout if c.kind == "reg" else blocked(_shape(op.results[0]), p.threads)
+    p.bind(op, [reg(acc)])
+
+
+@rule("cuda_tile.reduce", "nv_tileas.reduce")
+def _reduce(p, op):
+    ins = [p.regs(v) for v in op.operands]
+    dim = op.attributes["dim"].value
+    rshape = _shape(op.results[0])
+    lay = next((s.layout for s in ins if not s.splat), None)
+    out = None
+    if rshape and lay is not None and lay.threads == p.threads and _linear_ok(lay):
+        out = reduced_layout(lay, dim, rshape)
+    state = SCALAR if not rshape else reg(out or blocked(rshape, p.threads))
+    p.bind(op, [state] * len(op.results))
+    _skip_regions(op)
+
+
+@rule("cuda_tile.scan", "nv_tileas.scan")
+def _scan(p, op):
+    ins = [p.regs(v) for v in op.operands]
+    shape = _shape(op.results[0])
+    lay = next((s.layout for s in ins if not s.splat), None)
+    keep = lay is not None and lay.threads == p.threads and _linear_ok(lay)
+    p.bind(op, [reg(lay if keep else blocked(shape, p.threads))] * len(op.results))
+
+
+def _skip_regions(op):
+    """Combiner regions hold scalars only: nothing to record."""
+
+
+_scan_regions = _skip_regions
+
+
+def _shared_only(s: State) -> bool:
+    return s.kind == "shared"
+
+
+@rule("cuda_tile.reshape")
+def _reshape(p, op):
+    shape = _shape(op.results[0])
+    s = p.get(op.operands[0])
+    if _shared_only(s) or s.splat:
+        p.bind(op, [s])
+        return
+    if not shape:
+        p.bind(op, [SCALAR])
+        return
+    lay = blocked(shape, p.threads)
+    if same_distribution(s.layout, lay):
+        p.bind(op, [reg(lay)])
+        return
+    if not isinstance(s.layout, Blocked):
+        rel = relabel(s.layout, shape)
+        if rel is not None:
+            p.bind(op, [reg(rel)])
+            return
+    p.bind(op, [reg(lay)])
+
+
+@rule("cuda_tile.permute", "nv_tileas.shuffle")
+def _permute(p, op):
+    s = p.get(op.operands[0])
+    p.bind(op, [s if _shared_only(s) or s.splat else p.blk(_shape(op.results[0]))])
+
+
+@rule("cuda_tile.extract")
+def _extract(p, op):
+    s = p.regs(op.operands[0])
+    p.bind(op, [SPLAT if s.splat else p.blk(_shape(op.results[0]))])
+
+
+@rule("cuda_tile.broadcast")
+def _broadcast(p, op):
+    src = p.regs(op.operands[0])
+    shape = _shape(op.results[0])
+    if src.splat:
+        p.bind(op, [SPLAT])
+        return
+    origin = (src, _shape(op.operands[0]))
+    users = _user_layouts(p, op, shape)
+    cands = list(users)
+    lay = src.layout
+    if isinstance(lay, SliceLayout):
+        par = lay.parent
+        if tuple(par.shape) == shape:
+            cands.append(par)
+        r = same_layout_kind(par, shape, p.threads)
+        if r is not None:
+            cands.append(r)
+    cands.append(blocked(shape, p.threads))
+    for c in cands:
+        if _broadcasts_into(p, src, origin[1], shape, c, convert=False):
+            p.bind(op, [reg(c, origin)])
+            return
+    for c in users:
+        if _broadcasts_into(p, src, origin[1], shape, c, convert=True):
+            p.bind(op, [reg(c, origin)])
+            return
+    p.bind(op, [reg(blocked(shape, p.threads), origin)])
+
+
+def _broadcasts_into(p, src: State, src_shape, shape, layout, convert: bool) -> bool:
+    if layout.threads != p.threads or tuple(layout.shape) != tuple(shape):
+        return False
+    src_of = broadcast_axes(src_shape, shape)
+    if register_moves(src.layout, layout, src_of) is not None:
+        return True
+    if not convert:
+        return False
+    part = slice_layout(layout, src_of, src_shape)
+    return part is not None and register_moves(part, layout, src_of) is not None
+
+
+def _user_layouts(p, op, shape):
+    """Layouts of the operands, already assigned, of the element-wise users of `op`'s result."""
+    out = []
+    res = op.results[0]
+    for use in res.uses:
+        user = use.owner
+        if len(user.results) != 1 or _shape(user.results[0]) != shape:
+            continue
+        for v in user.operands:
+            if v is res:
+                continue
+            s = p.env.get(v)
+            if s is not None and s.kind == "reg" and tuple(s.layout.shape) == shape \
+                    and s.layout.threads == p.threads and s.layout not in out:
+                out.append(s.layout)
+    return out
+
+
+@rule("cuda_tile.load_ptr_tko", "cuda_tile.store_ptr_tko")
+def _pointer(p, op):
+    ins = [p.regs(v) for v in op.operands if _is_tile(v) and _shape(v)]
+    lay = next((s.layout for s in ins if not s.splat), None)
+    states = []
+    for r in op.results:
+        if not _is_tile(r) or not _shape(r):
+            states.append(SCALAR)
+        else:
+            states.append(reg(lay) if lay is not None else SPLAT)
+    p.bind(op, states)
+
+
+@rule("nv_tileas.load")
+def _load(p, op):
+    view = op.operands[0]
+    res = getattr(view.type, "residency", "")
+    r = op.results[0]
+    if res == "RMEM":
+        cell = p.env.get(view)
+        state = cell if cell is not None else p.blk(_shape(r))
+    else:
+        state = SHARED if _shape(r) else SCALAR
+    p.bind(op, [state] + [SCALAR] * (len(op.results) - 1))
+
+
+@rule("nv_tileas.view")
+def _view(p, op):
+    """An RMEM view is registers of its own (a cell), in its source's layout."""
+    res = getattr(op.results[0].type, "residency", "")
+    src = op.operands[0]
+    if res == "RMEM" and _is_tile(src) and _shape(src):
+        s = p.regs(src)
+        cell = s if s.kind == "reg" else p.blk(_shape(src))
+        p.env[op.results[0]] = cell
+        p.slots.setdefault(src, cell)
+        p.out.setdefault(op, [SCALAR])
+        return
+    p.bind(op, [SCALAR])
+
+
+@rule("nv_tileas.store")
+def _store(p, op):
+    dst = p.env.get(op.operands[0])
+    if dst is not None and dst.kind == "reg":
+        src = p.regs(op.operands[1])
+        view_op = getattr(op.operands[0], "op", None)
+        if view_op is not None and view_op.operands:
+            p.written(view_op.operands[0], src)
+    p.bind(op, [SCALAR] * len(op.results))
+
+
+@rule("nv_tileas.tiled_load", "nv_tileas.gather_load", "cuda_tile.iota")
+def _blocked_result(p, op):
+    p.bind(op, [p.blk(_shape(r)) if _is_tile(r) and _shape(r) else SCALAR
+                for r in op.results])
+
+
+@rule("nv_tileas.async.pipeline.produce_one", "nv_tileas.async.pipeline.consume_one")
+def _slot_region(p, op):
+    """The region's arguments are the pipeline slot: shared. So is the tile the
+    copy engine loads into it (the producer's tiled_load or TMA load)."""
+    from ..dialects.nv_tileas.ops.pipeline import slot_fill
+    block = op.regions[0].blocks[0]
+    for a in block.arguments:
+        p.env[a] = SHARED if _is_tile(a) and _shape(a) else SCALAR
+    fill = slot_fill(block) if op.name.endswith("produce_one") else None
+    for o in block.ops:
+        if o is fill and o.name == "nv_tileas.tiled_load":
+            p.bind(o, [SHARED] + [SCALAR] * (len(o.results) - 1))
+        else:
+            p.op(o)
+    p.bind(op, [SCALAR] * len(op.results))
+
+
+# ---- control flow -------------------------------------------------------------------------
+
+@rule("scf.for", "cuda_tile.for")
+def _for(p, op):
+    body = op.regions[0].blocks[0]
+    inits = [p.get(v) for v in op.operands[3:]]
+    slots = [p.carry(s, a, _shape(a)) if _is_tile(a) else SCALAR for s, a in zip(inits, body.arguments[1:])]
+    for a, s in zip(body.arguments[1:], slots):
+        p.env[a] = s
+    # carried registers back block arguments and results alike
+    for a, r in zip(body.arguments[1:], op.results):
+        if a in p.slots:
+            p.slots[r] = p.slots[a]
+    p.block(body)
+    p.bind(op, slots)
+
+
+@rule("scf.yield", "cuda_tile.yield", "cuda_tile.continue", "cuda_tile.break")
+def _yield(p, op):
+    parent = op.parent_op
+    targets = []
+    if parent.name in LOOPS and op.name in ("scf.yield", "cuda_tile.continue"):
+        targets = list(parent.regions[0].blocks[0].arguments[1:])
+    elif parent.name == "scf.while":
+        targets = list(parent.regions[0].blocks[0].arguments)
+    elif parent.name in ("scf.if", "cuda_tile.if"):
+        p.branch_yields.setdefault(parent, []).append([p.get(v) for v in op.operands])
+    for t, v in zip(targets, op.operands):
+        p.written(t, p.regs(v))
+    p.bind(op, [])
+
+
+@rule("scf.if", "cuda_tile.if")
+def _if(p, op):
+    """The results take the layout every branch's value reaches without moving
+    data (a splat, or a slice of it, joins a distributed branch for free); when
+    the branches disagree, the group's blocked layout."""
+    p.branch_yields.pop(op, None)
+    for region in op.regions:
+        for b in region.blocks:
+            p.block(b)
+    yields = p.branch_yields.pop(op, [])
+    states = []
+    for i, r in enumerate(op.results):
+        if not _is_tile(r) or not _shape(r):
+            states.append(SCALAR)
+            continue
+        ys = [p.regs_state(y[i], _shape(r)) for y in yields if i < len(y)]
+        got = p.common(ys, _shape(r))
+        agreed = got.kind == "reg" and all(p.reaches(y, got.layout, _shape(r)) for y in ys)
+        states.append(got if agreed else p.blk(_shape(r)))
+    p.bind(op, states)
+
+
+@rule("scf.while")
+def _while(p, op):
+    before, after = op.regions[0].blocks[0], op.regions[1].blocks[0]
+    inits = [p.get(v) for v in op.operands]
+    slots = [p.carry(s, a, _shape(a)) if _is_tile(a) else SCALAR for s, a in zip(inits, before.arguments)]
+    for a, s in zip(before.arguments, slots):
+        p.env[a] = s
+    p.block(before)
+    ops = list(before.ops)
+    cond = ops[-1] if ops else None
+    forwarded = [p.get(v) for v in cond.operands[1:]] if cond is not None and cond.name == "scf.condition" else []
+    for a, s in zip(after.arguments, forwarded):
+        p.env[a] = s
+    p.block(after)
+    p.carried.setdefault(op, slots)
+    p.bind(op, forwarded)
+
+
+@rule("scf.condition")
+def _condition(p, op):
+    p.bind(op, [])
+
+
+@rule(AGENT_SWITCH)
+def _agent_switch(p, op):
+    from ..dialects.nv_tileas.ops.pipeline import agent_warps
+    outer, saved = p.threads, dict(p.env)
+    inside = {x for r in op.regions for b in r.blocks for o in b.ops for x in o.walk()}
+    for region, nw in zip(op.regions, agent_warps(op)):
+        p.threads = 32 * nw
+        p.env = dict(saved)
+        _hand_off(p, region, inside, saved)
+        for b in region.blocks:
+            p.block(b)
+    p.threads, p.env = outer, saved
+    # the join: every result something reads is read back in the CTA's blocked layout
+    p.bind(op, [reg(blocked(_shape(r), outer)) if _is_tile(r) and _shape(r) and r.uses else SCALAR
+                for r in op.results])
+
+
+def _hand_off(p, region, inside, outer_env):
+    """Outer tiles an agent reads: in its blocked layout (or in shared memory);
+    broadcasts and reshapes of them are made again inside the agent."""
+    seen = set()
+
+    def need(v):
+        if v in seen or v not in outer_env:
+            return
+        seen.add(v)
+        d = getattr(v, "op", None)
+        if d in inside or (getattr(v, "block", None) is not None and v.block.parent_op in inside):
+            return
+        s = outer_env[v]
+        if s.kind != "reg" and s.kind != "shared":
+            return
+        if d is not None and d.name in HANDED_BY_OPS:
+            for u in d.operands:
+                need(u)
+            remade.append(d)
+            return
+        p.env[v] = SHARED if s.kind == "shared" else p.blk(_shape(v))
+
+    remade = []
+    for b in region.blocks:
+        for o in b.ops:
+            for x in o.walk():
+                for v in x.operands:
+                    need(v)
+    for d in remade:
+        first = d in p.out
+        saved = p.out.get(d)
+        RULES[d.name](p, d)
+        if first:
+            p.out[d] = saved          # the IR names the layout at the definition
+
+
+def propagate_layouts(entry, num_warps: int) -> Propagation:
+    """Give every result of `entry`'s ops its layout (`nv_tileas.layouts`)."""
+    p = Propagation(entry, num_warps).run()
+    p.write()
+    return p
