@@ -248,3 +248,23 @@ def test_ptx_of_scheduled_ir_without_layouts_propagates_them():
     assert ok, msgs
     assert emit_ptx(again, "sm_80", 4) == emit_ptx(ops, "sm_80", 4)
     assert ROOT
+
+
+# ---- warps for the accumulators live at once ---------------------------------------------------
+
+@pytest.mark.parametrize("path,sm90a,sm80", [
+    (ATTENTION, 8, 8),                                    # S + P + O: 160 registers a thread on 4 warps
+    ("examples/cutile/flash_attention_f16.mlir", 4, 4),   # 32-row tiles: 28
+    ("examples/cutile/attention_causal_f16.mlir", 4, 4),  # two loops, each counted alone: 56
+    ("examples/cutile/matmul_f16.mlir", 4, 4),            # 64x64: 32
+    ("examples/cutile/matmul_f16_aligned.mlir", 4, 8),    # 128x128: 128, one consumer warpgroup holds it
+])
+def test_warps_follow_the_accumulators_live_at_once(path, sm90a, sm80):
+    """The default warp count adds up the dots of one block, with the register A a
+    dot's result becomes: attention with 128 query rows gets two consumer
+    warpgroups on sm_90a (as tileiras runs it on 256 threads) and 8 warps on
+    sm_80 (ptxas's check of the aligned variant: test_hopper_mainloop)."""
+    from tilec.compiler import default_num_warps
+    ops, ok, msgs = parse(read(path))
+    assert ok, msgs
+    assert (default_num_warps(ops, "sm_90a"), default_num_warps(ops, "sm_80")) == (sm90a, sm80)

@@ -172,6 +172,8 @@ GOLDENS = [
     ("flash_attention_sm80.mlir", FLASH, ["--lower-to-tileas=arch=sm_80", "--schedule=num-stages=3"]),
     ("elementwise_no_pipeline.mlir", "examples/cutile/saxpy_bf16.mlir", ["--lower-to-tileas", "--schedule"]),
     ("softmax_sm80.mlir", "examples/cutile/row_softmax_f32.mlir", ["--lower-to-tileas=arch=sm_80", "--schedule"]),
+    ("layernorm_sm80.mlir", "examples/cutile/layernorm_rows_f32.mlir", ["--lower-to-tileas=arch=sm_80", "--schedule"]),
+    ("bmm_sm90a.mlir", "examples/cutile/bmm_tt_f16_aligned.mlir", ["--lower-to-tileas", "--schedule"]),
     ("scan_reverse.mlir", "examples/cutile/cumsum_f32.mlir", ["--lower-to-tileas", "--schedule"]),
     ("while_loop_sm80.mlir", "examples/gcd_loop_i32.mlir", ["--lower-to-tileas=arch=sm_80", "--schedule"]),
     ("if_to_scf.mlir", "examples/cutile/branchy_scale.mlir", ["--lower-to-tileas", "--schedule"]),

@@ -39,27 +39,57 @@ ACC_REGS_PER_CONSUMER_THREAD = 128
 
 
 def default_num_warps(ops, arch: str) -> int:
-    """The warp count when none is asked for: 4, or 8 where a tensor-core
-    accumulator would otherwise take too many registers per thread. On sm_80
-    past 64 (a 128x128 f32 tile on 4 warps needs 128 of the 255, and the
-    staged operands then spill); on warp-specialized targets, where 4 warps
-    is the consumer warpgroup beside the producer's, past 128 (128x128 fits
-    one warpgroup; 128x256 spilled 1228 bytes on one and 64 on two)."""
+    """The warp count when none is asked for: 4, or 8 where the tensor-core
+    accumulators live at once would otherwise take too many registers per
+    thread. On sm_80 past 64 (a 128x128 f32 tile on 4 warps needs 128 of the
+    255, and the staged operands then spill); on warp-specialized targets,
+    where 4 warps is the consumer warpgroup beside the producer's, past 128
+    (128x128 fits one warpgroup; 128x256 spilled 1228 bytes on one and 64 on
+    two). The dots of one block count together, and a dot whose A is another
+    dot's result (attention's P) adds that operand's registers: flash
+    attention with 128 query rows (S, P and O) gets two consumer warpgroups
+    on sm_90a, as tileiras runs it on 256 threads."""
     from .conversion.target import target_for
     target = target_for(arch)
     if target is None:
         return 4
     worst = 0
     for top in ops:
+        per_block = {}
         for op in top.walk():
             if op.name in ("cuda_tile.mmaf", "cuda_tile.mmai"):
-                t = op.results[0].type
-                n = 1
-                for d in t.shape:
-                    n *= d
-                worst = max(worst, n * max(1, t.element_type.width // 32))
+                regs = _regs(op.results[0].type)
+                if _from_dot(op.operands[0]):
+                    regs += _regs(op.operands[0].type)
+                per_block[id(op.parent)] = per_block.get(id(op.parent), 0) + regs
+        worst = max([worst, *per_block.values()])
     limit = ACC_REGS_PER_CONSUMER_THREAD if target.warp_specialized else ACC_REGS_PER_THREAD
     return 8 if worst > limit * 4 * 32 else 4
+
+
+def _regs(t) -> float:
+    """32-bit registers (over the whole CTA) of a tile of type `t`."""
+    n = 1
+    for d in t.shape:
+        n *= d
+    return n * t.element_type.width / 32
+
+
+def _from_dot(v, depth: int = 8) -> bool:
+    """Whether `v` is made from a dot's result by ops that keep its shape (the
+    scale, exp and conversion that turn attention's S into P)."""
+    shape = tuple(getattr(v.type, "shape", ()))
+    for _ in range(depth):
+        d = getattr(v, "op", None)
+        if d is None:
+            return False
+        if d.name in ("cuda_tile.mmaf", "cuda_tile.mmai"):
+            return True
+        ins = [u for u in d.operands if tuple(getattr(u.type, "shape", ())) == shape]
+        if not ins:
+            return False
+        v = ins[0]
+    return False
 
 
 WGMMA_NEEDS_SM90A = "wgmma needs sm_90a (the target is {arch}); drop --wgmma or use --arch sm_90a"

@@ -31,7 +31,7 @@
 // CHECK: produce_one
 // CHECK: nv_tileas.async.tiled_tma_load %[[DB]]
 // CHECK: nv_tileas.async.pipeline.inc_iter
-// CHECK: nv_tileas.create_none : tile<128x128xf32>
+// CHECK: nv_tileas.create_none {nv_tileas.layouts = [#nv_tileas<layout none>]} : tile<128x128xf32>
 // CHECK: nv_tileas.async.pipeline.yield
 // CHECK-NEXT: }, {
 // consumer agent: the dot sits in the innermost consume_one, bracketed by wait/release
@@ -56,7 +56,7 @@
 // CHECK-NEXT: ftof %{{.*}} {nv_tileas.layouts = [#nv_tileas<layout wgmma>]}
 // CHECK: "nv_tileas.tiled_store"
 // CHECK: nv_tileas.async.pipeline.yield
-// CHECK: }) : () -> !cuda_tile.tile<128x128xf32>
+// CHECK: }) {nv_tileas.layouts = [#nv_tileas<layout none>]} : () -> !cuda_tile.tile<128x128xf32>
 // CHECK-NEXT: return
 // CHECK-NOT: load_view_tko
 // CHECK-NOT: mmaf

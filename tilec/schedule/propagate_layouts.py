@@ -68,6 +68,7 @@ class State:
 
 SPLAT = State("splat")
 SCALAR = State(None)
+NOTHING = State("none")       # a tile result that holds no data (a placeholder, a result nothing reads)
 SHARED = State("shared")
 
 
@@ -135,6 +136,9 @@ class Propagation:
         return self.blk(shape) if s.kind == "shared" else s
 
     def bind(self, op, states):
+        # a uniform value with a shape is a splat; anything without one is a scalar
+        states = [(SPLAT if s.kind is None else s) if _is_tile(r) and _shape(r) else SCALAR
+                  for r, s in zip(op.results, states)]
         for r, s in zip(op.results, states):
             self.env[r] = s
         if op not in self.out:
@@ -299,7 +303,7 @@ def _constant(p, op):
 @rule("nv_tileas.create_none")
 def _none(p, op):
     """A placeholder (a producer's yield of nothing): no data, no layout."""
-    p.bind(op, [SCALAR] * len(op.results))
+    p.bind(op, [NOTHING] * len(op.results))
 
 
 @rule("cuda_tile.assume")
@@ -631,8 +635,7 @@ def _agent_switch(p, op):
             p.block(b)
     p.threads, p.env = outer, saved
     # the join: every result something reads is read back in the CTA's blocked layout
-    p.bind(op, [reg(blocked(_shape(r), outer)) if _is_tile(r) and _shape(r) and r.uses else SCALAR
-                for r in op.results])
+    p.bind(op, [reg(blocked(_shape(r), outer)) if r.uses else NOTHING for r in op.results])
 
 
 def _hand_off(p, region, inside, outer_env):
