@@ -268,3 +268,108 @@ def test_warps_follow_the_accumulators_live_at_once(path, sm90a, sm80):
     ops, ok, msgs = parse(read(path))
     assert ok, msgs
     assert (default_num_warps(ops, "sm_90a"), default_num_warps(ops, "sm_80")) == (sm90a, sm80)
+
+
+# ---- backward rematerialization of layout-free values -----------------------------------------
+
+CAUSAL = "examples/cutile/attention_causal_f16.mlir"
+
+
+@pytest.mark.parametrize("arch,acc", [("sm_90a", "wgmma"), ("sm_80", "mma, warps = [4, 1]")])
+def test_causal_mask_is_made_in_the_accumulator_layout(arch, acc):
+    """The causal mask (iotas compared, a select of 0 and -inf) is added to the
+    scores: it is made again inside the loop in the scores' layout (the iotas
+    in its slices), so no mask moves through shared memory: the PTX loads
+    nothing from it."""
+    from tilec.codegen.ptx import compile_text
+    _, text = scheduled(read(CAUSAL), arch)
+    parent = f"parent = [64, 32] {acc}>"
+    iotas = [l for l in text.splitlines() if re.search(r"= iota ", l)]
+    assert iotas and all("layout slice" in l and parent in l for l in iotas), iotas
+    assert layouts_of(text, r"= select ") == f"#nv_tileas<layout {acc}>"
+    assert layouts_of(text, r"= addf %\d+, %\d+ \{.*tile<64x32xf32>") == f"#nv_tileas<layout {acc}>"
+    assert "ld.shared" not in compile_text(read(CAUSAL), arch=arch)
+
+
+SQUARE = """cuda_tile.module @square_causal {
+  entry @square_causal(%a: tile<ptr<f16>>, %b: tile<ptr<f16>>, %c: tile<ptr<f32>>) {
+    %0 = make_token : token
+    %ta = make_tensor_view %a, shape = [32, 16], strides = [16, 1] : tensor_view<32x16xf16, strides=[16,1]>
+    %tb = make_tensor_view %b, shape = [16, 32], strides = [32, 1] : tensor_view<16x32xf16, strides=[32,1]>
+    %tc = make_tensor_view %c, shape = [32, 32], strides = [32, 1] : tensor_view<32x32xf32, strides=[32,1]>
+    %c0 = constant <i32: 0> : tile<i32>
+    %pa = make_partition_view %ta : partition_view<tile=(32x16), tensor_view<32x16xf16, strides=[16,1]>>
+    %x, %t1 = load_view_tko weak %pa[%c0, %c0] token = %0 : partition_view<tile=(32x16), tensor_view<32x16xf16, strides=[16,1]>>, tile<i32> -> tile<32x16xf16>, token
+    %pb = make_partition_view %tb : partition_view<tile=(16x32), tensor_view<16x32xf16, strides=[32,1]>>
+    %y, %t2 = load_view_tko weak %pb[%c0, %c0] token = %0 : partition_view<tile=(16x32), tensor_view<16x32xf16, strides=[32,1]>>, tile<i32> -> tile<16x32xf16>, token
+    %zero = constant <f32: 0.000000e+00> : tile<32x32xf32>
+    %s = mmaf %x, %y, %zero : tile<32x16xf16>, tile<16x32xf16>, tile<32x32xf32>
+    %i = iota : tile<32xi32>
+    %ri = reshape %i : tile<32xi32> -> tile<32x1xi32>
+    %rb = broadcast %ri : tile<32x1xi32> -> tile<32x32xi32>
+    %ci = reshape %i : tile<32xi32> -> tile<1x32xi32>
+    %cb = broadcast %ci : tile<1x32xi32> -> tile<32x32xi32>
+    %keep = cmpi greater_than_or_equal %rb, %cb, signed : tile<32x32xi32> -> tile<32x32xi1>
+    %ninf = constant <f32: 0xFF800000> : tile<32x32xf32>
+    %mask = select %keep, %zero, %ninf : tile<32x32xi1>, tile<32x32xf32>
+    %out = addf %s, %mask : tile<32x32xf32>
+    %pc = make_partition_view %tc : partition_view<tile=(32x32), tensor_view<32x32xf32, strides=[32,1]>>
+    %1 = store_view_tko weak %out, %pc[%c0, %c0] token = %0 : tile<32x32xf32>, partition_view<tile=(32x32), tensor_view<32x32xf32, strides=[32,1]>>, tile<i32> -> token
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_square_mask_makes_one_iota_twice(arch, tmp_path, monkeypatch):
+    """A square causal mask compares one iota as rows with itself as columns: the
+    iota is made twice, in the two slices of the scores' mma layout (one value,
+    two layouts), no layout change goes through shared memory, the original is gone,
+    and the simulated kernel matches the interpreter."""
+    import numpy as np
+    from gpu import cases
+    from test_ptx_sim import run_in_sim
+    from tilec.codegen.ptx import compile_text
+    _, text = scheduled(SQUARE, arch)
+    iotas = [re.search(r"layout slice, axes = \[(\d)\]", l).group(1) for l in text.splitlines() if "= iota " in l]
+    assert sorted(iotas) == ["0", "1"]
+    from tilec.codegen.ptx.emitter import Emitter
+    moves, remap = [], Emitter.remap
+    monkeypatch.setattr(Emitter, "remap", lambda em, *a, **k: moves.append(em.op.name) or remap(em, *a, **k))
+    ptx = compile_text(SQUARE, arch=arch)
+    assert moves == []              # no layout change through shared memory
+    path = tmp_path / "square_causal.mlir"
+    path.write_text(SQUARE)
+
+    def build(rng):
+        a = rng.standard_normal((32, 16)).astype(np.float16)
+        b = rng.standard_normal((16, 32)).astype(np.float16)
+        c = np.zeros((32, 32), np.float32)
+        return cases.Launch((1,), [a, b, c], [("c", c, None)])
+
+    case = cases.Case("square_causal", str(path), build)
+    want = cases.run_interpreter(case, build(case.rng()))[0]["c"]
+    got = run_in_sim(case, ptx)[0]["c"]
+    masked = np.triu(np.ones((32, 32), bool), 1)          # above the diagonal: -inf
+    assert np.array_equal(np.isneginf(got), masked) and np.array_equal(np.isneginf(want), masked)
+    assert np.allclose(got[~masked], want[~masked], rtol=1e-3, atol=1e-3)
+
+
+def test_only_values_made_from_iotas_and_uniforms_are_made_again():
+    """plan: a loaded value is not free (it moves); a broadcast asks its source for
+    the slice of the wanted layout, and a layout a reshape cannot relabel into
+    refuses the plan; the mask can be planned into any layout."""
+    from tilec.dialects.nv_tileas.layouts import blocked, mma_acc
+    from tilec.schedule.remat_layouts import plan
+    ops, _ = scheduled(read(CAUSAL), "sm_80")
+    allops = [o for top in ops for o in top.walk()]
+    uniform = lambda v: not getattr(v.type, "shape", ())      # noqa: E731
+    select = next(o for o in allops if o.name == "cuda_tile.select")
+    acc = mma_acc((64, 32), 128)
+    steps = plan(select.results[0], acc, uniform)
+    assert steps is not None and steps[-1][0] is select and steps[-1][1] == acc
+    assert any(o.name == "cuda_tile.iota" for o, _, _ in steps)
+    load = next(o for o in allops if o.name == "nv_tileas.tiled_load")
+    assert plan(load.results[0], blocked(tuple(load.results[0].type.shape), 128), uniform) is None
+    assert plan(select.results[0], blocked((64, 32), 128), uniform) is not None   # any layout will do

@@ -38,6 +38,7 @@ from ..dialects.nv_tileas.layouts import (Blocked, SliceLayout, blocked, broadca
 from ..dialects.nv_tileas.linear_layout import reduced_layout, register_moves, relabel, slice_layout, to_linear
 from ..ir.attributes import ArrayAttr
 from .layouts import AGENT_SWITCH, cta_threads
+from .remat_layouts import plan, rematerialize
 
 NONE = LayoutAttr("none")
 SPLAT_ATTR = LayoutAttr("splat")
@@ -101,18 +102,52 @@ class Propagation:
         self.carried: dict = {}      # scf.while -> [State per before-region argument]
         self.slots: dict = {}        # carried value -> the State backing it
         self.branch_yields: dict = {}  # scf.if -> [States yielded, per branch]
+        self.points: list = []       # (user, operand index, remat_layouts.plan): see rematerialize
+        self.forced: dict = {}       # rematerialized clone -> the layout its user needs
 
     # ---- driver ------------------------------------------------------------------------
     def run(self):
+        for _ in range(3):         # rematerializing changes the IR: propagate again (twice at most)
+            self.sweeps()
+            if not self.points or not self.rematerialize():
+                break
+        return self
+
+    def sweeps(self):
         for _ in range(3):
             self.env, self.out, self.carried, self.slots, self.found = {}, {}, {}, {}, {}
+            self.points = []
             self.threads = self.cta
             self.block(self.entry.regions[0].blocks[0])
             new = {v: lay for v, lay in self.found.items() if self.hints.get(v) != lay}
             if not new:
                 break
             self.hints.update(new)
-        return self
+
+    def rematerialize(self) -> bool:
+        """Clone the layout-free operands the last sweep found in the wrong
+        layout right before their users (remat_layouts.py); whether any was."""
+        done = False
+        for user, index, steps in self.points:
+            if user.operands[index] is steps[-1][0].results[0] and all(o.parent is not None for o, _, _ in steps):
+                self.forced.update(rematerialize(user, index, steps))
+                done = True
+        return done
+
+    def note_remat(self, op, layout, shape):
+        """Element-wise `op` runs in `layout`: an operand that does not reach it
+        without moving data, but is made from iotas and uniform values, is
+        noted to be made again in it."""
+        for i, v in enumerate(op.operands):
+            s = self.regs(v) if _is_tile(v) and _shape(v) == shape else None
+            if s is None or s.splat or self.reaches(s, layout, shape):
+                continue
+            steps = plan(v, layout, self.uniform)
+            if steps:
+                self.points.append((op, i, steps))
+
+    def uniform(self, v) -> bool:
+        return not (_is_tile(v) and _shape(v)) or self.get(v).splat
 
     def block(self, block):
         for op in block.ops:
@@ -146,6 +181,10 @@ class Propagation:
 
     # ---- one op ------------------------------------------------------------------------
     def op(self, op):
+        want = self.forced.get(op.results[0]) if len(op.results) == 1 else None
+        if want is not None and want.threads == self.threads:
+            self.bind(op, [reg(want)])          # a rematerialized clone: the layout its user needs
+            return
         rule = RULES.get(op.name)
         if rule is not None:
             rule(self, op)
@@ -161,7 +200,10 @@ class Propagation:
         shape = _shape(r)
         ins = [v for v in op.operands if _is_tile(v)]
         if len(op.results) == 1 and ins and all(_shape(v) in ((), shape) for v in ins):
-            return self.common([self.regs(v) for v in ins], shape)
+            got = self.common([self.regs(v) for v in ins], shape)
+            if got.kind == "reg":
+                self.note_remat(op, got.layout, shape)
+            return got
         return self.blk(shape)
 
     def default_regions(self, op):

@@ -34,7 +34,8 @@ def _constant(em, op):
 @handles("cuda_tile.iota")
 def _iota(em, op):
     t = op.results[0].type
-    layout = em.layout_for(t.shape)
+    from .ir_layouts import layout_of
+    layout = layout_of(em, op.results[0], t.shape) or em.layout_for(t.shape)   # any layout: coordinates
     base = em.bases(layout)[0]
     out = em.new_tile(t.element_type, t.shape, layout)
     for s, r in enumerate(out.regs):
