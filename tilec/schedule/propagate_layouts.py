@@ -33,8 +33,8 @@ from __future__ import annotations
 
 from ..dialects.cuda_tile.types import TileType
 from ..dialects.nv_tileas.layout_attr import CARRIED_LAYOUTS as WHILE_CARRIED, LAYOUTS as ATTR, LayoutAttr
-from ..dialects.nv_tileas.layouts import (Blocked, SliceLayout, blocked, broadcast_axes, same_distribution,
-                                          same_layout_kind)
+from ..dialects.nv_tileas.layouts import (Blocked, SliceLayout, blocked, broadcast_axes, broadcast_candidates,
+                                          same_distribution)
 from ..dialects.nv_tileas.linear_layout import reduced_layout, register_moves, relabel, slice_layout, to_linear
 from ..ir.attributes import ArrayAttr
 from .layouts import AGENT_SWITCH, cta_threads
@@ -461,16 +461,7 @@ def _broadcast(p, op):
         return
     origin = (src, _shape(op.operands[0]))
     users = _user_layouts(p, op, shape)
-    cands = list(users)
-    lay = src.layout
-    if isinstance(lay, SliceLayout):
-        par = lay.parent
-        if tuple(par.shape) == shape:
-            cands.append(par)
-        r = same_layout_kind(par, shape, p.threads)
-        if r is not None:
-            cands.append(r)
-    cands.append(blocked(shape, p.threads))
+    cands = broadcast_candidates(users, src.layout, shape, p.threads)
     for c in cands:
         if _broadcasts_into(p, src, origin[1], shape, c, convert=False):
             p.bind(op, [reg(c, origin)])

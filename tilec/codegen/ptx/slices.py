@@ -12,7 +12,7 @@ Everything else goes through shared memory (Emitter.remap).
 """
 from __future__ import annotations
 
-from ...dialects.nv_tileas.layouts import SliceLayout, broadcast_axes, same_layout_kind
+from ...dialects.nv_tileas.layouts import SliceLayout, broadcast_axes, broadcast_candidates
 from ...dialects.nv_tileas.linear_layout import register_moves, slice_layout
 from .values import Tile
 
@@ -113,16 +113,7 @@ def broadcast(em, op, src: Tile, shape) -> Tile | None:
     whose slice the source is (its parent, or the parent's kind for this
     shape) when that is copies only. None: no such layout."""
     users = _user_layouts(em, op, shape)
-    cands = list(users)
-    lay = src.layout
-    if isinstance(lay, SliceLayout):
-        p = lay.parent
-        if tuple(p.shape) == shape:
-            cands.append(p)
-        r = same_layout_kind(p, shape, em.group.threads)
-        if r is not None:
-            cands.append(r)
-    cands.append(em.layout_for(shape))
+    cands = broadcast_candidates(users, src.layout, shape, em.group.threads)
     for c in cands:
         got = broadcast_into(em, src, shape, c, convert=False)
         if got is not None:

@@ -317,3 +317,19 @@ def same_distribution(a, b) -> bool:
     def strip(shape):
         return tuple(d for d in shape if d != 1)
     return strip(a.shape) == strip(b.shape) and a.shape[-1] == b.shape[-1] and a.threads == b.threads
+
+
+def broadcast_candidates(users, src_layout, shape, threads) -> list:
+    """The layouts a broadcast of a tile in `src_layout` to `shape` tries, in
+    order: its element-wise users' (`users`), the parent of a slice (or the
+    parent's kind for this shape), the group's blocked layout."""
+    cands = list(users)
+    if isinstance(src_layout, SliceLayout):
+        par = src_layout.parent
+        if tuple(par.shape) == tuple(shape):
+            cands.append(par)
+        r = same_layout_kind(par, shape, threads)
+        if r is not None:
+            cands.append(r)
+    cands.append(blocked(tuple(shape), threads))
+    return cands
