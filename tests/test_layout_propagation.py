@@ -373,3 +373,35 @@ def test_only_values_made_from_iotas_and_uniforms_are_made_again():
     load = next(o for o in allops if o.name == "nv_tileas.tiled_load")
     assert plan(load.results[0], blocked(tuple(load.results[0].type.shape), 128), uniform) is None
     assert plan(select.results[0], blocked((64, 32), 128), uniform) is not None   # any layout will do
+
+
+def test_data_movement_between_layouts_is_an_explicit_convert():
+    """flash_attention_f16 (32-row tiles): the first dot's warp grid (2x2) and the
+    second's (1x4) differ, so the row statistics move between their slices; the
+    IR shows each such move as an nv_tileas.convert_layout right before the
+    element-wise op that reads it, and the op's operands then all reach its layout."""
+    _, text = scheduled(read("examples/cutile/flash_attention_f16.mlir"), "sm_90a")
+    lines = text.splitlines()
+    moves = [i for i, l in enumerate(lines) if "nv_tileas.convert_layout %bcast" in l]
+    assert moves
+    for i in moves:
+        conv = re.match(r"\s*(%\S+) = ", lines[i]).group(1)
+        assert "layout mma, warps = [1, 4]" in lines[i]
+        user = next(l for l in lines[i + 1:] if conv + " " in l or conv + "," in l)
+        assert "nv_tileas.layouts = [#nv_tileas<layout mma, warps = [1, 4]>]" in user
+
+
+@pytest.mark.parametrize("layout,message", [
+    ("slice, axes = [1, -1], parent = [4, 128] blocked",
+     "expects a result that fits its layout: the result has shape 4x1, which is not the slice [1, -1] of its "
+     "parent's 4x128"),
+    ("none", "cannot move a tile into layout 'none'"),
+])
+def test_convert_layout_checks_its_layout(layout, message):
+    _, text = scheduled(read(SOFTMAX), "sm_80")
+    line = next(l for l in text.splitlines() if re.search(r"= reshape %\d+ .*tile<4xf32> -> tile<4x1xf32>", l))
+    name = re.match(r"\s*(%\S+) = ", line).group(1)
+    conv = f"    %moved = nv_tileas.convert_layout {name} {{layout = #nv_tileas<layout {layout}>}} : " \
+           f"tile<4x1xf32> -> tile<4x1xf32>"
+    _, ok, msgs = parse(text.replace(line, line + "\n" + conv, 1))
+    assert not ok and any(message in m for m in msgs), msgs

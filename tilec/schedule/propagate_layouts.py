@@ -35,6 +35,7 @@ from ..dialects.cuda_tile.types import TileType
 from ..dialects.nv_tileas.layout_attr import CARRIED_LAYOUTS as WHILE_CARRIED, LAYOUTS as ATTR, LayoutAttr
 from ..dialects.nv_tileas.layouts import (Blocked, SliceLayout, blocked, broadcast_axes, broadcast_candidates,
                                           same_distribution)
+from ..dialects.nv_tileas.ops.layout import ConvertLayoutOp
 from ..dialects.nv_tileas.linear_layout import reduced_layout, register_moves, relabel, slice_layout, to_linear
 from ..ir.attributes import ArrayAttr
 from .layouts import AGENT_SWITCH, cta_threads
@@ -104,19 +105,34 @@ class Propagation:
         self.branch_yields: dict = {}  # scf.if -> [States yielded, per branch]
         self.points: list = []       # (user, operand index, remat_layouts.plan): see rematerialize
         self.forced: dict = {}       # rematerialized clone -> the layout its user needs
+        self.moves: list = []        # (user, operand index, layout): see convert_explicitly
 
     # ---- driver ------------------------------------------------------------------------
     def run(self):
-        for _ in range(3):         # rematerializing changes the IR: propagate again (twice at most)
+        for _ in range(4):         # each change to the IR is propagated again
             self.sweeps()
-            if not self.points or not self.rematerialize():
+            if self.points and self.rematerialize():
+                continue
+            if not self.moves or not self.convert_explicitly():
                 break
         return self
+
+    def convert_explicitly(self) -> bool:
+        """Every operand that an element-wise op reads in another layout, moving
+        data, gets an nv_tileas.convert_layout into the op's layout right before
+        it: the IR shows each data movement between layouts."""
+        for user, index, layout in self.moves:
+            v = user.operands[index]
+            conv = ConvertLayoutOp.create(source=v, layout=LayoutAttr.of(layout), result_types=[v.type],
+                                          location=user.location)
+            user.parent.insert_before(conv, user)
+            user.set_operand(index, conv.results[0])
+        return bool(self.moves)
 
     def sweeps(self):
         for _ in range(3):
             self.env, self.out, self.carried, self.slots, self.found = {}, {}, {}, {}, {}
-            self.points = []
+            self.points, self.moves = [], []
             self.threads = self.cta
             self.block(self.entry.regions[0].blocks[0])
             new = {v: lay for v, lay in self.found.items() if self.hints.get(v) != lay}
@@ -136,8 +152,8 @@ class Propagation:
 
     def note_remat(self, op, layout, shape):
         """Element-wise `op` runs in `layout`: an operand that does not reach it
-        without moving data, but is made from iotas and uniform values, is
-        noted to be made again in it."""
+        without moving data is noted to be made again in it when it is made from
+        iotas and uniform values, else to be converted explicitly."""
         for i, v in enumerate(op.operands):
             s = self.regs(v) if _is_tile(v) and _shape(v) == shape else None
             if s is None or s.splat or self.reaches(s, layout, shape):
@@ -145,6 +161,8 @@ class Propagation:
             steps = plan(v, layout, self.uniform)
             if steps:
                 self.points.append((op, i, steps))
+            elif s.kind == "reg":
+                self.moves.append((op, i, layout))
 
     def uniform(self, v) -> bool:
         return not (_is_tile(v) and _shape(v)) or self.get(v).splat

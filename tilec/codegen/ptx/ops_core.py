@@ -87,7 +87,7 @@ def _convert_layout(em, op):
         from .ops_dot import named_layout
         target = named_layout(em, op, tile.shape)
         if target is not None:
-            tile = em.in_layout(tile, target)
+            tile = em.in_layout(em.regs_of(tile), target)
     em.bind(op.results[0], tile)
 
 

@@ -149,7 +149,7 @@ LAYOUTS = "nv_tileas.layouts"
 CARRIED_LAYOUTS = "nv_tileas.carried_layouts"    # scf.while: its before-region arguments
 
 
-def _fits(e: LayoutAttr, shape) -> str:
+def layout_fits(e: LayoutAttr, shape) -> str:
     """Why layout `e` cannot be a tile of `shape`'s ("" when it can)."""
     if e.kind == "none":
         return ""
@@ -169,7 +169,7 @@ def _fits(e: LayoutAttr, shape) -> str:
         if not ok:
             return f"has shape {'x'.join(map(str, shape))}, which is not the slice {list(e.axes)} of its " \
                    f"parent's {'x'.join(map(str, e.parent_shape))}"
-        return _fits(e.parent, e.parent_shape)
+        return layout_fits(e.parent, e.parent_shape)
     return ""
 
 
@@ -183,7 +183,7 @@ def _check_layouts(op, attr, name, values) -> bool:
         problem = f"'{name}' names {len(elems)} layouts, but there are {len(values)} values"
     else:
         for i, (e, v) in enumerate(zip(elems, values)):
-            why = _fits(e, tuple(getattr(v.type, "shape", ()) or ()))
+            why = layout_fits(e, tuple(getattr(v.type, "shape", ()) or ()))
             if why:
                 problem = f"'{name}' #{i} " + why
                 break

@@ -7,7 +7,7 @@ from ....ir.opdef import AttrDef, Operand, RegionDef, Result, VarOperand, VarRes
 from ....ir.traits import Pure, SingleBlock
 from ..traits import (MustHaveMemLayoutAmongOperandsAndResult, SameOperandsAndResultEncoding,
                       SameTiledViewAndTensorShapeTrait, TensorTypeHavingLayout)
-from ..layout_attr import LayoutAttr
+from ..layout_attr import LayoutAttr, layout_fits
 from ..types import SHAPED, TILED_VIEW, element_width, num_elements
 from .base import NvTileasOp
 
@@ -43,6 +43,14 @@ class ConvertLayoutOp(NvTileasOp):
             if len(r.shape) != 2 or r.shape[0] % 64 or r.shape[1] % 8 or r.shape[1] > 256:
                 self.emit_error("expects a rank-2 result of 64-row chunks and 8 to 256 columns (a multiple of 8) "
                                 "for the wgmma layout")
+                return False
+        if lay is not None and lay.kind in ("none", "splat"):
+            self.emit_error(f"cannot move a tile into layout '{lay.kind}'")
+            return False
+        if lay is not None and lay.kind == "slice":
+            why = layout_fits(lay, tuple(r.shape))
+            if why:
+                self.emit_error(f"expects a result that fits its layout: the result {why}")
                 return False
         return True
 
