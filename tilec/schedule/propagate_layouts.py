@@ -20,6 +20,12 @@ there layouts flow forward through the ops that keep them:
   or accumulator layout: a second sweep gives the carried value that layout,
   so the loop never converts it), else their initial value's.
 
+Backward, an operand made only from iotas and uniform values (a causal mask)
+that does not reach its element-wise user's layout is made again there, in
+that layout (remat_layouts.py); any other operand that would move data gets
+an explicit nv_tileas.convert_layout before its user, so the IR shows every
+data movement between layouts.
+
 The emitter follows what is written: it makes each value in its IR layout, and
 converts where an op produced another (Emitter.follow_layout). Values used
 inside an agent_switch but defined outside it are handed to each agent in its
@@ -36,6 +42,7 @@ from ..dialects.nv_tileas.layout_attr import CARRIED_LAYOUTS as WHILE_CARRIED, L
 from ..dialects.nv_tileas.layouts import (Blocked, SliceLayout, blocked, broadcast_axes, broadcast_candidates,
                                           same_distribution)
 from ..dialects.nv_tileas.ops.layout import ConvertLayoutOp
+from ..dialects.nv_tileas.ops.pipeline import AGENT_REMADE
 from ..dialects.nv_tileas.linear_layout import reduced_layout, register_moves, relabel, slice_layout, to_linear
 from ..ir.attributes import ArrayAttr
 from .layouts import AGENT_SWITCH, cta_threads
@@ -44,7 +51,6 @@ from .remat_layouts import plan, rematerialize
 NONE = LayoutAttr("none")
 SPLAT_ATTR = LayoutAttr("splat")
 SHARED_ATTR = LayoutAttr("shared")
-HANDED_BY_OPS = ("cuda_tile.broadcast", "cuda_tile.reshape")   # re-made inside each agent (ops_pipeline)
 LOOPS = ("scf.for", "cuda_tile.for")
 
 
@@ -412,8 +418,7 @@ def _reduce(p, op):
     if rshape and lay is not None and lay.threads == p.threads and _linear_ok(lay):
         out = reduced_layout(lay, dim, rshape)
     state = SCALAR if not rshape else reg(out or blocked(rshape, p.threads))
-    p.bind(op, [state] * len(op.results))
-    _skip_regions(op)
+    p.bind(op, [state] * len(op.results))     # the combiner region holds scalars only
 
 
 @rule("cuda_tile.scan", "nv_tileas.scan")
@@ -423,13 +428,6 @@ def _scan(p, op):
     lay = next((s.layout for s in ins if not s.splat), None)
     keep = lay is not None and lay.threads == p.threads and _linear_ok(lay)
     p.bind(op, [reg(lay if keep else blocked(shape, p.threads))] * len(op.results))
-
-
-def _skip_regions(op):
-    """Combiner regions hold scalars only: nothing to record."""
-
-
-_scan_regions = _skip_regions
 
 
 def _shared_only(s: State) -> bool:
@@ -704,7 +702,7 @@ def _hand_off(p, region, inside, outer_env):
         s = outer_env[v]
         if s.kind != "reg" and s.kind != "shared":
             return
-        if d is not None and d.name in HANDED_BY_OPS:
+        if d is not None and d.name in AGENT_REMADE:
             for u in d.operands:
                 need(u)
             remade.append(d)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from ...dialects.nv_tileas.ops.pipeline import agent_warps, slot_fill
+from ...dialects.nv_tileas.ops.pipeline import AGENT_REMADE, agent_warps, slot_fill
 from .emitter import handles
 from .ops_control import Frame
 from .ops_memory import SharedView, needs_registers
@@ -558,7 +558,6 @@ def _set_registers(em, have, want):
 
 # cheap to redo: an agent re-emits these from their (handed-off) operands rather
 # than receive their often much larger results (a broadcast 256x1 -> 256x128)
-REMATERIALIZED = ("cuda_tile.broadcast", "cuda_tile.reshape")
 
 
 def _hand_off(em, op):
@@ -582,7 +581,7 @@ def _hand_off(em, op):
         x = em.env[v]
         if not isinstance(x, Tile) or x.splat:
             return
-        if d is not None and d.name in REMATERIALIZED:
+        if d is not None and d.name in AGENT_REMADE:
             redone.add(d)
             for u in d.operands:
                 need(u)

@@ -262,6 +262,11 @@ class AgentSwitchOp(NvTileasOp):
         return True
 
 
+# ops an agent makes again from their operands instead of receiving the result
+# (a broadcast hoisted out of the K loop: a small handoff instead of a big one)
+AGENT_REMADE = ("cuda_tile.broadcast", "cuda_tile.reshape")
+
+
 def agent_warps(op) -> list[int]:
     """Warps running each region of an agent_switch `op`: its `num_warps` entry
     (4 when absent or 0), and for every region after the first (the producer)
