@@ -356,6 +356,27 @@ def test_square_mask_makes_one_iota_twice(arch, tmp_path, monkeypatch):
     assert np.allclose(got[~masked], want[~masked], rtol=1e-3, atol=1e-3)
 
 
+SELECT_FIRST = SQUARE.replace("""    %mask = select %keep, %zero, %ninf : tile<32x32xi1>, tile<32x32xf32>
+    %out = addf %s, %mask : tile<32x32xf32>""", """    %out = select %keep, %s, %ninf : tile<32x32xi1>, tile<32x32xf32>""")
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_a_mask_does_not_choose_the_layout(arch, monkeypatch):
+    """select(mask, S, -inf) names the mask first: a value free of layout still
+    does not choose the op's layout (the scores would move through shared
+    memory); the select runs in the scores' mma layout and the mask is made there."""
+    from tilec.codegen.ptx import compile_text
+    from tilec.codegen.ptx.emitter import Emitter
+    assert SELECT_FIRST != SQUARE
+    _, text = scheduled(SELECT_FIRST, arch)
+    assert layouts_of(text, r"= select ") == "#nv_tileas<layout mma, warps = [2, 2]>"
+    assert text.count("nv_tileas.convert_layout") == 1          # the accumulator's, before the dot
+    moves, remap = [], Emitter.remap
+    monkeypatch.setattr(Emitter, "remap", lambda em, *a, **k: moves.append(em.op.name) or remap(em, *a, **k))
+    compile_text(SELECT_FIRST, arch=arch)
+    assert moves == []
+
+
 def test_only_values_made_from_iotas_and_uniforms_are_made_again():
     """plan: a loaded value is not free (it moves); a broadcast asks its source for
     the slice of the wanted layout, and a layout a reshape cannot relabel into

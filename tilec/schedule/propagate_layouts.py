@@ -46,7 +46,7 @@ from ..dialects.nv_tileas.ops.pipeline import AGENT_REMADE
 from ..dialects.nv_tileas.linear_layout import reduced_layout, register_moves, relabel, slice_layout, to_linear
 from ..ir.attributes import ArrayAttr
 from .layouts import AGENT_SWITCH, cta_threads
-from .remat_layouts import plan, rematerialize
+from .remat_layouts import is_free, plan, rematerialize
 
 NONE = LayoutAttr("none")
 SPLAT_ATTR = LayoutAttr("splat")
@@ -224,7 +224,10 @@ class Propagation:
         shape = _shape(r)
         ins = [v for v in op.operands if _is_tile(v)]
         if len(op.results) == 1 and ins and all(_shape(v) in ((), shape) for v in ins):
-            got = self.common([self.regs(v) for v in ins], shape)
+            # values free of layout (masks from iotas) are made again in the others' layout:
+            # they do not get to choose it
+            ranked = sorted(ins, key=lambda v: is_free(v, self.uniform))
+            got = self.common([self.regs(v) for v in ranked], shape)
             if got.kind == "reg":
                 self.note_remat(op, got.layout, shape)
             return got

@@ -41,6 +41,29 @@ def _elementwise(op) -> bool:
     return all(_shape(v) in ((), shape) for v in op.operands if isinstance(v.type, TileType))
 
 
+def _makes_freely(d) -> bool:
+    """An op that a value free of layout may come from."""
+    return (not d.regions and len(d.results) == 1 and d.has_trait(Pure)
+            and (d.name in LEAVES or d.name in SHAPE_OPS or _elementwise(d)))
+
+
+def is_free(v, is_uniform, limit: int = MAX_OPS) -> bool:
+    """Whether `v` is made from iotas and uniform values by at most `limit`
+    element-wise ops, reshapes and broadcasts (plan may still find no way to
+    make it in a given layout)."""
+    seen, work = set(), [v]
+    while work:
+        x = work.pop()
+        if x in seen or is_uniform(x):
+            continue
+        d = getattr(x, "op", None)
+        if d is None or not _makes_freely(d) or len(seen) >= limit:
+            return False
+        seen.add(x)
+        work.extend(_tile_operands(d))
+    return True
+
+
 def plan(v, layout, is_uniform, limit: int = MAX_OPS):
     """How to make `v` in `layout` from iotas and uniform values through
     element-wise ops, reshapes and broadcasts: [(op, layout of its result,
@@ -57,9 +80,7 @@ def plan(v, layout, is_uniform, limit: int = MAX_OPS):
         if is_uniform(x) or (x, w) in seen:
             return True
         d = getattr(x, "op", None)
-        if d is None or d.regions or len(d.results) != 1 or not d.has_trait(Pure) or len(order) >= limit:
-            return False
-        if d.name not in LEAVES and d.name not in SHAPE_OPS and not _elementwise(d):
+        if d is None or not _makes_freely(d) or len(order) >= limit:
             return False
         wants = {}
         for u in _tile_operands(d):
