@@ -461,8 +461,22 @@ def _reshape(p, op):
 
 @rule("cuda_tile.permute", "nv_tileas.shuffle")
 def _permute(p, op):
+    """A permutation read only by dots moves nothing: each thread keeps its
+    elements and the result's layout is the source's with its dimensions
+    permuted (a slice whose axes are the permutation); the dot copies its
+    operands to shared memory for the tensor cores anyway, and that copy
+    absorbs the transpose. Other permutations go to the blocked layout (one
+    move through shared memory, as a coalesced store or an element-wise op
+    would need)."""
     s = p.get(op.operands[0])
-    p.bind(op, [s if _shared_only(s) or s.splat else p.blk(_shape(op.results[0]))])
+    shape = _shape(op.results[0])
+    if _shared_only(s) or s.splat:
+        p.bind(op, [s])
+        return
+    lay = None
+    if s.layout.threads == p.threads and all(u.owner.name == "nv_tileas.dot" for u in op.results[0].uses):
+        lay = slice_layout(s.layout, list(op.attributes["permutation"].values), shape)
+    p.bind(op, [reg(lay) if lay is not None else p.blk(shape)])
 
 
 @rule("cuda_tile.extract")

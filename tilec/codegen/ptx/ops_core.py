@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .emitter import handles
 from ...dialects.nv_tileas.layouts import Blocked, linear_offsets, same_distribution
-from ...dialects.nv_tileas.linear_layout import relabel
+from ...dialects.nv_tileas.linear_layout import relabel, slice_layout
 from .ptxtypes import B32, B64, PRED, bits, byte_size, reg_class
 from .values import Tile
 
@@ -199,8 +199,15 @@ def _permute(em, op):
     if src.splat:
         em.bind(op.results[0], _reshaped(src, shape, None))
         return
+    from .ir_layouts import layout_of
+    want = layout_of(em, op.results[0], shape)
+    if want is not None and src.layout is not None and src.layout.threads == em.group.threads:
+        moved = slice_layout(src.layout, perm, shape)   # the same registers, the dimensions permuted
+        if moved is not None and moved == want:
+            em.bind(op.results[0], Tile(src.etype, shape, moved, src.regs))
+            return
     strides = linear_offsets(src.shape)
-    em.bind(op.results[0], em.remap(src, shape, em.layout_for(shape), [strides[p] for p in perm]))
+    em.bind(op.results[0], em.remap(src, shape, want or em.layout_for(shape), [strides[p] for p in perm]))
 
 
 @handles("cuda_tile.extract")
