@@ -983,12 +983,13 @@ def test_sequential_pipelines_share_stage_bytes(monkeypatch):
 def test_sim_layout_changes_by_rows(arch, monkeypatch):
     """When a kernel's shared memory is short, layout changes go through a small
     scratch buffer a block of rows at a time (compile_ops' first fallback). Forced
-    here with a 512-byte buffer on causal attention (flash_attention's layout
-    changes are all smaller: its row statistics stay in slices of the
-    accumulator); the result stays the interpreter's."""
+    here with a 512-byte buffer on the batched matmul, whose rank-3 accumulator
+    moves into the mma layout of each batch (the attentions no longer move big
+    tiles: their row statistics stay in slices of the accumulator and their
+    causal masks are made in its layout); the result stays the interpreter's."""
     import tilec.codegen.ptx as P
     from tilec.codegen.ptx import compile_text
-    case = cases.BY_NAME["cutile_attention_causal_f16"]
+    case = cases.BY_NAME["cutile_bmm_f16"]
     whole = compile_text(case.text(), arch=arch)
     emit = P.emit_ptx
     monkeypatch.setattr(P, "emit_ptx", lambda *a, **k: emit(*a, **dict(k, scratch_limit=512)))
@@ -1047,17 +1048,21 @@ def test_agents_redo_broadcasts_instead_of_receiving_them(monkeypatch):
     """A broadcast defined before a warp-specialized loop and used inside it (cuTile
     hoists such tiles) is redone by the consumer agent from its small operand; only
     the operand goes through shared memory, and the producer agent receives nothing
-    it does not use. Checked on causal attention with its row broadcast hoisted."""
+    it does not use. Checked on causal attention with its row broadcast hoisted, the
+    rematerialization of values free of layout turned off (it would make the mask,
+    and this broadcast with it, inside the loop in the scores' layout)."""
     from tilec.codegen.ptx import compile_text
+    from tilec.schedule import propagate_layouts
+    monkeypatch.setattr(propagate_layouts, "plan", lambda *a, **k: None)
     case = cases.BY_NAME["cutile_attention_causal_f16"]
     lines = case.text().split("\n")
     i = next(k for k, ln in enumerate(lines) if "%bcast_59 = broadcast %reshape_32" in ln)
     j = next(k for k, ln in enumerate(lines) if ln.lstrip().startswith("%for_46:3 = for"))
     hoisted = "\n".join(lines[:j] + [lines[i]] + lines[j:i] + lines[i + 1:])
     ptx = compile_text(hoisted, arch="sm_90a")
-    from tilec.codegen.ptx import ops_pipeline
+    from tilec.dialects.nv_tileas.ops import pipeline as pipeline_ops
     with monkeypatch.context() as m:
-        m.setattr(ops_pipeline, "REMATERIALIZED", ())       # hand off the 64x32 broadcast itself
+        m.setattr(pipeline_ops, "AGENT_REMADE", ())         # hand off the 64x32 broadcast itself
         received = compile_text(hoisted, arch="sm_90a")
     assert _shared_bytes(ptx) < _shared_bytes(received)
     class Moved(cases.Case):

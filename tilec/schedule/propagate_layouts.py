@@ -42,7 +42,7 @@ from ..dialects.nv_tileas.layout_attr import CARRIED_LAYOUTS as WHILE_CARRIED, L
 from ..dialects.nv_tileas.layouts import (Blocked, SliceLayout, blocked, broadcast_axes, broadcast_candidates,
                                           same_distribution)
 from ..dialects.nv_tileas.ops.layout import ConvertLayoutOp
-from ..dialects.nv_tileas.ops.pipeline import AGENT_REMADE
+from ..dialects.nv_tileas.ops import pipeline as pipeline_ops
 from ..dialects.nv_tileas.linear_layout import reduced_layout, register_moves, relabel, slice_layout, to_linear
 from ..ir.attributes import ArrayAttr
 from .layouts import AGENT_SWITCH, cta_threads
@@ -719,7 +719,7 @@ def _hand_off(p, region, inside, outer_env):
         s = outer_env[v]
         if s.kind != "reg" and s.kind != "shared":
             return
-        if d is not None and d.name in AGENT_REMADE:
+        if d is not None and d.name in pipeline_ops.AGENT_REMADE:
             for u in d.operands:
                 need(u)
             remade.append(d)

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import math
 
-from ...dialects.nv_tileas.ops.pipeline import AGENT_REMADE, agent_warps, slot_fill
+from ...dialects.nv_tileas.ops import pipeline as pipeline_ops
+from ...dialects.nv_tileas.ops.pipeline import agent_warps, slot_fill
 from .emitter import handles
 from .ops_control import Frame
 from .ops_memory import SharedView, needs_registers
@@ -581,7 +582,7 @@ def _hand_off(em, op):
         x = em.env[v]
         if not isinstance(x, Tile) or x.splat:
             return
-        if d is not None and d.name in AGENT_REMADE:
+        if d is not None and d.name in pipeline_ops.AGENT_REMADE:
             redone.add(d)
             for u in d.operands:
                 need(u)
