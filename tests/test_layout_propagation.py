@@ -291,6 +291,35 @@ def test_causal_mask_is_made_in_the_accumulator_layout(arch, acc):
     assert "ld.shared" not in compile_text(read(CAUSAL), arch=arch)
 
 
+def _shared_moves(monkeypatch):
+    """The ops whose layout changes go through shared memory (Emitter.remap), as compiled."""
+    from tilec.codegen.ptx.emitter import Emitter
+    moves, remap = [], Emitter.remap
+    monkeypatch.setattr(Emitter, "remap", lambda em, *a, **k: moves.append(em.op.name) or remap(em, *a, **k))
+    return moves
+
+
+def _own_kernel(text, name, ptx, tmp_path, b_shape):
+    """(A, B, the interpreter's C, the simulator's C) of one of the 32x16 by B
+    kernels here, on random f16 inputs."""
+    import numpy as np
+    from gpu import cases
+    from test_ptx_sim import run_in_sim
+    path = tmp_path / f"{name}.mlir"
+    path.write_text(text)
+
+    def build(rng):
+        a = rng.standard_normal((32, 16)).astype(np.float16)
+        b = rng.standard_normal(b_shape).astype(np.float16)
+        c = np.zeros((32, 32), np.float32)
+        return cases.Launch((1,), [a, b, c], [("c", c, None)])
+
+    case = cases.Case(name, str(path), build)
+    launch = build(case.rng())
+    a, b = (x.astype(np.float32) for x in launch.args[:2])
+    return a, b, cases.run_interpreter(case, launch)[0]["c"], run_in_sim(case, ptx)[0]["c"]
+
+
 SQUARE = """cuda_tile.module @square_causal {
   entry @square_causal(%a: tile<ptr<f16>>, %b: tile<ptr<f16>>, %c: tile<ptr<f32>>) {
     %0 = make_token : token
@@ -328,32 +357,18 @@ def test_square_mask_makes_one_iota_twice(arch, tmp_path, monkeypatch):
     two layouts), no layout change goes through shared memory, the original is gone,
     and the simulated kernel matches the interpreter."""
     import numpy as np
-    from gpu import cases
-    from test_ptx_sim import run_in_sim
     from tilec.codegen.ptx import compile_text
     _, text = scheduled(SQUARE, arch)
     iotas = [re.search(r"layout slice, axes = \[(\d)\]", l).group(1) for l in text.splitlines() if "= iota " in l]
     assert sorted(iotas) == ["0", "1"]
-    from tilec.codegen.ptx.emitter import Emitter
-    moves, remap = [], Emitter.remap
-    monkeypatch.setattr(Emitter, "remap", lambda em, *a, **k: moves.append(em.op.name) or remap(em, *a, **k))
+    moves = _shared_moves(monkeypatch)
     ptx = compile_text(SQUARE, arch=arch)
     assert moves == []              # no layout change through shared memory
-    path = tmp_path / "square_causal.mlir"
-    path.write_text(SQUARE)
-
-    def build(rng):
-        a = rng.standard_normal((32, 16)).astype(np.float16)
-        b = rng.standard_normal((16, 32)).astype(np.float16)
-        c = np.zeros((32, 32), np.float32)
-        return cases.Launch((1,), [a, b, c], [("c", c, None)])
-
-    case = cases.Case("square_causal", str(path), build)
-    want = cases.run_interpreter(case, build(case.rng()))[0]["c"]
-    got = run_in_sim(case, ptx)[0]["c"]
+    a, b, want, got = _own_kernel(SQUARE, "square_causal", ptx, tmp_path, (16, 32))
     masked = np.triu(np.ones((32, 32), bool), 1)          # above the diagonal: -inf
-    assert np.array_equal(np.isneginf(got), masked) and np.array_equal(np.isneginf(want), masked)
-    assert np.allclose(got[~masked], want[~masked], rtol=1e-3, atol=1e-3)
+    for out in (want, got):
+        assert np.array_equal(np.isneginf(out), masked)
+        assert np.allclose(out[~masked], (a @ b)[~masked], rtol=1e-2, atol=1e-2)
 
 
 SELECT_FIRST = SQUARE.replace("""    %mask = select %keep, %zero, %ninf : tile<32x32xi1>, tile<32x32xf32>
@@ -366,13 +381,11 @@ def test_a_mask_does_not_choose_the_layout(arch, monkeypatch):
     does not choose the op's layout (the scores would move through shared
     memory); the select runs in the scores' mma layout and the mask is made there."""
     from tilec.codegen.ptx import compile_text
-    from tilec.codegen.ptx.emitter import Emitter
     assert SELECT_FIRST != SQUARE
     _, text = scheduled(SELECT_FIRST, arch)
     assert layouts_of(text, r"= select ") == "#nv_tileas<layout mma, warps = [2, 2]>"
     assert text.count("nv_tileas.convert_layout") == 1          # the accumulator's, before the dot
-    moves, remap = [], Emitter.remap
-    monkeypatch.setattr(Emitter, "remap", lambda em, *a, **k: moves.append(em.op.name) or remap(em, *a, **k))
+    moves = _shared_moves(monkeypatch)
     compile_text(SELECT_FIRST, arch=arch)
     assert moves == []
 
@@ -446,31 +459,16 @@ def test_a_transpose_read_by_a_dot_moves_nothing(arch, tmp_path, monkeypatch):
     change through shared memory besides the dot's own staging, and the
     simulated kernel matches the interpreter."""
     import numpy as np
-    from gpu import cases
-    from test_ptx_sim import run_in_sim
     from tilec.codegen.ptx import compile_text
-    from tilec.codegen.ptx.emitter import Emitter
     assert TRANSPOSED_B != SQUARE
     _, text = scheduled(TRANSPOSED_B, arch)
     assert layouts_of(text, r"= nv_tileas\.shuffle ") == \
         "#nv_tileas<layout slice, axes = [1, 0], parent = [32, 16] blocked>"
-    moves, remap = [], Emitter.remap
-    monkeypatch.setattr(Emitter, "remap", lambda em, *a, **k: moves.append(em.op.name) or remap(em, *a, **k))
+    moves = _shared_moves(monkeypatch)
     ptx = compile_text(TRANSPOSED_B, arch=arch)
     assert "nv_tileas.shuffle" not in moves
-    path = tmp_path / "transposed_b.mlir"
-    path.write_text(TRANSPOSED_B)
-
-    def build(rng):
-        a = rng.standard_normal((32, 16)).astype(np.float16)
-        b = rng.standard_normal((32, 16)).astype(np.float16)
-        c = np.zeros((32, 32), np.float32)
-        return cases.Launch((1,), [a, b, c], [("c", c, None)])
-
-    case = cases.Case("transposed_b", str(path), build)
-    launch = build(case.rng())
-    a, b = (x.astype(np.float32) for x in launch.args[:2])
+    a, b, want, got = _own_kernel(TRANSPOSED_B, "transposed_b", ptx, tmp_path, (32, 16))
     masked = np.triu(np.ones((32, 32), bool), 1)
-    for out in (cases.run_interpreter(case, launch)[0]["c"], run_in_sim(case, ptx)[0]["c"]):
+    for out in (want, got):
         assert np.array_equal(np.isneginf(out), masked)
         assert np.allclose(out[~masked], (a @ b.T)[~masked], rtol=1e-2, atol=1e-2)
