@@ -299,9 +299,9 @@ def _shared_moves(monkeypatch):
     return moves
 
 
-def _own_kernel(text, name, ptx, tmp_path, b_shape):
+def _own_kernel(text, name, ptx, tmp_path, b_shape, dtype="float16"):
     """(A, B, the interpreter's C, the simulator's C) of one of the 32x16 by B
-    kernels here, on random f16 inputs."""
+    kernels here, on random inputs of `dtype`."""
     import numpy as np
     from gpu import cases
     from test_ptx_sim import run_in_sim
@@ -309,8 +309,8 @@ def _own_kernel(text, name, ptx, tmp_path, b_shape):
     path.write_text(text)
 
     def build(rng):
-        a = rng.standard_normal((32, 16)).astype(np.float16)
-        b = rng.standard_normal(b_shape).astype(np.float16)
+        a = rng.standard_normal((32, 16)).astype(np.dtype(dtype))
+        b = rng.standard_normal(b_shape).astype(np.dtype(dtype))
         c = np.zeros((32, 32), np.float32)
         return cases.Launch((1,), [a, b, c], [("c", c, None)])
 
@@ -472,3 +472,34 @@ def test_a_transpose_read_by_a_dot_moves_nothing(arch, tmp_path, monkeypatch):
     for out in (want, got):
         assert np.array_equal(np.isneginf(out), masked)
         assert np.allclose(out[~masked], (a @ b.T)[~masked], rtol=1e-2, atol=1e-2)
+
+
+TRANSPOSED_B_TF32 = TRANSPOSED_B.replace("f16", "f32").replace(
+    """    %y = permute %yt [1, 0] : tile<32x16xf32> -> tile<16x32xf32>
+""", """    %y32 = permute %yt [1, 0] : tile<32x16xf32> -> tile<16x32xf32>
+    %y = ftof %y32 : tile<16x32xf32> -> tile<16x32xtf32>
+    %xa = ftof %x : tile<32x16xf32> -> tile<32x16xtf32>
+""").replace("%s = mmaf %x, %y, %zero : tile<32x16xf32>, tile<16x32xf32>,",
+             "%s = mmaf %xa, %y, %zero : tile<32x16xtf32>, tile<16x32xtf32>,")
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_a_transpose_converted_for_a_dot_moves_nothing(arch, tmp_path, monkeypatch):
+    """The same with f32 tiles converted to tf32 between the transpose and the
+    dot (TileGym's chunked recurrences): the conversion runs in the permuted
+    layout, and the transpose still moves nothing."""
+    import numpy as np
+    from tilec.codegen.ptx import compile_text
+    assert "ftof %y32" in TRANSPOSED_B_TF32 and "xtf32>, tile<16x32xtf32>" in TRANSPOSED_B_TF32
+    _, text = scheduled(TRANSPOSED_B_TF32, arch)
+    permuted = "#nv_tileas<layout slice, axes = [1, 0], parent = [32, 16] blocked>"
+    assert layouts_of(text, r"= nv_tileas\.shuffle ") == permuted
+    assert layouts_of(text, r"= ftof .*tile<16x32xf32> -> tile<16x32xtf32>") == permuted
+    moves = _shared_moves(monkeypatch)
+    ptx = compile_text(TRANSPOSED_B_TF32, arch=arch)
+    assert "nv_tileas.shuffle" not in moves and "cuda_tile.ftof" not in moves
+    a, b, want, got = _own_kernel(TRANSPOSED_B_TF32, "transposed_b_tf32", ptx, tmp_path, (32, 16), "float32")
+    masked = np.triu(np.ones((32, 32), bool), 1)
+    for out in (want, got):
+        assert np.array_equal(np.isneginf(out), masked)
+        assert np.allclose(out[~masked], (a @ b.T)[~masked], rtol=2e-2, atol=2e-2)

@@ -461,11 +461,11 @@ def _reshape(p, op):
 
 @rule("cuda_tile.permute", "nv_tileas.shuffle")
 def _permute(p, op):
-    """A permutation read only by dots moves nothing: each thread keeps its
-    elements and the result's layout is the source's with its dimensions
-    permuted (a slice whose axes are the permutation); the dot copies its
-    operands to shared memory for the tensor cores anyway, and that copy
-    absorbs the transpose. Other permutations go to the blocked layout (one
+    """A permutation read only by dots (perhaps through element-wise ops of it
+    alone) moves nothing: each thread keeps its elements and the result's
+    layout is the source's with its dimensions permuted (a slice whose axes
+    are the permutation); the dot copies its operands to shared memory for the
+    tensor cores anyway, and that copy absorbs the transpose. Other permutations go to the blocked layout (one
     move through shared memory, as a coalesced store or an element-wise op
     would need)."""
     s = p.get(op.operands[0])
@@ -474,9 +474,32 @@ def _permute(p, op):
         p.bind(op, [s])
         return
     lay = None
-    if s.layout.threads == p.threads and all(u.owner.name == "nv_tileas.dot" for u in op.results[0].uses):
+    if s.layout.threads == p.threads and _read_by_dots(p, op.results[0]):
         lay = slice_layout(s.layout, list(op.attributes["permutation"].values), shape)
     p.bind(op, [reg(lay) if lay is not None else p.blk(shape)])
+
+
+def _read_by_dots(p, v) -> bool:
+    """Whether every use of `v` is a dot's operand, directly or through
+    element-wise ops of one tile operand (a conversion to tf32 or f16, a scale
+    by a uniform value), which then run in `v`'s layout for free."""
+    work, seen = [v], set()
+    while work:
+        x = work.pop()
+        for use in x.uses:
+            user = use.owner
+            if user.name == "nv_tileas.dot" and use.index < 2:
+                continue
+            if id(user) in seen:
+                continue
+            seen.add(id(user))
+            ins = [u for u in user.operands if _is_tile(u) and _shape(u)]
+            if (user.regions or len(user.results) != 1 or not _is_tile(user.results[0])
+                    or _shape(user.results[0]) != _shape(x) or user.name in RULES
+                    or any(u is not x and not p.uniform(u) for u in ins)):
+                return False
+            work.append(user.results[0])
+    return True
 
 
 @rule("cuda_tile.extract")
