@@ -52,6 +52,10 @@ NONE = LayoutAttr("none")
 SPLAT_ATTR = LayoutAttr("splat")
 SHARED_ATTR = LayoutAttr("shared")
 LOOPS = ("scf.for", "cuda_tile.for")
+# elements a thread may hold of a transpose kept in registers for a dot: its staging
+# stores them one by one, and past this ptxas (CUDA 13) was seen to spill at 72 and 32
+# registers on TileGym's decode and MLA kernels (64 and 512 elements a thread)
+TRANSPOSE_SLOTS = 32
 
 
 class State:
@@ -465,16 +469,17 @@ def _permute(p, op):
     alone) moves nothing: each thread keeps its elements and the result's
     layout is the source's with its dimensions permuted (a slice whose axes
     are the permutation); the dot copies its operands to shared memory for the
-    tensor cores anyway, and that copy absorbs the transpose. Other permutations go to the blocked layout (one
-    move through shared memory, as a coalesced store or an element-wise op
-    would need)."""
+    tensor cores anyway, and that copy absorbs the transpose (up to
+    TRANSPOSE_SLOTS elements a thread). Other permutations go to the blocked
+    layout (one move through shared memory, as a coalesced store or an
+    element-wise op would need)."""
     s = p.get(op.operands[0])
     shape = _shape(op.results[0])
     if _shared_only(s) or s.splat:
         p.bind(op, [s])
         return
     lay = None
-    if s.layout.threads == p.threads and _read_by_dots(p, op.results[0]):
+    if s.layout.threads == p.threads and s.layout.nslots <= TRANSPOSE_SLOTS and _read_by_dots(p, op.results[0]):
         lay = slice_layout(s.layout, list(op.attributes["permutation"].values), shape)
     p.bind(op, [reg(lay) if lay is not None else p.blk(shape)])
 
