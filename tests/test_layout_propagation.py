@@ -503,3 +503,20 @@ def test_a_transpose_converted_for_a_dot_moves_nothing(arch, tmp_path, monkeypat
     for out in (want, got):
         assert np.array_equal(np.isneginf(out), masked)
         assert np.allclose(out[~masked], (a @ b.T)[~masked], rtol=2e-2, atol=2e-2)
+
+
+def test_opt_schedules_with_the_warps_compile_picks():
+    """`tilec opt --schedule` without --num-warps schedules with the warp count
+    `tilec compile` picks, so the IR it prints is the one compiled: attention with
+    128 query rows gets two consumer agents; an explicit count still wins."""
+    import subprocess
+    import sys
+
+    def agents(*extra):
+        r = subprocess.run([sys.executable, "-m", "tilec.cli", "opt", ATTENTION, "--lower-to-tileas", *extra],
+                           capture_output=True, text=True, timeout=300, cwd=ROOT)
+        assert r.returncode == 0, r.stderr
+        return re.findall(r"num_agents_per_group = (\d+)", r.stdout)
+    assert agents("--schedule") == ["2"]
+    assert agents("--schedule", "--num-warps", "4") == ["1"]
+    assert agents("--schedule=num-warps=4") == ["1"]

@@ -81,7 +81,7 @@ def add_target_options(p):
     p.add_argument("--num-stages", dest="num_stages", type=int, metavar="N",
                    help="pipeline stages for schedule (default: the target's)")
     p.add_argument("--num-warps", dest="num_warps", type=int, metavar="N",
-                   help="consumer warps for schedule (default 4)")
+                   help="consumer warps for schedule (default: what tilec compile picks, 4 or 8)")
 
 
 def _passes_of(nest):
@@ -114,6 +114,20 @@ def apply_target_flags(root, args):
     return root
 
 
+def default_warps(root, ops, args):
+    """A schedule pass that was given no warp count gets the one `tilec compile`
+    picks for these ops (compiler.default_num_warps: 8 where the accumulators
+    live at once need them), so that `tilec opt --schedule` prints the IR the
+    compiler emits."""
+    if getattr(args, "num_warps", None) is not None:
+        return
+    for p in _passes_of(root):
+        if p.name == "schedule" and "num-warps" not in getattr(p, "explicit_options", ()):
+            from ..compiler import default_num_warps
+            arch = p.options.get("arch") or getattr(args, "arch", None) or "sm_90a"
+            p.options["num-warps"] = default_num_warps(ops, arch)
+
+
 def wants_passes(args) -> bool:
     return bool(getattr(args, "pass_pipeline", None) or getattr(args, "pass_flags", None))
 
@@ -136,6 +150,7 @@ def run_requested_passes(ops, args, engine):
     except (PassError, FlagError) as e:
         engine.error(None, f"invalid pass pipeline: {e}")
         return None
+    default_warps(root, ops, args)
     pm = PassManager(root, verify_each=not getattr(args, "no_verify_each", False),
                      print_ir_after_all=args.mlir_print_ir_after_all, timing=args.mlir_timing,
                      generic=getattr(args, "mlir_print_op_generic", False),
