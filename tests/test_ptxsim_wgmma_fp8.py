@@ -31,6 +31,8 @@ except ImportError:                    # pragma: no cover
     from tests import ptxsim
     from tests.ptxsim.wgmma import fp8_values
 
+from test_wgmma import d_fragment_io, fragment_row_col
+
 PTXAS = shutil.which("ptxas")
 NP8 = {"e4m3": ml_dtypes.float8_e4m3fn, "e5m2": ml_dtypes.float8_e5m2}
 
@@ -115,13 +117,7 @@ def fp8_kernel(n, k, atype, btype, *, groups=1, scale_d="%p1", scale_a=1, scale_
     {"after_fence": PTX} inserted after the fence.proxy.async and bar.sync."""
     edit = edit or {}
     steps = k // 32
-    cload, dstore = [], []
-    # C and D in the D fragment: register i of lane 4 g + t of warp w is row 16 w + g + 8 ((i / 2) % 2),
-    # column 8 (i / 4) + 2 t + (i % 2)
-    for i in range(n // 2):
-        off = 4 * (8 * ((i >> 1) & 1) * n + 8 * (i >> 2) + (i & 1))
-        cload.append(f"  ld.global.f32 %f{i}, [%rd13+{off}];")
-        dstore.append(f"  st.global.f32 [%rd14+{off}], %f{i};")
+    cload, dstore = d_fragment_io(n, "%rd13", "%rd14")
     descs = []
     for j in range(steps):
         descs.append(f"  add.s64 %rd{20 + 2 * j}, %rd9, %rd17;")
@@ -174,12 +170,7 @@ def fp8_kernel(n, k, atype, btype, *, groups=1, scale_d="%p1", scale_a=1, scale_
   cvt.u64.u32 %rd17, %r6;
   add.s64 %rd18, %rd17, {a_bytes >> 4};
 {chr(10).join(descs)}
-  shr.u32 %r10, %r0, 5;             // warp
-  and.b32 %r11, %r0, 31;            // lane
-  shr.u32 %r12, %r11, 2;
-  mad.lo.u32 %r12, %r10, 16, %r12;  // row 16 warp + lane / 4
-  and.b32 %r13, %r11, 3;
-  shl.b32 %r13, %r13, 1;            // column 2 (lane % 4)
+{fragment_row_col("%r10", "%r11", "%r12", "%r13")}
   mad.lo.u32 %r15, %r12, {n}, %r13;
   mul.wide.u32 %rd19, %r15, 4;
   add.s64 %rd13, %rd11, %rd19;

@@ -24,7 +24,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from test_wgmma import NP, descriptor
+from test_wgmma import NP, d_fragment_io, descriptor, fragment_row_col
 
 try:
     import ptxsim
@@ -116,12 +116,8 @@ def rega_kernel(n, k, etype, layout, *, slices=1, groups=1, scale_d="%p1", scale
         for r in range(4):
             off = 2 * (8 * (r % 2) * k + 16 * j + 8 * (r // 2))
             lines.append(f"  ld.global.b32 %a{4 * j + r}, [%rd11+{off}];")
-    # C in the D fragment: register i is row 16 w + g + 8 ((i / 2) % 2), column 8 (i / 4) + 2 t + (i % 2)
-    cload, dstore = [], []
-    for i in range(n // 2):
-        off = 4 * (8 * ((i >> 1) & 1) * n + 8 * (i >> 2) + (i & 1))
-        cload.append(f"  ld.global.f32 %f{i}, [%rd13+{off}];")
-        dstore.append(f"  st.global.f32 [%rd14+{off}], %f{i};")
+    # C in the D fragment (d_fragment_io)
+    cload, dstore = d_fragment_io(n, "%rd13", "%rd14")
     descs = []
     for j in range(steps):
         for s in range(slices):
@@ -172,12 +168,7 @@ copied:
   cvt.u64.u32 %rd8, %r6;
   add.s64 %rd9, %rd5, %rd8;         // B's descriptor: + the encoded shared address
 {chr(10).join(descs)}
-  shr.u32 %r10, %r0, 5;             // warp
-  and.b32 %r11, %r0, 31;            // lane
-  shr.u32 %r12, %r11, 2;
-  mad.lo.u32 %r12, %r10, 16, %r12;  // row 16 warp + lane / 4
-  and.b32 %r13, %r11, 3;
-  shl.b32 %r13, %r13, 1;            // column 2 (lane % 4)
+{fragment_row_col("%r10", "%r11", "%r12", "%r13")}
   mad.lo.u32 %r14, %r12, {k}, %r13;
   mul.wide.u32 %rd10, %r14, 2;
   add.s64 %rd11, %rd1, %rd10;

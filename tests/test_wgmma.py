@@ -256,16 +256,36 @@ def test_wgmma_accumulator_layout():
 
 # ---- the simulator's wgmma -------------------------------------------------------------------
 
+def d_fragment_io(n, c_base, d_base):
+    """PTX that loads C into and stores D from the m64nNk* D fragment (%f0 ..),
+    at the thread's row-major f32 addresses `c_base` and `d_base`: register i of
+    lane 4 g + t of warp w is row 16 w + g + 8 ((i / 2) % 2), column 8 (i / 4) +
+    2 t + (i % 2). Returns (loads, stores), one line per register."""
+    loads, stores = [], []
+    for i in range(n // 2):
+        off = 4 * (8 * ((i >> 1) & 1) * n + 8 * (i >> 2) + (i & 1))
+        loads.append(f"  ld.global.f32 %f{i}, [{c_base}+{off}];")
+        stores.append(f"  st.global.f32 [{d_base}+{off}], %f{i};")
+    return loads, stores
+
+
+def fragment_row_col(warp, lane, row, col, tid="%r0"):
+    """PTX for the fragment's first row (16 warp + lane / 4) into `row` and first
+    column (2 (lane % 4)) into `col`, from thread index `tid`."""
+    return f"""  shr.u32 {warp}, {tid}, 5;             // warp
+  and.b32 {lane}, {tid}, 31;            // lane
+  shr.u32 {row}, {lane}, 2;
+  mad.lo.u32 {row}, {warp}, 16, {row};  // row 16 warp + lane / 4
+  and.b32 {col}, {lane}, 3;
+  shl.b32 {col}, {col}, 1;            // column 2 (lane % 4)"""
+
+
 def _wgmma_kernel(n, etype, image_bytes, scale="1", scale_a="1", scale_b="1", fence=True, proxy_fence=True,
                   early_read=False, wait=True):
     """128 threads: copy `image_bytes` from global into shared memory, build the
     descriptors (relative ones from the parameters + the encoded shared base),
     load C in the D fragment layout, one wgmma, store D."""
-    loads, stores = [], []
-    for i in range(n // 2):
-        off = 4 * (8 * ((i >> 1) & 1) * n + 8 * (i >> 2) + (i & 1))
-        loads.append(f"  ld.global.f32 %f{i}, [%rd20+{off}];")
-        stores.append(f"  st.global.f32 [%rd21+{off}], %f{i};")
+    loads, stores = d_fragment_io(n, "%rd20", "%rd21")
     dl = ", ".join(f"%f{i}" for i in range(n // 2))
     body = f"""
   ld.param.u64 %rd1, [pimg]; ld.param.u64 %rd2, [pc]; ld.param.u64 %rd3, [pd];
@@ -293,12 +313,7 @@ copied:
   cvt.u64.u32 %rd6, %r4;
   add.s64 %rd8, %rd7, %rd6;
   add.s64 %rd10, %rd9, %rd6;
-  shr.u32 %r5, %r0, 5;             // warp
-  and.b32 %r6, %r0, 31;            // lane
-  shr.u32 %r7, %r6, 2;
-  mad.lo.u32 %r7, %r5, 16, %r7;    // row 16 warp + lane / 4
-  and.b32 %r8, %r6, 3;
-  shl.b32 %r8, %r8, 1;             // column 2 (lane % 4)
+{fragment_row_col("%r5", "%r6", "%r7", "%r8")}
   mad.lo.u32 %r10, %r7, {n}, %r8;
   mul.wide.u32 %rd11, %r10, 4;
   add.s64 %rd20, %rd2, %rd11;

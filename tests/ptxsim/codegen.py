@@ -1284,10 +1284,11 @@ class KernelCodegen:
         mods = [m for m in ins.mods if m not in ("shared", "b64", "release", "acquire", "relaxed", "cta", "cluster",
                                                    "shared::cta", "shared::cluster")]
         what = mods[0] if mods else None
-        if what == "init" and len(mods) == 1:
+        if what in ("init", "expect_tx") and len(mods) == 1:
+            # init [addr], count / expect_tx [addr], bytes: the barrier and one u32
             self._nops(ins, 2)
             lines, _i, _v = self._addr(ins.operands[0], "shared", 8, False)
-            lines.append(f"_mb_init({self._lid}, _x, {self.rd(ins.operands[1], T('u32'))})")
+            lines.append(f"_mb_{what}({self._lid}, _x, {self.rd(ins.operands[1], T('u32'))})")
             self._guarded(ins, lines)
             return
         if what == "arrive" and mods[1:] in ([], ["expect_tx"]):
@@ -1302,12 +1303,6 @@ class KernelCodegen:
                 lines += self.wr(ins.operands[0], T("b64"), call, written)
             else:
                 lines.append(call)
-            self._guarded(ins, lines)
-            return
-        if what == "expect_tx" and len(mods) == 1:
-            self._nops(ins, 2)
-            lines, _i, _v = self._addr(ins.operands[0], "shared", 8, False)
-            lines.append(f"_mb_expect_tx({self._lid}, _x, {self.rd(ins.operands[1], T('u32'))})")
             self._guarded(ins, lines)
             return
         if what in ("test_wait", "try_wait") and mods[1:] in ([], ["parity"]):
