@@ -17,9 +17,6 @@ simulated), are unsupported at decode time.
 """
 from __future__ import annotations
 
-import shutil
-import subprocess
-
 import ml_dtypes
 import numpy as np
 import pytest
@@ -31,21 +28,9 @@ except ImportError:                    # pragma: no cover
     from tests import ptxsim
     from tests.ptxsim.wgmma import fp8_values
 
-from test_wgmma import d_fragment_io, fragment_row_col
+from test_wgmma import d_fragment_io, fragment_row_col, ptxas
 
-PTXAS = shutil.which("ptxas")
 NP8 = {"e4m3": ml_dtypes.float8_e4m3fn, "e5m2": ml_dtypes.float8_e5m2}
-
-
-def ptxas(ptx, tmp_path):
-    """(return code, stderr) of ptxas -arch=sm_90a on `ptx`; skips without ptxas."""
-    if PTXAS is None:
-        pytest.skip("ptxas not on PATH")
-    src = tmp_path / "k.ptx"
-    src.write_text(ptx)
-    r = subprocess.run([PTXAS, "-arch=sm_90a", str(src), "-o", str(tmp_path / "k.cubin")],
-                       capture_output=True, text=True, timeout=300)
-    return r.returncode, r.stderr
 
 
 def descriptor(start, lbo, sbo, swizzle=0):

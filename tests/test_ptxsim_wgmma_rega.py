@@ -18,31 +18,16 @@ flight, written after the wgmma.fence, never written) are reported at run time.
 """
 from __future__ import annotations
 
-import shutil
-import subprocess
-
 import numpy as np
 import pytest
 
-from test_wgmma import NP, d_fragment_io, descriptor, fragment_row_col
+from test_wgmma import NP, d_fragment_io, descriptor, fragment_row_col, ptxas
 
 try:
     import ptxsim
 except ImportError:                    # pragma: no cover
     from tests import ptxsim
 
-PTXAS = shutil.which("ptxas")
-
-
-def ptxas(ptx, tmp_path):
-    """(return code, stderr) of ptxas -arch=sm_90a on `ptx`; skips without ptxas."""
-    if PTXAS is None:
-        pytest.skip("ptxas not on PATH")
-    src = tmp_path / "k.ptx"
-    src.write_text(ptx)
-    r = subprocess.run([PTXAS, "-arch=sm_90a", str(src), "-o", str(tmp_path / "k.cubin")],
-                       capture_output=True, text=True, timeout=300)
-    return r.returncode, r.stderr
 
 
 # B layouts in shared memory, all with the 128-byte swizzle (descriptor mode 1):

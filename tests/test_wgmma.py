@@ -71,19 +71,25 @@ def example_text(rel):
         return fh.read()
 
 
-def assemble(ptx, tmp_path):
-    """ptxas -v output of `ptx` for sm_90a (skips without ptxas); fails on spills."""
+def ptxas(ptx, tmp_path, *flags):
+    """(return code, stderr) of ptxas -arch=sm_90a on `ptx`; skips without ptxas."""
     if PTXAS is None:
         pytest.skip("ptxas not on PATH")
     src = tmp_path / "k.ptx"
     src.write_text(ptx)
-    r = subprocess.run([PTXAS, "-arch=sm_90a", "-v", str(src), "-o", str(tmp_path / "k.cubin")],
+    r = subprocess.run([PTXAS, "-arch=sm_90a", *flags, str(src), "-o", str(tmp_path / "k.cubin")],
                        capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    spills = [int(s) for s in re.findall(r"(\d+) bytes spill (?:stores|loads)", r.stderr)]
-    assert spills and not any(spills), r.stderr
-    assert "wgmma" not in r.stderr.lower(), r.stderr      # no "wgmma serialized" performance warnings
-    return r.stderr
+    return r.returncode, r.stderr
+
+
+def assemble(ptx, tmp_path):
+    """ptxas -v output of `ptx` for sm_90a (skips without ptxas); fails on spills."""
+    rc, err = ptxas(ptx, tmp_path, "-v")
+    assert rc == 0, err
+    spills = [int(s) for s in re.findall(r"(\d+) bytes spill (?:stores|loads)", err)]
+    assert spills and not any(spills), err
+    assert "wgmma" not in err.lower(), err      # no "wgmma serialized" performance warnings
+    return err
 
 
 # ---- the examples ------------------------------------------------------------------------------
