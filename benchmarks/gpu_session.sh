@@ -3,8 +3,12 @@
 # start instead of several). Run from the repository root on a machine with an
 # NVIDIA GPU, torch and cuda-python; missing pure-Python wheels (lark) may be
 # carried in .whl/, the tileiras cubin in .gpu-artifacts/ (make_tileiras_cubin.sh).
-#     bash benchmarks/gpu_session.sh [tests|bench|attention|tiles|all]   (default all)
+#     bash benchmarks/gpu_session.sh [tests|bench|attention|tiles|cutile|tilegym|all]   (default all)
 #     bash benchmarks/gpu_session.sh prep    (here, no GPU: tileiras cubins per tile size)
+# BUDGET=S (default 540) bounds the whole run: each step gets at most what is left, so
+# the logs of the steps that ran come back even when the device's time runs out.
+# `tilegym` replays the TileGym corpus (TILEGYM_CORPUS, default .gpu-artifacts/tilegym;
+# tilegym_gpu_diff.py --prepare makes it) with tilec's cubins against tileiras's.
 # `tiles` times the matmul example at the tile sizes in $TILES (BMxBNxBK ...) for
 # tilec (mma.sync, wgmma, sm_80 PTX) next to tileiras's cubin of the same text.
 # Logs go to $OUT (or ./gpu-out) : gpu-tests.log, matmul-*.log, junit.xml.
@@ -14,6 +18,12 @@ cd "$ROOT"
 OUTDIR=${OUT:-$ROOT/gpu-out}
 mkdir -p "$OUTDIR"
 WHAT=${1:-all}
+BUDGET=${BUDGET:-540}
+START=$SECONDS
+left() {   # seconds a step may take: its own cap, or what is left of BUDGET
+  local rest=$((BUDGET - (SECONDS - START)))
+  [ "$rest" -lt "$1" ] && echo $((rest > 5 ? rest : 5)) || echo "$1"
+}
 TILES=${TILES:-64x64x32 128x64x64 128x128x32 128x128x64 128x256x64 256x128x64}
 if [ "$WHAT" = prep ]; then
   for k in attention_m128_f16 attention_m128_f16_aligned; do
@@ -30,9 +40,15 @@ if [ "$WHAT" = prep ]; then
     [ -f "$t" ] || continue
     # shellcheck disable=SC1090
     source "$t" >/dev/null && "${TILEIR_REF:-/tmp/tileir-ref}/bin/python" benchmarks/export_cutile_matmul.py \
-      .gpu-artifacts 128x128x64 128x256x64 bf16:128x128x64 fp8:128x128x128 || exit 1
+      .gpu-artifacts 128x128x64 128x256x64 bf16:128x128x64 fp8:128x128x128 bmm:64x128x64 || exit 1
     break
   done
+  # the TileGym corpus, when benchmarks/tilegym_export.py has written it (TILEGYM_BC)
+  if [ -f "${TILEGYM_BC:-/tmp/tilegym_bc}/manifest.json" ]; then
+    python3 benchmarks/tilegym_gpu_diff.py "${TILEGYM_BC:-/tmp/tilegym_bc}" .gpu-artifacts/tilegym --prepare >/dev/null || exit 1
+    cp "${TILEGYM_BC:-/tmp/tilegym_bc}/manifest.json" .gpu-artifacts/tilegym/
+    tar cJf .gpu-artifacts/tilegym.tar.xz -C .gpu-artifacts tilegym && rm -r .gpu-artifacts/tilegym   # 45 MB -> 5
+  fi
   exit 0
 fi
 if ls .whl/*.whl >/dev/null 2>&1; then
@@ -44,65 +60,80 @@ fi
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader || true
 
-if [ "$WHAT" = all ] || [ "$WHAT" = tests ]; then
-  python3 -m pytest tests/gpu -q -rs -n 8 -p no:cacheprovider --junitxml="$OUTDIR/junit.xml" \
-    2>&1 | tee "$OUTDIR/gpu-tests.log" | tail -40
+want() { [ "$WHAT" = "$1" ] || { [ "$WHAT" = all ] && [ "$1" != tiles ]; }; }   # tiles: only when named
+KEY='^(tilec|tileiras|torch|!!!|ratio|matmul_gpu|attention_gpu|device|matmul|attention)'
+
+if want tests; then
+  timeout "$(left 200)" python3 -m pytest tests/gpu -q -rs -n 8 -p no:cacheprovider \
+    2>&1 | tee "$OUTDIR/gpu-tests.log" | grep -E "FAILED|ERROR|passed|failed" | tail -40
 fi
 
-if [ "$WHAT" = all ] || [ "$WHAT" = bench ]; then
-  CUBIN=.gpu-artifacts/matmul_f16.sm_90.cubin
-  PEER=(); [ -f "$CUBIN" ] && PEER=(--tileiras-cubin "$CUBIN")
-  for variant in "--arch sm_90a" "--arch sm_90a --no-wgmma" "--arch sm_80"; do
-    tag=$(echo "$variant" | tr -c 'a-z0-9\n' '_' | tr -s _)
-    echo "=== matmul_gpu.py $variant"
-    # shellcheck disable=SC2086
-    python3 benchmarks/matmul_gpu.py --require-gpu $variant "${PEER[@]}" --save-ptx "$OUTDIR/matmul$tag.ptx" \
-      2>&1 | tee "$OUTDIR/matmul$tag.log" | tail -12
-  done
-fi
-
-if [ "$WHAT" = all ] || [ "$WHAT" = bench ] || [ "$WHAT" = attention ]; then
-  # the example as cuTile specializes it for any tensors, then for 16-aligned ones (TMA)
-  for k in attention_m128_f16 attention_m128_f16_aligned; do
+# cuTile's flash attention as cuTile specializes it for any tensors, then for
+# 16-aligned ones (TMA); tileiras's cubin of the same text beside it
+if want attention; then
+  for k in attention_m128_f16_aligned attention_m128_f16; do
     CUBIN=.gpu-artifacts/$k.sm_90.cubin
     PEER=(); [ -f "$CUBIN" ] && PEER=(--tileiras-cubin "$CUBIN")
-    for variant in "--arch sm_90a" "--arch sm_90a --no-wgmma" "--arch sm_80"; do
-      tag=$(echo "$k $variant" | tr -c 'a-z0-9\n' '_' | tr -s _)
+    for variant in "--arch sm_90a" "--arch sm_80"; do
       echo "=== attention_gpu.py $k $variant"
       # shellcheck disable=SC2086
-      python3 benchmarks/attention_gpu.py --require-gpu --kernel "examples/cutile/$k.mlir" $variant "${PEER[@]}" \
-        --save-ptx "$OUTDIR/attention$tag.ptx" 2>&1 | tee "$OUTDIR/attention$tag.log" | tail -10
+      timeout "$(left 90)" python3 benchmarks/attention_gpu.py --require-gpu --kernel "examples/cutile/$k.mlir" \
+        $variant "${PEER[@]}" 2>&1 | grep -E "$KEY"
     done
-  done
+  done 2>&1 | tee "$OUTDIR/attention.log"
 fi
 
-if [ "$WHAT" = all ] || [ "$WHAT" = tiles ]; then
+# batched matmul (16 x 2048^3, 64x128x64 tiles, cuTile's 16-aligned specialization) against torch.bmm
+if want bmm; then
+  k=.gpu-artifacts/cutile_matmul_bmm_64x128x64
+  for variant in "--arch sm_90a" "--arch sm_80"; do
+    echo "=== bmm $variant"
+    # shellcheck disable=SC2086
+    timeout "$(left 90)" python3 benchmarks/matmul_gpu.py --require-gpu --kernel "$k.mlir" --batch 16 --size 2048 \
+      $variant --tileiras-cubin "$k.sm_90.cubin" 2>&1 | grep -E "$KEY"
+  done 2>&1 | tee "$OUTDIR/bmm.log"
+fi
+
+# cuTile's own matmul (export_cutile_matmul.py): 16-aligned f16 at two sizes and two
+# tiles, bf16, fp8 against torch._scaled_mm, and the unaligned example at 128x128x64
+if want bench || want cutile; then
+  run_mm() {   # label, matmul_gpu.py arguments
+    echo "=== $1"; shift
+    timeout "$(left 90)" python3 benchmarks/matmul_gpu.py --require-gpu --reps 20 --warmup 3 "$@" 2>&1 | grep -E "$KEY"
+  }
+  A=.gpu-artifacts
+  {
+    run_mm "f16 aligned 128x128x64 4096" --kernel $A/cutile_matmul_128x128x64.mlir --tileiras-cubin $A/cutile_matmul_128x128x64.sm_90.cubin
+    run_mm "f16 aligned 128x128x64 8192" --kernel $A/cutile_matmul_128x128x64.mlir --size 8192 --tileiras-cubin $A/cutile_matmul_128x128x64.sm_90.cubin
+    run_mm "f16 aligned 128x256x64 4096" --kernel $A/cutile_matmul_128x256x64.mlir --tileiras-cubin $A/cutile_matmul_128x256x64.sm_90.cubin
+    run_mm "bf16 aligned 128x128x64 4096" --kernel $A/cutile_matmul_bf16_128x128x64.mlir --tileiras-cubin $A/cutile_matmul_bf16_128x128x64.sm_90.cubin
+    run_mm "fp8 aligned 128x128x128 4096" --kernel $A/cutile_matmul_fp8_128x128x128.mlir --tileiras-cubin $A/cutile_matmul_fp8_128x128x128.sm_90.cubin
+    run_mm "f16 unaligned 128x128x64 4096" --kernel $A/matmul_128x128x64.mlir --tileiras-cubin $A/matmul_128x128x64.sm_90.cubin
+    run_mm "f16 unaligned 128x128x64 4096 sm_80" --arch sm_80 --kernel $A/matmul_128x128x64.mlir --tileiras-cubin $A/matmul_128x128x64.sm_90.cubin
+  } 2>&1 | tee "$OUTDIR/matmul.log"
+fi
+
+if want tiles; then
   for t in $TILES; do
     CUBIN=.gpu-artifacts/matmul_$t.sm_90.cubin
     PEER=(); [ -f "$CUBIN" ] && PEER=(--tileiras-cubin "$CUBIN")
     for variant in "--arch sm_90a" "--arch sm_90a --no-wgmma" "--arch sm_80"; do
       echo "=== tile $t $variant"
       # shellcheck disable=SC2086
-      python3 benchmarks/matmul_gpu.py --require-gpu --tile "$t" $variant "${PEER[@]}" --reps 20 --warmup 3 2>&1 \
-        | grep -E "^(tilec|tileiras|torch|!!!|ratio|matmul_gpu)" | grep -v "result ok"
+      timeout "$(left 90)" python3 benchmarks/matmul_gpu.py --require-gpu --tile "$t" $variant "${PEER[@]}" \
+        --reps 20 --warmup 3 2>&1 | grep -E "$KEY" | grep -v "result ok"
     done
   done 2>&1 | tee "$OUTDIR/tiles.log"
 fi
 
-# cuTile's own matmul (benchmarks/export_cutile_matmul.py writes these into
-# .gpu-artifacts/ on a machine with the reference toolchain): tilec on NVIDIA's
-# front end's text next to tileiras on its bytecode.
-if [ "$WHAT" = all ] || [ "$WHAT" = cutile ]; then
-  for k in .gpu-artifacts/cutile_matmul_*.mlir; do
-    [ -f "$k" ] || continue
-    for size in 4096 8192; do
-      for variant in "--arch sm_90a" "--arch sm_90a --no-wgmma" "--arch sm_90a --num-warps 8"; do
-        echo "=== $k $size $variant"
-        # shellcheck disable=SC2086
-        python3 benchmarks/matmul_gpu.py --require-gpu --kernel "$k" --size "$size" $variant \
-          --tileiras-cubin "${k%.mlir}.sm_90.cubin" --reps 20 --warmup 3 2>&1 \
-          | grep -E "^(tilec|tileiras|torch|!!!|ratio|matmul_gpu)" | grep -v "result ok"
-      done
-    done
-  done 2>&1 | tee "$OUTDIR/cutile.log"
+# TileGym's kernels (the exported corpus): tilec's cubin against tileiras's on the same inputs
+if want tilegym; then
+  TG=${TILEGYM_CORPUS:-.gpu-artifacts/tilegym}
+  [ -d "$TG" ] || [ ! -f .gpu-artifacts/tilegym.tar.xz ] || tar xJf .gpu-artifacts/tilegym.tar.xz -C .gpu-artifacts
+  if [ -f "$TG/manifest.json" ]; then
+    timeout "$(left 400)" python3 benchmarks/tilegym_gpu_diff.py "$TG" "$TG" --workers 6 --json "$OUTDIR/tilegym.json" \
+      2>&1 | tee "$OUTDIR/tilegym.log" | grep -vE " ok +$" | tail -80
+  else
+    echo "tilegym: no corpus at $TG (tilegym_gpu_diff.py --prepare)"
+  fi
 fi

@@ -2,7 +2,9 @@
 """f16 matmul on the GPU: tilec's PTX against torch.matmul (cuBLAS) and NVIDIA's tileiras.
 
 Other operand types with --kernel and --dtype (default: the kernel's): bf16 against
-torch.matmul, fp8 e4m3 (B given N x K, f16 out) against torch._scaled_mm.
+torch.matmul, fp8 e4m3 (B given N x K, f16 out) against torch._scaled_mm. With --batch,
+a batched kernel (rank-3 arrays, the batch on grid axis 2; export_cutile_matmul.py's
+`bmm:`) against torch.bmm.
 
 C = A @ B for row-major f16 A (M x K), B (K x N), C (M x N), by default
 M = N = K = 4096, with examples/cutile/matmul_f16.mlir: each tile block computes
@@ -55,7 +57,7 @@ RTOL = 2e-3
 
 def _tile_of_output(text):
     """The (rows, cols) tile of the partition view C is stored through."""
-    m = re.search(r"store_view_tko[^\n]*partition_view<tile=\((\d+)x(\d+)\)", text)
+    m = re.search(r"store_view_tko[^\n]*partition_view<tile=\((?:1x)?(\d+)x(\d+)\)", text)
     if not m:
         raise SystemExit("matmul_gpu: cannot find the output tile size in " + KERNEL)
     return int(m.group(1)), int(m.group(2))
@@ -79,9 +81,14 @@ def _dtype_of(text):
     return next((k for k, v in DTYPES.items() if m and v[0] == m.group(1)), "f16")
 
 
-def _operands(torch, dtype, M, N, K, dev_t):
+def _operands(torch, dtype, M, N, K, dev_t, batch=None):
     """A, the B the kernel takes (K x N, or N x K for fp8), the output type, and
-    the f32 reference and |A| |B| scale of the check."""
+    the f32 reference and |A| |B| scale of the check; `batch` A, B of them."""
+    if batch:
+        t = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
+        a = torch.randn((batch, M, K), dtype=t, device=dev_t)
+        b = torch.randn((batch, K, N), dtype=t, device=dev_t)
+        return a, b, t, a.float() @ b.float(), a.abs().float() @ b.abs().float()
     if dtype == "fp8":
         a = (torch.randn((M, K), device=dev_t) * 4).to(torch.float8_e4m3fn)
         bt = torch.randn((N, K), device=dev_t).to(torch.float8_e4m3fn)
@@ -99,6 +106,8 @@ def _torch_peer(torch, dtype, a, b, c):
         one = torch.ones((), dtype=torch.float32, device=a.device)
         return "torch._scaled_mm", lambda: c.copy_(torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one,
                                                                     out_dtype=torch.float16))
+    if a.dim() == 3:
+        return "torch.bmm", lambda: torch.bmm(a, b, out=c)
     return "torch.matmul", lambda: torch.matmul(a, b, out=c)
 
 
@@ -112,7 +121,7 @@ def _check(torch, name, c, ref, scale):
     rel = float((err / scale.clamp_min(1e-30)).max().item())
     if nbad or not bool(torch.isfinite(c).all().item()):
         idx = bad.nonzero()[:5].tolist()
-        sample = ", ".join(f"{tuple(i)}: {float(c[i[0], i[1]]):.4g} vs {float(ref[i[0], i[1]]):.4g}" for i in idx)
+        sample = ", ".join(f"{tuple(i)}: {float(c[tuple(i)]):.4g} vs {float(ref[tuple(i)]):.4g}" for i in idx)
         print(f"!!! {name}: RESULT MISMATCH: {nbad} of {c.numel()} elements off "
               f"(worst {worst:.3g}x the bound, max |err|/sum|a*b| {rel:.3g}); first: {sample}")
         return False
@@ -123,6 +132,8 @@ def _check(torch, name, c, ref, scale):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size", type=int, default=4096, help="M = N = K (default 4096)")
+    ap.add_argument("--batch", type=int, help="a batched matmul of this many products (rank-3 arrays, "
+                    "the batch on grid axis 2, 21 parameters), against torch.bmm")
     ap.add_argument("--arch", default="sm_90a", choices=["sm_80", "sm_90a"])
     ap.add_argument("--num-warps", type=int, default=None, help="default: the compiler's choice")
     ap.add_argument("--wgmma", dest="wgmma", action="store_const", const=True, default=None,
@@ -173,32 +184,32 @@ def main(argv=None):
 
     tm, tn = _tile_of_output(text)
     M = N = K = opts.size
-    grid = (-(-M // tm), -(-N // tn), 1)
-    flops = 2.0 * M * N * K
+    grid = (-(-M // tm), -(-N // tn), opts.batch or 1)
+    flops = 2.0 * M * N * K * (opts.batch or 1)
     dev = device_info()
     print(f"device: {dev['name']} (sm_{dev['cc'][0]}{dev['cc'][1]}, {dev['sms']} SMs), "
           f"torch {torch.__version__}")
     dtype = opts.dtype or _dtype_of(text)
-    print(f"matmul {dtype} {M}x{N}x{K}, f32 accumulation; {os.path.relpath(opts.kernel, ROOT)}"
+    print(f"matmul {dtype} {str(opts.batch) + ' x ' if opts.batch else ''}{M}x{N}x{K}, f32 accumulation; {os.path.relpath(opts.kernel, ROOT)}"
           f"{' with tiles ' + opts.tile if opts.tile else ''}: {tm}x{tn} output tiles, "
           f"grid {grid}; median of {reps} timed runs after {opts.warmup} warm-up runs")
 
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.manual_seed(0)
     dev_t = torch.device("cuda")
-    a, b, out_t, ref, scale = _operands(torch, dtype, M, N, K, dev_t)
+    a, b, out_t, ref, scale = _operands(torch, dtype, M, N, K, dev_t, opts.batch)
+    out_shape = tuple(ref.shape)
     stream = torch.cuda.current_stream().cuda_stream
 
     def args_for(c):
-        # cuTile's convention per array: pointer, shape (2), strides in elements (2)
-        rows, cols = b.shape
-        return [a.data_ptr(), M, K, K, 1, b.data_ptr(), rows, cols, cols, 1, c.data_ptr(), M, N, N, 1]
+        # cuTile's convention per array: pointer, shape (rank), strides in elements (rank)
+        return [v for t in (a, b, c) for v in (t.data_ptr(), *t.shape, *t.stride())]
 
     types = entry_arg_types(text)
     results, ok = {}, True
 
     # ---- torch ----
-    c_torch = torch.empty((M, N), dtype=out_t, device=dev_t)
+    c_torch = torch.empty(out_shape, dtype=out_t, device=dev_t)
     peer, run_peer = _torch_peer(torch, dtype, a, b, c_torch)
     results["torch"] = median_ms(time_ms(run_peer, reps=reps, warmup=opts.warmup, stream=stream))
     ok &= _check(torch, peer, c_torch, ref, scale)
@@ -223,7 +234,7 @@ def main(argv=None):
         kernel = load_ptx(ptx).kernel(entry)
         print(f"tilec: block {kernel.block}, {kernel.attribute('NUM_REGS')} registers/thread, "
               f"{kernel.attribute('SHARED_SIZE_BYTES')} B static shared memory")
-        c_tilec = torch.zeros((M, N), dtype=out_t, device=dev_t)
+        c_tilec = torch.zeros(out_shape, dtype=out_t, device=dev_t)
         checked = []
         results["tilec"] = run_once_then_time(kernel, grid, args_for(c_tilec), types, stream, reps, opts.warmup,
                                               lambda: checked.append(_check(torch, "tilec", c_tilec, ref, scale)))
@@ -234,7 +245,7 @@ def main(argv=None):
 
     # ---- tileiras ----
     ms, good = time_tileiras(opts.tileiras_cubin, entry, types, grid, stream, reps, opts.warmup,
-                             lambda: torch.zeros((M, N), dtype=out_t, device=dev_t), args_for,
+                             lambda: torch.zeros(out_shape, dtype=out_t, device=dev_t), args_for,
                              lambda c: _check(torch, "tileiras", c, ref, scale))
     ok &= good
     if ms is not None:

@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+"""The TileGym corpus on a GPU: tilec's cubin against tileiras's, same inputs.
+
+    python benchmarks/tilegym_gpu_diff.py CORPUS ARTIFACTS [--kernel REGEX] [--workers N]
+                                          [--max-elements N] [--time-per-kernel N] [--json FILE]
+
+CORPUS is what benchmarks/tilegym_export.py wrote (manifest.json). ARTIFACTS
+holds, per corpus file NAME.tilebc, made on a machine without a GPU by
+`tilegym_gpu_diff.py --prepare CORPUS ARTIFACTS`:
+  NAME.mlir          the file's text (tilec opt), for the parameter types;
+  NAME.tilec.cubin   tilec's sm_90a PTX assembled by ptxas -arch=sm_90a;
+  NAME.tileiras.cubin  tileiras --gpu-name=sm_90 of the same bytecode.
+
+For each file both cubins run on the same random inputs (tilegym_sim.py's:
+the recorded shapes, strides and dtypes) at two of the tests' launches: the one
+with the least work and the largest with at most --max-elements array
+elements. Every array is compared afterwards (tilegym_sim.py's bounds: another
+summation order passes; integers exact). A launch that faults ("an illegal
+memory access") under tileiras is reported as the inputs' fault and tilec's
+run is skipped; one that faults under tilec only is tilec's bug. Workers run
+files in child processes, since a fault poisons a process's CUDA context.
+
+Then, one process at a time, the first file of each kernel is timed at its
+largest launch (median of 10 after 3 warm-ups), tilec against tileiras.
+
+Prints a row per (file, launch), a per-kernel table and a summary line.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+sys.path.insert(0, ROOT)
+
+from tilegym_sim import _args, _compare, _kinds, _work  # noqa: E402
+
+TILEIRAS_BIN = os.environ.get("TILEIRAS", "tileiras")
+
+
+def _elements(launch):
+    n = 0
+    for a in launch["args"]:
+        if a.get("kind") == "array":
+            k = 1
+            for d in a["shape"]:
+                k *= d
+            n += k
+    return n
+
+
+def _launches(record, max_elements):
+    """Indices of the launches to replay: the least work, and the largest under the cap."""
+    ls = record["launches"]
+    small = min(range(len(ls)), key=lambda i: _work(ls[i]))
+    fit = [i for i in range(len(ls)) if _elements(ls[i]) <= max_elements]
+    large = max(fit, key=lambda i: _elements(ls[i])) if fit else small
+    return sorted({small, large})
+
+
+def prepare(corpus, art, jobs):
+    """Here, without a GPU: the text, tilec's cubin and tileiras's cubin of every file."""
+    os.makedirs(art, exist_ok=True)
+    manifest = json.load(open(os.path.join(corpus, "manifest.json")))
+
+    def one(r):
+        name = r["file"][:-len(".tilebc")]
+        src = os.path.join(corpus, r["file"])
+        out = os.path.join(art, name)
+        if not os.path.exists(out + ".mlir"):
+            with open(out + ".mlir", "w") as fh:
+                subprocess.run([sys.executable, "-m", "tilec.cli", "opt", src], stdout=fh, cwd=ROOT)
+        if not os.path.exists(out + ".tilec.cubin"):
+            ptx = out + ".sm_90a.ptx"
+            p = subprocess.run([sys.executable, "-m", "tilec.cli", "compile", src, "--arch", "sm_90a", "-o", ptx],
+                               capture_output=True, text=True, cwd=ROOT)
+            if p.returncode == 0:
+                from tilec.runtime import parse_ptx
+                with open(ptx) as fh:
+                    dyn = parse_ptx(fh.read()).dynamic_shared or {}
+                with open(out + ".tilec.json", "w") as fh:     # what the cubin does not say
+                    json.dump({"dynamic_shared": dyn}, fh)
+                subprocess.run(["ptxas", "-arch=sm_90a", ptx, "-o", out + ".tilec.cubin"], check=False)
+                os.remove(ptx)
+            else:
+                with open(out + ".tilec.err", "w") as fh:
+                    fh.write(p.stderr)
+        if r.get("tileiras", {}).get("sm_90", {}).get("ok") and not os.path.exists(out + ".tileiras.cubin"):
+            subprocess.run([TILEIRAS_BIN, "--gpu-name=sm_90", src, "-o", out + ".tileiras.cubin"], check=False)
+        return name
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        for name in pool.map(one, manifest["files"]):
+            print(name, flush=True)
+
+
+# ---- on the GPU -----------------------------------------------------------------------------
+
+def _sticky(e):
+    """A CUDA error after which the process's context is unusable."""
+    text = str(e).lower()
+    return any(w in text for w in ("illegal", "launch failed", "misaligned", "timed out", "unspecified",
+                                   "exception", "trap", "hardware stack"))
+
+
+def _kernel(base, who, entry):
+    """The entry of NAME.<who>.cubin, with its block size and dynamic shared memory."""
+    from tilec.runtime import load_cubin
+    kernel = load_cubin(f"{base}.{who}.cubin").kernel(entry)
+    if kernel.block is None:
+        kernel.block = (kernel.attribute("MAX_THREADS_PER_BLOCK"), 1, 1)
+    if os.path.exists(f"{base}.{who}.json"):
+        with open(f"{base}.{who}.json") as fh:
+            kernel.shared_bytes = json.load(fh)["dynamic_shared"].get(entry, 0)
+    return kernel
+
+
+def _run(base, who, text, launch, kinds, seed):
+    """Launch NAME.<who>.cubin on fresh random inputs; the arrays afterwards, by label."""
+    import numpy as np
+    from tilec.runtime import convert_scalars, entry_arg_types
+    entry = re.search(r"entry @([\w$.]+)", text).group(1)
+    kernel = _kernel(base, who, entry)
+    flat, bases = _args(launch, np.random.default_rng(seed), kinds)
+    kernel.launch(tuple(launch["grid"]), convert_scalars(text, flat), arg_dtypes=entry_arg_types(text), timeout=60)
+    return bases
+
+
+def worker(corpus, art, jobs):
+    """Run (file, launch) jobs in this process; one JSON line each. Exit 3 after a fault."""
+    manifest = json.load(open(os.path.join(corpus, "manifest.json")))
+    files = {r["file"]: r for r in manifest["files"]}
+    for file, li in jobs:
+        r = files[file]
+        name = file[:-len(".tilebc")]
+        base = os.path.join(art, name)
+        row = {"file": file, "kernel": r["kernel"], "launch": li, "test": r["launches"][li]["test"]}
+        launch = r["launches"][li]
+        kinds = _kinds(r.get("constraints"))
+        text = open(base + ".mlir").read()
+        fatal = False
+        try:
+            want = _run(base, "tileiras", text, launch, kinds, 0)
+        except Exception as e:  # noqa: BLE001
+            row.update(status="input-fault" if _sticky(e) else "tileiras-error",
+                       detail=f"tileiras: {type(e).__name__}: {str(e).splitlines()[0][:160]}")
+            fatal = _sticky(e)
+        else:
+            if not os.path.exists(base + ".tilec.cubin"):
+                err = open(base + ".tilec.err").read().strip().splitlines() if os.path.exists(base + ".tilec.err") else []
+                row.update(status="compile", detail=(err or ["no cubin"])[0][:200])
+            else:
+                try:
+                    got = _run(base, "tilec", text, launch, kinds, 0)
+                except Exception as e:  # noqa: BLE001
+                    row.update(status="fault" if _sticky(e) else "error",
+                               detail=f"tilec: {type(e).__name__}: {str(e).splitlines()[0][:160]}")
+                    fatal = _sticky(e)
+                else:
+                    problems = [p for (lg, g), (_, w) in zip(got, want) if (p := _compare(lg, g, w))]
+                    row.update(status="differs" if problems else "ok", detail=problems[0] if problems else "")
+        print(json.dumps(row), flush=True)
+        if fatal:
+            sys.exit(3)
+
+
+def time_one(corpus, art, file, li, reps=10, warmup=3):
+    """(tilec ms, tileiras ms) at one launch, each the median of `reps`."""
+    import numpy as np
+    from tilec.runtime import convert_scalars, entry_arg_types, median_ms, time_ms
+    manifest = json.load(open(os.path.join(corpus, "manifest.json")))
+    r = next(x for x in manifest["files"] if x["file"] == file)
+    base = os.path.join(art, file[:-len(".tilebc")])
+    text = open(base + ".mlir").read()
+    launch, kinds = r["launches"][li], _kinds(r.get("constraints"))
+    entry = re.search(r"entry @([\w$.]+)", text).group(1)
+    types = entry_arg_types(text)
+    out = {}
+    for who in ("tilec", "tileiras"):
+        kernel = _kernel(base, who, entry)
+        flat, _ = _args(launch, np.random.default_rng(0), kinds)
+        prep = kernel.prepare(tuple(launch["grid"]), convert_scalars(text, flat), arg_dtypes=types)
+        prep.run()
+        prep.wait(timeout=60)
+        out[who] = median_ms(time_ms(prep.run, reps=reps, warmup=warmup))
+        prep.free()
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("corpus")
+    ap.add_argument("artifacts")
+    ap.add_argument("--prepare", action="store_true", help="make ARTIFACTS here (no GPU needed)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="--prepare's parallel compiles")
+    ap.add_argument("--kernel", default=None, help="only kernels whose name matches this regex")
+    ap.add_argument("--workers", type=int, default=4)
+    ap.add_argument("--max-elements", type=float, default=3e7)
+    ap.add_argument("--time-per-kernel", type=int, default=1, help="files of each kernel timed (0: none)")
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
+    ap.add_argument("--time-one", nargs=2, help=argparse.SUPPRESS)
+    opts = ap.parse_args(argv)
+    if opts.prepare:
+        prepare(opts.corpus, opts.artifacts, opts.jobs)
+        return 0
+    if opts.worker:
+        worker(opts.corpus, opts.artifacts, [(f, int(li)) for f, li in (j.split(":") for j in opts.worker)])
+        return 0
+    if opts.time_one:
+        print(json.dumps(time_one(opts.corpus, opts.artifacts, opts.time_one[0], int(opts.time_one[1]))))
+        return 0
+
+    manifest = json.load(open(os.path.join(opts.corpus, "manifest.json")))
+    jobs = []
+    for r in manifest["files"]:
+        if opts.kernel and not re.search(opts.kernel, r["kernel"]):
+            continue
+        if not os.path.exists(os.path.join(opts.artifacts, r["file"][:-len(".tilebc")] + ".tileiras.cubin")):
+            continue     # tileiras does not compile it: nothing to hold tilec to
+        jobs += [(r["file"], li) for li in _launches(r, opts.max_elements)]
+    chunks = [jobs[i::opts.workers] for i in range(opts.workers)]
+    me = [sys.executable, os.path.abspath(__file__), opts.corpus, opts.artifacts]
+    rows = []
+
+    def run_chunk(chunk):
+        got = []
+        while chunk:
+            p = subprocess.run(me + ["--worker"] + [f"{f}:{li}" for f, li in chunk],
+                               capture_output=True, text=True, timeout=900)
+            done = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+            for row in done:
+                print(f"{row['file']:<56} {row['launch']} {row['status']:<12} {row['detail']}", flush=True)
+            got += done
+            if not done:   # the worker died before its first answer: report it, go on without it
+                f, li = chunk[0]
+                got.append({"file": f, "launch": li, "status": "crash", "kernel": "?",
+                            "detail": (p.stderr.strip().splitlines() or ["no output"])[-1][:200]})
+                print(f"{f:<56} {li} crash        {got[-1]['detail']}", flush=True)
+                done = [None]
+            chunk = chunk[len(done):]
+        return got
+
+    t0 = time.time()
+    with ThreadPoolExecutor(max_workers=opts.workers) as pool:
+        for got in pool.map(run_chunk, chunks):
+            rows += got
+    counts = {}
+    for row in rows:
+        counts[row["status"]] = counts.get(row["status"], 0) + 1
+    print("summary: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+          + f" of {len(rows)} launches, {time.time() - t0:.0f} s", flush=True)
+
+    timings = []
+    if opts.time_per_kernel:
+        seen = {}
+        ok = {(row["file"], row["launch"]) for row in rows if row["status"] == "ok"}
+        for r in manifest["files"]:
+            lis = [li for li in _launches(r, opts.max_elements) if (r["file"], li) in ok]
+            if not lis or seen.get(r["kernel"], 0) >= opts.time_per_kernel:
+                continue
+            seen[r["kernel"]] = seen.get(r["kernel"], 0) + 1
+            li = lis[-1]
+            try:
+                p = subprocess.run(me + ["--time-one", r["file"], str(li)], capture_output=True, text=True,
+                                   timeout=120)
+                t = json.loads(p.stdout.strip().splitlines()[-1])
+            except Exception as e:  # noqa: BLE001
+                print(f"time {r['file']}: {type(e).__name__}: {e}", flush=True)
+                continue
+            t.update(file=r["file"], kernel=r["kernel"], launch=li)
+            timings.append(t)
+            print(f"time {r['file']:<56} tilec {t['tilec']:9.4f} ms  tileiras {t['tileiras']:9.4f} ms  "
+                  f"tilec/tileiras throughput {t['tileiras'] / t['tilec']:6.3f}", flush=True)
+    if timings:
+        import math
+        geo = math.exp(sum(math.log(t["tileiras"] / t["tilec"]) for t in timings) / len(timings))
+        print(f"timing: geometric mean of tilec/tileiras throughput over {len(timings)} kernels: {geo:.3f}")
+    if opts.json:
+        with open(opts.json, "w") as fh:
+            json.dump({"rows": rows, "timings": timings}, fh, indent=1)
+    return 0 if counts.get("ok", 0) + counts.get("input-fault", 0) == len(rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
