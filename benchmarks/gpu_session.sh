@@ -68,6 +68,18 @@ if want tests; then
     2>&1 | tee "$OUTDIR/gpu-tests.log" | grep -E "FAILED|ERROR|passed|failed" | tail -40
 fi
 
+# TileGym's kernels (the exported corpus): tilec's cubin against tileiras's on the same inputs
+if want tilegym; then
+  TG=${TILEGYM_CORPUS:-.gpu-artifacts/tilegym}
+  [ -d "$TG" ] || [ ! -f .gpu-artifacts/tilegym.tar.xz ] || tar xJf .gpu-artifacts/tilegym.tar.xz -C .gpu-artifacts
+  if [ -f "$TG/manifest.json" ]; then
+    timeout "$(left 240)" python3 benchmarks/tilegym_gpu_diff.py "$TG" "$TG" --workers 6 --max-elements 1e7 --json "$OUTDIR/tilegym.json" \
+      2>&1 | tee "$OUTDIR/tilegym.log" | grep -vE " ok +$" | tail -80
+  else
+    echo "tilegym: no corpus at $TG (tilegym_gpu_diff.py --prepare)"
+  fi
+fi
+
 # cuTile's flash attention as cuTile specializes it for any tensors, then for
 # 16-aligned ones (TMA); tileiras's cubin of the same text beside it
 if want attention; then
@@ -126,14 +138,3 @@ if want tiles; then
   done 2>&1 | tee "$OUTDIR/tiles.log"
 fi
 
-# TileGym's kernels (the exported corpus): tilec's cubin against tileiras's on the same inputs
-if want tilegym; then
-  TG=${TILEGYM_CORPUS:-.gpu-artifacts/tilegym}
-  [ -d "$TG" ] || [ ! -f .gpu-artifacts/tilegym.tar.xz ] || tar xJf .gpu-artifacts/tilegym.tar.xz -C .gpu-artifacts
-  if [ -f "$TG/manifest.json" ]; then
-    timeout "$(left 400)" python3 benchmarks/tilegym_gpu_diff.py "$TG" "$TG" --workers 6 --json "$OUTDIR/tilegym.json" \
-      2>&1 | tee "$OUTDIR/tilegym.log" | grep -vE " ok +$" | tail -80
-  else
-    echo "tilegym: no corpus at $TG (tilegym_gpu_diff.py --prepare)"
-  fi
-fi
