@@ -64,7 +64,8 @@ want() { [ "$WHAT" = "$1" ] || { [ "$WHAT" = all ] && [ "$1" != tiles ]; }; }   
 KEY='^(tilec|tileiras|torch|!!!|ratio|matmul_gpu|attention_gpu|device|matmul|attention)'
 
 if want tests; then
-  timeout "$(left 200)" python3 -m pytest tests/gpu -q -rs -n 8 -p no:cacheprovider \
+  XDIST=(); python3 -c "import xdist" 2>/dev/null && XDIST=(-n 8)
+  timeout "$(left 200)" python3 -m pytest tests/gpu -q -rs "${XDIST[@]}" -p no:cacheprovider \
     2>&1 | tee "$OUTDIR/gpu-tests.log" | grep -E "FAILED|ERROR|passed|failed" | tail -40
 fi
 
