@@ -597,6 +597,31 @@ def test_cp_async_nobody_tracks_is_an_error():
         ptxsim.run_ptx(ptx, "k", (1, 1, 1), [np.zeros(4, np.uint32), np.zeros(3, np.uint32)], block=(32, 1, 1))
 
 
+_CP_ASYNC_WAIT = """$wait:
+    mbarrier.test_wait.parity.shared.b64 %p2, [bar], 0;
+    @!%p2 bra $wait;
+"""
+
+
+def test_cp_async_arrivals_in_flight_block_reinit():
+    """A cp.async.mbarrier.arrive lands when its copies complete: a barrier
+    re-initialized before anyone waited for that phase would count it."""
+    import numpy as np
+    ptx = _CP_ASYNC_PTX.replace(_CP_ASYNC_WAIT, "    bar.sync 0;\n    @%p1 mbarrier.init.shared.b64 [bar], 1;\n"
+                                "    bar.sync 0;\n" + _CP_ASYNC_WAIT.replace("[bar], 0", "[bar], 1"))
+    assert ptx != _CP_ASYNC_PTX
+    with pytest.raises(ptxsim.PTXRuntimeError, match="mbarrier.init of a barrier with 1 cp.async.mbarrier.arrive"):
+        ptxsim.run_ptx(ptx, "k", (1, 1, 1), [np.zeros(4, np.uint32), np.zeros(3, np.uint32)], block=(32, 1, 1))
+
+
+def test_cp_async_arrivals_in_flight_at_exit_are_an_error():
+    import numpy as np
+    ptx = _CP_ASYNC_PTX.replace(_CP_ASYNC_WAIT, "")
+    assert ptx != _CP_ASYNC_PTX
+    with pytest.raises(ptxsim.PTXRuntimeError, match="ended with cp.async.mbarrier.arrive arrivals"):
+        ptxsim.run_ptx(ptx, "k", (1, 1, 1), [np.zeros(4, np.uint32), np.zeros(3, np.uint32)], block=(32, 1, 1))
+
+
 _BMM = """cuda_tile.module @m {
   entry @bmm(%a: tile<ptr<f16>>, %b: tile<ptr<f16>>, %c: tile<ptr<f32>>) {
     %ta = make_tensor_view %a, shape = [B, M, K], strides = [MK, K, 1] : tensor_view<BxMxKxf16, strides=[MK,K,1]>

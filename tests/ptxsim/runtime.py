@@ -321,6 +321,10 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
         if old is not None and old.bulk:
             raise PTXRuntimeError(f"mbarrier.init of a barrier with cp.async.bulk.tensor copies in flight, "
                                   f"{self._where(lid)}")
+        if old is not None and old.inflight:
+            raise PTXRuntimeError(f"mbarrier.init of a barrier with {len(old.inflight)} cp.async.mbarrier.arrive "
+                                  f"arrivals in flight (the first from {self._where(old.inflight[0][0])}): they "
+                                  f"land on the new barrier; wait for their phase first, {self._where(lid)}")
         cta.mbars[addr] = MBarrier(addr, count)
         self.ns["MBW"].add(addr)
 
@@ -413,6 +417,10 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
     def _mb_land_one(self, cta):
         """Nothing can run: complete the phase (of the oldest copy) whose copies have all their
         arrivals and bytes. False if there is none."""
+        flying = [mb for mb in cta.mbars.values() if mb.inflight]
+        if flying:
+            self._mb_land_inflight(flying[0])
+            return True
         ready = [mb for mb in cta.mbars.values() if mb.pending == 0 and mb.bulk and mb.bulk_bytes == mb.tx]
         if not ready:
             return False
@@ -446,8 +454,16 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
         if mb is None:
             raise PTXRuntimeError(f"cp.async.mbarrier.arrive on {addr:#x}, which no mbarrier.init initialized, "
                                   f"{self._where(lid)}")
-        mb.copies.extend(self.cta.cp_pending.pop(tid, ()))
-        self._mb_arrive(lid, addr, 1)
+        # asynchronous: the arrival lands once the copies complete, at the latest when a thread
+        # waits on the barrier or nothing else can run (_mb_land_inflight)
+        mb.inflight.append((lid, list(self.cta.cp_pending.pop(tid, ()))))
+
+    def _mb_land_inflight(self, mb):
+        """The cp.async.mbarrier.arrive arrivals on `mb` that are still in flight land, with their copies."""
+        inflight, mb.inflight = mb.inflight, []
+        for lid, copies in inflight:
+            mb.copies.extend(copies)
+            self._mb_arrive(lid, mb.addr, 1)
 
     def _mb_clobber(self, lid, addr):
         raise PTXRuntimeError(f"store to shared offset {addr - SHARED_BASE}, which holds a live mbarrier "
@@ -600,6 +616,10 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
             raise Deadlock(self._deadlock_report(cta, n - done))
         if any(cta.cp_pending.values()):
             raise PTXRuntimeError(f"CTA {cta.ctaid} ended with cp.async copies no mbarrier arrive tracked")
+        flying = [mb for mb in cta.mbars.values() if mb.inflight]
+        if flying:
+            raise PTXRuntimeError(f"CTA {cta.ctaid} ended with cp.async.mbarrier.arrive arrivals (and their copies) "
+                                  f"in flight, the first from {self._where(flying[0].inflight[0][0])}")
         if cta.bulk_inflight:
             c = cta.bulk_inflight[0]
             raise PTXRuntimeError(f"CTA {cta.ctaid} ended with {len(cta.bulk_inflight)} cp.async.bulk.tensor "
@@ -772,6 +792,8 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
                         if mb is None:
                             raise PTXRuntimeError(f"mbarrier wait on {addr:#x} (shared offset "
                                                   f"{addr - SHARED_BASE}), which no mbarrier.init initialized")
+                        if mb.inflight:
+                            self._mb_land_inflight(mb)
                         pk, pv = w.args["phase"]
                         ph = R[pv] if pk == "reg" else pv
                         if w.args["parity"]:
@@ -956,6 +978,7 @@ class MBarrier:
         self.tx = 0          # transaction bytes expect_tx announced for this phase
         self.bulk = []       # tma.BulkCopy: cp.async.bulk.tensor copies completing on this phase
         self.bulk_bytes = 0
+        self.inflight = []   # (instruction, copies) of cp.async.mbarrier.arrive arrivals not yet landed
 
 
 class Barrier:

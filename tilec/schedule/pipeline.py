@@ -192,7 +192,21 @@ def pipeline_single_stream(analysis, stages, infos, loc):
         return new_accs + new_p + new_c
 
     new = _for(b, lb, ub, st, inits + p_iters + c_iters, loc, fill)
+    _drain(Builder(loop.parent, before=loop, location=loc), infos, new.results[n_acc + n_p:], dist, loc)
     return list(new.results[:n_acc])
+
+
+def _drain(b: Builder, infos, c_iters, dist: int, loc):
+    """Wait, after the loop, for the `dist` stages produced ahead and never
+    consumed (the prologue's for a loop shorter than `dist`, the last
+    iterations' beyond its end). Their copies and the barrier arrivals that
+    count them land asynchronously: left pending, they would write into
+    shared memory that a later pipeline, or the next CTA, already uses."""
+    for info, it in zip(infos, c_iters):
+        for _ in range(dist):
+            b.create(P.ConsumerWaitOp, loc, token=info.consumer, iterator=it,
+                     consumer_idx=A.IntegerAttr(0, I32), result=PipelineConsumerTokenType())
+            it = b.create(P.IncIterOp, loc, iterator=it, result=it.type).result
 
 
 def pipeline_agents(analysis, stages, infos, regs, num_warps, loc):
