@@ -14,6 +14,7 @@ ARCHES = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_90a")
 class Target:
     arch: str
     smem_bytes: int          # dynamic shared memory one CTA may use
+    smem_per_sm: int         # shared memory of one SM, shared by its resident CTAs
     regs_per_sm: int         # 32-bit registers in one SM's register file
     max_regs_per_thread: int
     has_tma: bool
@@ -29,16 +30,26 @@ class Target:
 # sm_86/sm_89 are sm_80's code with their smaller shared memory (99 KiB per
 # block); sm_90 is sm_90a's without the architecture-specific (wgmma) features
 TARGETS = {
-    "sm_80": Target("sm_80", 163 * 1024, 65536, 255, False, False, False, 2),
-    "sm_86": Target("sm_86", 99 * 1024, 65536, 255, False, False, False, 2),
-    "sm_89": Target("sm_89", 99 * 1024, 65536, 255, False, False, False, 2),
-    "sm_90": Target("sm_90", 227 * 1024, 65536, 255, True, False, True, 3),
-    "sm_90a": Target("sm_90a", 227 * 1024, 65536, 255, True, True, True, 3),
+    "sm_80": Target("sm_80", 163 * 1024, 164 * 1024, 65536, 255, False, False, False, 2),
+    "sm_86": Target("sm_86", 99 * 1024, 100 * 1024, 65536, 255, False, False, False, 2),
+    "sm_89": Target("sm_89", 99 * 1024, 100 * 1024, 65536, 255, False, False, False, 2),
+    "sm_90": Target("sm_90", 227 * 1024, 228 * 1024, 65536, 255, True, False, True, 3),
+    "sm_90a": Target("sm_90a", 227 * 1024, 228 * 1024, 65536, 255, True, True, True, 3),
 }
 
 
 def target_for(arch: str | None) -> Target | None:
     return TARGETS.get(arch or "sm_90a")
+
+
+CTA_RESERVED_SMEM = 1024     # the system's shared memory per resident CTA
+
+
+def smem_per_cta(target: Target, occupancy: int) -> int:
+    """The dynamic shared memory each of `occupancy` CTAs resident on one SM may use."""
+    if occupancy <= 1:
+        return target.smem_bytes
+    return min(target.smem_bytes, target.smem_per_sm // occupancy - CTA_RESERVED_SMEM)
 
 
 def _ename(t) -> str:

@@ -11,19 +11,20 @@ WARPGROUP = 4              # warps per warpgroup (setmaxnreg granularity)
 OVERHEAD_REGS = 32         # addresses, loop state, predicates
 
 
-def fit_stages(stages, target, requested: int, reserve: int = 0):
-    """The largest stage count <= requested whose buffers fit the target's
-    shared memory less `reserve` bytes (the loop's invariant dot operands,
+def fit_stages(stages, target, requested: int, reserve: int = 0, budget: int | None = None):
+    """The largest stage count <= requested whose buffers fit `budget` (default
+    the target's shared memory per CTA) less `reserve` bytes (the loop's invariant dot operands,
     kept in shared memory beside the stages: layouts.invariant_operand_bytes),
     or 0 when not even one stage fits. The reserve is dropped (the operands
     are then staged on each iteration) when it would leave fewer than two
     stages of the requested ones: loads that do not overlap compute cost more
     than the copies."""
+    budget = target.smem_bytes if budget is None else budget
     n = requested
-    while n >= 1 and stages.smem_bytes(n) + reserve > target.smem_bytes:
+    while n >= 1 and stages.smem_bytes(n) + reserve > budget:
         n -= 1
     if reserve and n < min(2, requested):
-        return fit_stages(stages, target, requested)
+        return fit_stages(stages, target, requested, 0, budget)
     return n
 
 
@@ -40,12 +41,12 @@ class RegisterEstimate:
     consumer_agents: int
 
 
-def estimate_registers(analysis, stages, target, num_warps: int) -> RegisterEstimate:
+def estimate_registers(analysis, stages, target, num_warps: int, occupancy: int = 1) -> RegisterEstimate:
     """Accumulators live in consumer registers for the whole loop; each stage's
     operand tiles pass through them once. Budgets: on sm_90a one producer
-    warpgroup at PRODUCER_REGS and the rest of the register file split among
-    the consumer warpgroups (multiple of 8, at most 240); elsewhere the
-    per-thread limit."""
+    warpgroup at PRODUCER_REGS and the rest of the register file's share of
+    one of `occupancy` CTAs split among the consumer warpgroups (multiple of
+    8, at most 240); elsewhere the per-thread limit."""
     consumer_warps = max(WARPGROUP, num_warps) if target.warp_specialized else max(1, num_warps)
     threads = 32 * consumer_warps
     need = OVERHEAD_REGS
@@ -55,8 +56,8 @@ def estimate_registers(analysis, stages, target, num_warps: int) -> RegisterEsti
         need += _regs(p.tile_type, threads)
     if target.warp_specialized:
         agents = max(1, consumer_warps // WARPGROUP)
-        per = (target.regs_per_sm - 128 * PRODUCER_REGS) // (128 * agents)
+        per = (target.regs_per_sm // max(1, occupancy) - 128 * PRODUCER_REGS) // (128 * agents)
         budget = min(240, per - per % 8)
         return RegisterEstimate(need, budget, PRODUCER_REGS, agents)
-    per = target.regs_per_sm // threads
+    per = target.regs_per_sm // (threads * max(1, occupancy))
     return RegisterEstimate(need, min(target.max_regs_per_thread, per), 0, 1)

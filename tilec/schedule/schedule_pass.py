@@ -6,7 +6,7 @@ after, and the layout-conversion removal after."""
 from __future__ import annotations
 
 from ..conversion.lower_to_tileas import TARGET_ATTR, entries
-from ..conversion.target import ARCHES, target_for
+from ..conversion.target import ARCHES, smem_per_cta, target_for
 from ..ir.diagnostics import current_engine
 from ..passes.base import Pass, target_blocks
 from .analysis import analyze_loop, candidate_loops
@@ -54,18 +54,18 @@ MAX_TMA_STAGES = 8          # deeper than this hides no more TMA latency
 SMEM_SPARE = 16 * 1024      # left beside grown stages for barriers, tensor maps, epilogue scratch
 
 
-def deeper_stages(stages, target, regs, num_warps, reserve, tma, budget) -> int:
+def deeper_stages(stages, target, regs, num_warps, reserve, tma, budget, occupancy=1) -> int:
     """The stage count for a loop whose every stage arrives by TMA into agents
-    whose register budgets (`regs`) let one CTA alone on an SM: the shared
-    memory no second CTA can use holds more stages (tileiras fills it the same
-    way), up to MAX_TMA_STAGES and SMEM_SPARE short of `budget` (the target's
-    shared memory, or the schedule's smem-budget). Otherwise the count stays
-    as fitted."""
+    whose register budgets (`regs`) let no more than `occupancy` CTAs share an
+    SM: the shared memory no further CTA can use holds more stages (tileiras
+    fills it the same way), up to MAX_TMA_STAGES and SMEM_SPARE short of
+    `budget` (each CTA's share of the SM's shared memory, or the schedule's
+    smem-budget). Otherwise the count stays as fitted."""
     n = stages.num_stages
     if not tma or not target.warp_specialized:
         return n
     per_cta = 32 * (PRODUCER_WARPS * regs.producer_budget + num_warps * regs.consumer_budget)
-    if target.regs_per_sm // max(per_cta, 1) != 1:
+    if target.regs_per_sm // max(per_cta, 1) > occupancy:
         return n
     while n < MAX_TMA_STAGES and stages.smem_bytes(n + 1) + reserve + SMEM_SPARE <= budget:
         n += 1
@@ -73,7 +73,10 @@ def deeper_stages(stages, target, regs, num_warps, reserve, tma, budget) -> int:
 
 
 def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True, grow=False,
-                  smem_budget=None) -> bool:
+                  smem_budget=None, occupancy=1) -> bool:
+    """Pipeline one loop. `occupancy` CTAs are to share an SM: the stage buffers
+    fit their share of its shared memory, the agents their share of its
+    registers (the entry's `occupancy` hint, as cuTile names it)."""
     loop = analysis.loop
     loc = loop.location
     mat = materialize_schedule(analysis, MaterializeOptions(target, num_stages))
@@ -87,17 +90,19 @@ def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True,
     stages = build_stages(analysis, mat, num_stages)
     from .layouts import invariant_operand_bytes
     reserve = invariant_operand_bytes(loop)
-    fitted = fit_stages(stages, target, num_stages, reserve)
+    budget = min(smem_budget or target.smem_bytes, smem_per_cta(target, occupancy))
+    fitted = fit_stages(stages, target, num_stages, reserve, budget)
     if fitted == 0:
         engine.error(loc, f"the stage buffers of this loop need {stages.smem_bytes(1)} bytes of shared memory "
-                          f"per stage, more than the {target.smem_bytes} bytes of {target.arch}")
+                          f"per stage, more than the {budget} bytes of {target.arch}"
+                          + (f" each of {occupancy} CTAs may use" if occupancy > 1 else ""))
         return False
     if fitted < num_stages:
         beside = f" less {reserve} for the loop's invariant dot operands" if reserve else ""
         engine.warning(loc, f"{num_stages} pipeline stages need {stages.smem_bytes(num_stages)} bytes of shared "
-                            f"memory, over the {target.smem_bytes} bytes of {target.arch}{beside}; using {fitted}")
+                            f"memory, over the {budget} bytes of {target.arch}{beside}; using {fitted}")
     stages.num_stages = fitted
-    regs = estimate_registers(analysis, stages, target, num_warps)
+    regs = estimate_registers(analysis, stages, target, num_warps, occupancy)
     if regs.consumer > regs.consumer_budget:
         engine.warning(loc, f"the consumer needs about {regs.consumer} registers per thread, over its budget "
                             f"of {regs.consumer_budget} on {target.arch}; expect spills")
@@ -107,8 +112,7 @@ def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True,
         plans = {p.load: plan_tma(p.load, loop) for p in stages.pairs}
     if grow and plans:
         tma = all(plan is not None for plan in plans.values())
-        stages.num_stages = deeper_stages(stages, target, regs, num_warps, reserve, tma,
-                                          smem_budget or target.smem_bytes)
+        stages.num_stages = deeper_stages(stages, target, regs, num_warps, reserve, tma, budget, occupancy)
     hoist_resident(analysis, mat)
     from ..dialects.nv_tileas.builders import Builder
     infos = create_pipelines(Builder(loop.parent, before=loop, location=loc), stages, loc)
@@ -137,13 +141,17 @@ def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True,
     return True
 
 
+def _entry_of(op):
+    return next((a for a in op.ancestors() if a.name == "cuda_tile.entry"), None)
+
+
 class Schedule(Pass):
     """software-pipeline K loops: stages, producer/consumer pipelines, agents"""
     name = "schedule"
     argument = "Schedule"
     OPTIONS = {"arch": (str, ""), "num-stages": (int, 0), "num-warps": (int, 4), "tma": (bool, True),
                "merge-agents": (bool, True), "sink-epilogue": (bool, True), "smem-budget": (int, 0),
-               "wgmma": (str, "auto")}
+               "wgmma": (str, "auto"), "occupancy": (int, 0)}
 
     def run(self, target) -> bool:
         engine = current_engine()
@@ -160,8 +168,9 @@ class Schedule(Pass):
             engine.error(target.location, f"invalid schedule option: wgmma={self.options['wgmma']} "
                                           f"(expected {', '.join(WGMMA_MODES)})")
             return False
-        if stages < 1 or warps < 1 or (t.warp_specialized and warps % 4):
-            engine.error(target.location, f"invalid schedule options: num-stages={stages} num-warps={warps}"
+        if stages < 1 or warps < 1 or (t.warp_specialized and warps % 4) or self.options["occupancy"] < 0:
+            engine.error(target.location, f"invalid schedule options: num-stages={stages} num-warps={warps} "
+                                          f"occupancy={self.options['occupancy']}"
                                           + (f" ({t.arch} consumers are whole warpgroups: a multiple of 4)"
                                              if t.warp_specialized and warps % 4 else ""))
             return False
@@ -174,7 +183,8 @@ class Schedule(Pass):
             if a.pipelinable:
                 ok = schedule_loop(a, t, stages, warps, engine, self.options["tma"],
                                    grow=not self.options["num-stages"],
-                                   smem_budget=self.options["smem-budget"] or t.smem_bytes) and ok
+                                   smem_budget=self.options["smem-budget"] or t.smem_bytes,
+                                   occupancy=self._occupancy(_entry_of(loop), t)) and ok
         if ok and t.warp_specialized and self.options["merge-agents"]:
             from .merge_agents import merge_agent_switches
             from .share_pipelines import share_pipelines
@@ -184,11 +194,20 @@ class Schedule(Pass):
             from .sink_epilogue import sink_epilogues
             sink_epilogues(blocks)
         from .layouts import assign_layouts
-        budget = self.options["smem-budget"] or t.smem_bytes
         for e in entries(blocks):
+            budget = min(self.options["smem-budget"] or t.smem_bytes, smem_per_cta(t, self._occupancy(e, t)))
             assign_layouts(e, warps, budget, t.arch, self.options["wgmma"])
         _cleanup(blocks, t.arch)
         from .propagate_layouts import propagate_layouts
         for e in entries(blocks):
             propagate_layouts(e, warps)
         return ok
+
+    def _occupancy(self, entry, target) -> int:
+        """CTAs meant to share an SM: the option, else the entry's `occupancy` hint, else 1."""
+        if self.options["occupancy"]:
+            return self.options["occupancy"]
+        if entry is None:
+            return 1
+        from ..dialects.cuda_tile.hints import hint_value
+        return max(1, min(hint_value(entry, target.arch, "occupancy") or 1, 32))

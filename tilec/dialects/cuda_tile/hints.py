@@ -91,3 +91,19 @@ def verify_hint_values(op, valid_keys) -> bool:
         op.emit_error("Optimization hints verification failed")
         return False
     return True
+
+
+def hint_value(op, arch: str, key: str):
+    """The integer value of hint `key` on `op` for `arch` (its tileiras name:
+    sm_90a reads sm_90), else the `default` target's, else None."""
+    from .attributes_core import OptimizationHintsAttr
+    hints = op.attributes.get("optimization_hints")
+    if not isinstance(hints, OptimizationHintsAttr):
+        return None
+    found = {}
+    for target, inner in hints.entries:
+        for k, value in inner.entries:
+            if k == key and _int(value) is not None:
+                found[target] = _int(value)
+    return found.get(arch.rstrip("a"), found.get("default"))
+
