@@ -15,7 +15,8 @@ For each file both cubins run on the same random inputs (tilegym_sim.py's:
 the recorded shapes, strides and dtypes) at two of the tests' launches: the one
 with the least work and the largest with at most --max-elements array
 elements. Every array is compared afterwards (tilegym_sim.py's bounds: another
-summation order passes; integers exact). A launch that faults ("an illegal
+summation order passes; integers exact). A launch after which neither kernel
+changed any array is "no-writes", not "ok": equal outputs then prove nothing. A launch that faults ("an illegal
 memory access") under tileiras is reported as the inputs' fault and tilec's
 run is skipped; one that faults under tilec only is tilec's bug. Workers run
 files in child processes, since a fault poisons a process's CUDA context.
@@ -132,6 +133,14 @@ def _run(base, who, text, launch, kinds, seed):
     return bases
 
 
+def _wrote(after, launch, kinds):
+    """Whether a run changed any array: `after` against the inputs regenerated."""
+    import numpy as np
+    _, before = _args(launch, np.random.default_rng(0), kinds)
+    return any(not np.array_equal(np.asarray(a).view(np.uint8), np.asarray(b).view(np.uint8))
+               for (_, a), (_, b) in zip(after, before))
+
+
 def worker(corpus, art, jobs):
     """Run (file, launch) jobs in this process; one JSON line each. Exit 3 after a fault."""
     manifest = json.load(open(os.path.join(corpus, "manifest.json")))
@@ -165,6 +174,9 @@ def worker(corpus, art, jobs):
                 else:
                     problems = [p for (lg, g), (_, w) in zip(got, want) if (p := _compare(lg, g, w))]
                     row.update(status="differs" if problems else "ok", detail=problems[0] if problems else "")
+                    if not problems and not _wrote(want, launch, kinds):
+                        # both left every array as it was: equal, but nothing was checked
+                        row.update(status="no-writes", detail="neither kernel changed any array")
         print(json.dumps(row), flush=True)
         if fatal:
             sys.exit(3)
@@ -285,7 +297,7 @@ def main(argv=None):
     if opts.json:
         with open(opts.json, "w") as fh:
             json.dump({"rows": rows, "timings": timings}, fh, indent=1)
-    return 0 if counts.get("ok", 0) + counts.get("input-fault", 0) == len(rows) else 1
+    return 0 if counts.get("ok", 0) + counts.get("input-fault", 0) == len(rows) else 1   # no-writes fails too
 
 
 if __name__ == "__main__":

@@ -176,6 +176,63 @@ def test_tma_stages_fill_the_shared_memory_one_cta_holds():
     assert 6 * 32768 <= smem <= 227 * 1024 - 16 * 1024 + 1024
 
 
+BMM_TT = os.path.join(ROOT, "examples", "cutile", "bmm_tt_f16_aligned.mlir")
+PERSISTENT = os.path.join(ROOT, "examples", "cutile", "persistent_bmm_f16_aligned.mlir")
+ATTENTION = os.path.join(ROOT, "examples", "cutile", "attention_m128_f16_aligned.mlir")
+
+
+def _with_occupancy(path, n):
+    src = text(path)
+    hinted = src.replace("optimization_hints=<sm_90 = {}>", f"optimization_hints=<sm_90 = {{occupancy = {n}}}>")
+    assert hinted != src
+    return hinted
+
+
+def _budget(out):
+    """(.maxnreg, dynamic shared bytes) of a kernel's PTX."""
+    return (int(re.search(r"\.maxnreg (\d+)", out).group(1)),
+            int(re.search(r"dynamic_shared_bytes \w+ (\d+)", out).group(1)))
+
+
+def _ctas_per_sm(out, threads):
+    regs, smem = _budget(out)
+    return min(65536 // (regs * threads), 228 * 1024 // (smem + 1024))
+
+
+@pytest.mark.parametrize("path,auto", [(ALIGNED, 1), (BMM_TT, 2), (PERSISTENT, 1), (ATTENTION, 1)])
+def test_occupancy_sizes_registers_and_stages_for_that_many_ctas(path, auto):
+    """cuTile's `occupancy` hint (CTAs per SM) sizes the agents' register budgets
+    (`.maxnreg`) and the TMA stages to 1/N of an SM. Without one the schedule takes
+    two for an outermost TMA loop whose consumers fit half the registers (a 64x64
+    batched tile), one for a persistent kernel, the 128x128 GEMM and attention."""
+    threads = int(re.search(r"\.reqntid (\d+)", ptx(path)).group(1))
+    assert _ctas_per_sm(ptx(path), threads) == auto
+    assert _ctas_per_sm(ptx(_with_occupancy(path, 1)), threads) == 1
+    if path != ATTENTION:       # two attention CTAs leave each consumer 108 registers: too few
+        hinted = ptx(_with_occupancy(path, 2))
+        assert _ctas_per_sm(hinted, threads) == 2
+        assert "setmaxnreg.inc.sync.aligned.u32 \t216" in hinted
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not on PATH")
+@pytest.mark.parametrize("path", [ALIGNED, BMM_TT])
+def test_ptxas_fits_two_ctas_without_spills(path, tmp_path):
+    p = tmp_path / "k.ptx"
+    p.write_text(ptx(_with_occupancy(path, 2)))
+    r = subprocess.run(["ptxas", "-arch=sm_90a", "-v", str(p), "-o", str(tmp_path / "k.cubin")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert " 0 bytes spill stores" in r.stderr and "C7508" not in r.stderr
+
+
+def test_occupancy_option_and_bad_values(run_cli):
+    """`schedule{occupancy=N}` overrides the hint; a negative one is refused."""
+    assert _stage_counts(ALIGNED, "--schedule=occupancy=2") == [3]
+    assert _stage_counts(ALIGNED, "--schedule=occupancy=1") == [6]
+    rc, _, err = run_cli("opt", ALIGNED, "--lower-to-tileas", "--schedule=occupancy=-1")
+    assert rc != 0 and "invalid schedule options" in err and "occupancy=-1" in err
+
+
 def test_slots_are_released_and_their_keys_let_later_ctas_skip_the_build():
     """Six CTAs over the simulator's four SMs (%smid = CTA index mod 4): CTAs 4 and 5
     claim the slots CTAs 0 and 1 gave back, find their own tensors' keys there and

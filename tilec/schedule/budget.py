@@ -28,7 +28,8 @@ def fit_stages(stages, target, requested: int, reserve: int = 0, budget: int | N
     return n
 
 
-def _regs(t, threads) -> int:
+def tile_regs(t, threads) -> int:
+    """32-bit registers per thread for tile type `t` spread over `threads`."""
     bits = num_elements(t.shape) * (element_width(t.element_type) or 32)   # 16-bit values pack in pairs
     return -(-bits // (32 * threads))
 
@@ -51,9 +52,9 @@ def estimate_registers(analysis, stages, target, num_warps: int, occupancy: int 
     threads = 32 * consumer_warps
     need = OVERHEAD_REGS
     for a in analysis.body.arguments[1:]:
-        need += _regs(a.type, threads)
+        need += tile_regs(a.type, threads)
     for p in stages.pairs:
-        need += _regs(p.tile_type, threads)
+        need += tile_regs(p.tile_type, threads)
     if target.warp_specialized:
         agents = max(1, consumer_warps // WARPGROUP)
         per = (target.regs_per_sm // max(1, occupancy) - 128 * PRODUCER_REGS) // (128 * agents)
