@@ -3,15 +3,18 @@
 # start instead of several). Run from the repository root on a machine with an
 # NVIDIA GPU, torch and cuda-python; missing pure-Python wheels (lark) may be
 # carried in .whl/, the tileiras cubin in .gpu-artifacts/ (make_tileiras_cubin.sh).
-#     bash benchmarks/gpu_session.sh [tests|bench|attention|tiles|cutile|tilegym|all]   (default all)
+#     bash benchmarks/gpu_session.sh [STEP[,STEP...]|all]   (default all: every step but tiles)
+#       steps: tests attention bmm bench (= cutile) tiles tilegym tilegym-tests
 #     bash benchmarks/gpu_session.sh prep    (here, no GPU: tileiras cubins per tile size)
 # BUDGET=S (default 540) bounds the whole run: each step gets at most what is left, so
 # the logs of the steps that ran come back even when the device's time runs out.
 # `tilegym` replays the TileGym corpus (TILEGYM_CORPUS, default .gpu-artifacts/tilegym;
-# tilegym_gpu_diff.py --prepare makes it) with tilec's cubins against tileiras's.
+# tilegym_gpu_diff.py --prepare makes it) with tilec's cubins against tileiras's;
+# `tilegym-tests` runs TileGym's own ops tests under both compilers (tilegym_gpu.sh).
 # `tiles` times the matmul example at the tile sizes in $TILES (BMxBNxBK ...) for
 # tilec (mma.sync, wgmma, sm_80 PTX) next to tileiras's cubin of the same text.
-# Logs go to $OUT (or ./gpu-out) : gpu-tests.log, matmul-*.log, junit.xml.
+# Logs go to $OUT (or ./gpu-out): gpu-tests.log, attention.log, bmm.log, matmul.log,
+# tilegym.log/json, tilegym.txt (at most 8 files come back from a device call).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -43,6 +46,18 @@ if [ "$WHAT" = prep ]; then
       .gpu-artifacts 128x128x64 128x256x64 bf16:128x128x64 fp8:128x128x128 bmm:64x128x64 || exit 1
     break
   done
+  # TileGym's own tests (`tilegym-tests`): its sources, cuTile's wheel for the device's
+  # Python, and tileiras's binary xz-compressed (its wheels exceed what a call may carry)
+  TG_SRC=${TILEGYM_DIR:-/tmp/TileGym}
+  if [ -d "$TG_SRC/tests/ops" ]; then
+    tar cJf .gpu-artifacts/tilegym-src.tar.xz -C "$TG_SRC" --exclude=__pycache__ src tests pytest.ini || exit 1
+    python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+      --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+      -d .whl "cuda-tile==${CUDA_TILE_VERSION:-1.7.0}" || exit 1
+    if [ ! -f .gpu-artifacts/tileiras.xz ] && command -v tileiras >/dev/null; then
+      xz -T0 -9 -c "$(command -v tileiras)" > .gpu-artifacts/tileiras.xz || exit 1
+    fi
+  fi
   # the TileGym corpus, when benchmarks/tilegym_export.py has written it (TILEGYM_BC)
   if [ -f "${TILEGYM_BC:-/tmp/tilegym_bc}/manifest.json" ]; then
     python3 benchmarks/tilegym_gpu_diff.py "${TILEGYM_BC:-/tmp/tilegym_bc}" .gpu-artifacts/tilegym --prepare >/dev/null || exit 1
@@ -60,7 +75,7 @@ fi
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader || true
 
-want() { [ "$WHAT" = "$1" ] || { [ "$WHAT" = all ] && [ "$1" != tiles ]; }; }   # tiles: only when named
+want() { [[ ",$WHAT," == *",$1,"* ]] || { [ "$WHAT" = all ] && [ "$1" != tiles ]; }; }   # tiles: only when named
 KEY='^(tilec|tileiras|torch|!!!|ratio|matmul_gpu|attention_gpu|device|matmul|attention)'
 
 if want tests; then
@@ -137,5 +152,23 @@ if want tiles; then
         --reps 20 --warmup 3 2>&1 | grep -E "$KEY" | grep -v "result ok"
     done
   done 2>&1 | tee "$OUTDIR/tiles.log"
+fi
+
+# TileGym's ops tests under tileiras and under tilec (benchmarks/tilegym_gpu.sh), from
+# what `prep` carried: its sources, cuTile's wheel (in .whl) and tileiras's binary
+if want tilegym-tests; then
+  if [ -f .gpu-artifacts/tilegym-src.tar.xz ] && [ -f .gpu-artifacts/tileiras.xz ]; then
+    mkdir -p /tmp/TileGym /tmp/tileiras-bin
+    tar xJf .gpu-artifacts/tilegym-src.tar.xz -C /tmp/TileGym
+    xz -dc .gpu-artifacts/tileiras.xz > /tmp/tileiras-bin/tileiras && chmod +x /tmp/tileiras-bin/tileiras
+    T=$(left 420)
+    OUT=/tmp/tilegym-logs TILEIRAS_BIN=/tmp/tileiras-bin JOBS=${TILEGYM_JOBS:-6} TIMEOUT=$((T / 2)) timeout "$T" \
+      bash benchmarks/tilegym_gpu.sh /tmp/TileGym "${TILEGYM_PATTERN:-.}"
+    # one file per compiler and test file: packed, since few files come back from a device call
+    cp /tmp/tilegym-logs/tilegym.txt "$OUTDIR/" 2>/dev/null
+    tar czf "$OUTDIR/tilegym-logs.tgz" -C /tmp/tilegym-logs .
+  else
+    echo "tilegym-tests: run 'gpu_session.sh prep' where TileGym and the reference toolchain are"
+  fi
 fi
 

@@ -13,11 +13,14 @@
 # tileiras comes from pip's nvidia-cuda-tileiras with the wheels it needs beside it
 # (nvidia-cuda-nvcc, nvidia-nvvm, nvidia-cuda-crt, nvidia-cuda-runtime,
 # nvidia-nvjitlink); put those wheels in .whl-tileiras/ (or set TILEIRAS_SITE to a
-# folder they are installed in). cuTile takes the pip tileiras when all of
+# folder they are installed in), or set TILEIRAS_BIN to a folder holding the `tileiras`
+# binary alone (gpu_session.sh carries it xz-compressed: the wheels exceed what a device
+# call may carry). cuTile takes the pip tileiras when all of
 # nvidia-cuda-tileiras, -nvcc and nvvm are importable, else `tileiras` on PATH: the
 # tilec run leaves TILEIRAS_SITE off PYTHONPATH and puts a `tileiras` script that runs
-# `python -m tilec.tileiras_cli` first on PATH. Other wheels (lark, TileGym's needs)
-# may be carried in .whl/. Each compiler gets its own cuTile disk cache.
+# `python -m tilec.tileiras_cli` first on PATH. Other wheels (lark, cuda-tile, TileGym's
+# needs) may be carried in .whl/. Each compiler gets its own cuTile disk cache. JOBS
+# (default 1) test files run at once; TIMEOUT (default 1800) bounds each file's run.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TILEGYM=${1:?usage: tilegym_gpu.sh TILEGYM_DIR [PATTERN]}
@@ -25,6 +28,7 @@ TILEGYM=$(cd "$TILEGYM" && pwd)
 PATTERN=${2:-.}
 OUTDIR=${OUT:-$ROOT/gpu-out}
 TIMEOUT=${TIMEOUT:-1800}
+JOBS=${JOBS:-1}
 mkdir -p "$OUTDIR"
 export PYTHONUNBUFFERED=1
 
@@ -52,7 +56,8 @@ run_file() {   # compiler file -> "passed/failed/skipped" (errors count as faile
   local compiler=$1 file=$2 log
   log="$OUTDIR/$compiler.$(basename "$file" .py).log"
   if [ "$compiler" = tileiras ]; then
-    env PYTHONPATH="$TILEIRAS_SITE:$BASE_PATH" XDG_CACHE_HOME=/tmp/cache-tileiras \
+    env PYTHONPATH="$TILEIRAS_SITE:$BASE_PATH" PATH="${TILEIRAS_BIN:+$TILEIRAS_BIN:}$PATH" \
+      XDG_CACHE_HOME=/tmp/cache-tileiras \
       timeout "$TIMEOUT" python3 -m pytest "$file" -k test_op -q -p no:cacheprovider -rN >"$log" 2>&1
   else
     env PYTHONPATH="$BASE_PATH" PATH="$SHIM:$PATH" XDG_CACHE_HOME=/tmp/cache-tilec \
@@ -71,12 +76,18 @@ run_file() {   # compiler file -> "passed/failed/skipped" (errors count as faile
 }
 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
-printf "%-40s %-24s %-24s\n" "file" "tileiras pass/fail/skip" "tilec pass/fail/skip"
-for file in $(cd "$TILEGYM" && ls tests/ops/test_*.py | grep -E "$PATTERN"); do
-  t=$(cd "$TILEGYM" && run_file tileiras "$file")
-  c=$(cd "$TILEGYM" && run_file tilec "$file")
-  printf "%-40s %-24s %-24s\n" "$(basename "$file")" "$t" "$c"
-done | tee "$OUTDIR/tilegym.txt"
+row() {   # one test file under both compilers -> its table row
+  local t c
+  t=$(cd "$TILEGYM" && run_file tileiras "$1")
+  c=$(cd "$TILEGYM" && run_file tilec "$1")
+  printf "%-40s %-24s %-24s\n" "$(basename "$1")" "$t" "$c"
+}
+export -f row run_file
+export TILEGYM OUTDIR TIMEOUT TILEIRAS_SITE TILEIRAS_BIN BASE_PATH SHIM
+{
+  printf "%-40s %-24s %-24s\n" "file" "tileiras pass/fail/skip" "tilec pass/fail/skip"
+  (cd "$TILEGYM" && ls tests/ops/test_*.py | grep -E "$PATTERN") | xargs -P "$JOBS" -I{} bash -c 'row {}'
+} | tee "$OUTDIR/tilegym.txt"
 awk 'NR > 1 { split($2, a, "/"); split($3, b, "/"); for (i = 1; i <= 3; i++) { t[i] += a[i]; c[i] += b[i] } }
      END { printf "%-40s %-24s %-24s\n", "total", t[1] "/" t[2] "/" t[3], c[1] "/" c[2] "/" c[3] }' "$OUTDIR/tilegym.txt"
 echo "logs: $OUTDIR/{tileiras,tilec}.<test file>.log"
