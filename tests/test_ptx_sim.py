@@ -668,6 +668,59 @@ def test_batched_dot_matches_the_interpreter(arch, bmkn):
     assert np.all(np.abs(got - exact) <= 1e-5 * scale) and np.all(np.abs(want - exact) <= 1e-5 * scale)
 
 
+_TF32_DOT = """cuda_tile.module @m {
+  entry @k(%a: tile<ptr<f32>>, %b: tile<ptr<f32>>, %c: tile<ptr<f32>>) {
+    %ta = make_tensor_view %a, shape = [M, K], strides = [K, 1] : tensor_view<MxKxf32, strides=[K,1]>
+    %tb = make_tensor_view %b, shape = [K, N], strides = [N, 1] : tensor_view<KxNxf32, strides=[N,1]>
+    %tc = make_tensor_view %c, shape = [M, N], strides = [N, 1] : tensor_view<MxNxf32, strides=[N,1]>
+    %pa = make_partition_view %ta : partition_view<tile=(MxK), tensor_view<MxKxf32, strides=[K,1]>>
+    %pb = make_partition_view %tb : partition_view<tile=(KxN), tensor_view<KxNxf32, strides=[N,1]>>
+    %pc = make_partition_view %tc : partition_view<tile=(MxN), tensor_view<MxNxf32, strides=[N,1]>>
+    %z = constant <i32: 0> : tile<i32>
+    %x, %t0 = load_view_tko weak %pa[%z, %z] : partition_view<tile=(MxK), tensor_view<MxKxf32, strides=[K,1]>>, tile<i32> -> tile<MxKxf32>, token
+    %y, %t1 = load_view_tko weak %pb[%z, %z] : partition_view<tile=(KxN), tensor_view<KxNxf32, strides=[N,1]>>, tile<i32> -> tile<KxNxf32>, token
+    %x32 = ftof %x : tile<MxKxf32> -> tile<MxKxtf32>
+    %y32 = ftof %y : tile<KxNxf32> -> tile<KxNxtf32>
+    %acc = constant <f32: 1.5> : tile<MxNxf32>
+    %r = mmaf %x32, %y32, %acc : tile<MxKxtf32>, tile<KxNxtf32>, tile<MxNxf32>
+    %t2 = store_view_tko weak %r, %pc[%z, %z] : tile<MxNxf32>, partition_view<tile=(MxN), tensor_view<MxNxf32, strides=[N,1]>>, tile<i32> -> token
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("mkn,warps", [((16, 8, 8), 1), ((64, 32, 64), 4), ((128, 64, 32), 8)],
+                         ids=["one-fragment", "4-warps", "8-warps"])
+def test_tf32_dot_runs_on_tensor_cores(arch, mkn, warps):
+    """tf32 dots run on mma.sync m16n8k8 (A and B words from padded shared
+    copies), equal to the interpreter within f32 summation order."""
+    import numpy as np
+    from tilec.codegen.ptx import compile_text
+    from tilec.interp import launch as interp_launch, parse_module
+    if arch == "sm_90a" and warps % 4:
+        pytest.skip("sm_90a schedules whole warpgroups")
+    m, k, n = mkn
+    text = _TF32_DOT
+    for key, val in (("M", m), ("K", k), ("N", n)):
+        text = text.replace(key, str(val))
+    ptx = compile_text(text, arch, num_warps=warps)
+    assert ptx.count("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32") >= 1 and "dot_k" not in ptx
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    want = np.zeros((m, n), np.float32)
+    interp_launch(parse_module(text, "tf32.mlir"), None, (1, 1, 1), [a.copy(), b.copy(), want])
+    got = np.zeros((m, n), np.float32)
+    ptxsim.run_ptx(ptx, "k", (1, 1, 1), [a, b, got])
+    scale = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64)) + 1.5
+    assert np.all(np.abs(got.astype(np.float64) - want) <= 1e-5 * scale)
+    # the operands were rounded to tf32: far from the f32 product, close to the tf32 one
+    exact = a.astype(np.float64) @ b.astype(np.float64) + 1.5
+    assert np.abs(got - exact).max() > 1e-5 * scale.max()
+
+
 _ATAN2 = """cuda_tile.module @m {
   entry @k(%x: tile<ptr<ET>>, %y: tile<ptr<ET>>, %o: tile<ptr<ET>>) {
     %i = iota : tile<512xi32>
@@ -1026,11 +1079,12 @@ def test_sim_layout_changes_by_rows(arch, monkeypatch):
     cases.compare(case, launch, got, want)
 
 
-def test_sim_cuda_core_dot_stages_k_blocks(monkeypatch):
-    """A CUDA-core dot whose operand copies do not fit a short scratch (compile_ops'
+def test_sim_dot_stages_k_blocks(monkeypatch):
+    """A dot whose operand copies do not fit a short scratch (compile_ops'
     fallback) stages A's columns and B's rows a K block at a time: one k loop per
     block (forced here with a 2 KB limit on the tf32 matmul, whose operands are
-    register tiles cast from f32); the result stays the interpreter's."""
+    register tiles cast from f32; its tensor-core loop is `mma_k`); the result
+    stays the interpreter's."""
     import tilec.codegen.ptx as P
     from tilec.codegen.ptx import compile_text
     case = cases.BY_NAME["cutile_matmul_tf32_cast"]
@@ -1038,7 +1092,7 @@ def test_sim_cuda_core_dot_stages_k_blocks(monkeypatch):
     emit = P.emit_ptx
     monkeypatch.setattr(P, "emit_ptx", lambda *a, **k: emit(*a, **dict(k, scratch_limit=2048)))
     blocks = compile_text(case.text(), arch="sm_80")
-    assert blocks.count("$L_dot_k") > whole.count("$L_dot_k") >= 1
+    assert blocks.count("$L_mma_k") > whole.count("$L_mma_k") >= 1
     want, _, _ = interpreter_result(case)
     got, _, _, launch = run_in_sim(case, blocks)
     cases.compare(case, launch, got, want)

@@ -1058,6 +1058,15 @@ class KernelCodegen:
                 lines.append("_lo = 0 if _lo & 0x8000 and (_lo & 0x7FFF) <= 0x7C00 else _lo")
                 lines.append("_hi = 0 if _hi & 0x8000 and (_hi & 0x7FFF) <= 0x7C00 else _hi")
             lines += self.wr(d, T("b32"), "(_hi << 16) | _lo", written)
+        elif dt.name == "tf32" and at.kind == "f":
+            # cvt.rna{.satfinite}.tf32.f32: an f32 pattern with the low 13 mantissa bits zero, the
+            # value rounded to nearest, ties away from zero (sm_80's only mode)
+            self._nops(ins, 2)
+            if frnd != ["rna"] or relu:
+                self._fail("f32 to tf32 conversion needs .rna")
+            a = self.rd(ins.operands[1], at)
+            lines.append(f"_v = _round_exact({a}, TF32FMT, 'rna', {satf}, False)")
+            lines += self.wr(d, T("b32"), "_f2u(_v)", written)
         else:
             self._fail(f"conversion .{dt.name}.{at.name}")
         self._guarded(ins, lines)
@@ -1562,12 +1571,14 @@ class KernelCodegen:
         if mods[:1] != ["sync"] or "aligned" not in mods:
             self._fail("mma without .sync.aligned")
         rest = [m for m in mods if m not in ("sync", "aligned")]
-        if len(rest) != 7 or rest[0] != "m16n8k16" or rest[1:3] != ["row", "col"] or rest[3] != "f32" or \
-                rest[6] != "f32" or rest[4] != rest[5] or rest[4] not in ("f16", "bf16"):
-            self._fail("mma shape/types (only m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32)")
+        if len(rest) != 7 or rest[1:3] != ["row", "col"] or rest[3] != "f32" or rest[6] != "f32" or \
+                rest[4] != rest[5] or (rest[0], rest[4]) not in (("m16n8k16", "f16"), ("m16n8k16", "bf16"),
+                                                                 ("m16n8k8", "tf32")):
+            self._fail("mma shape/types (only m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32 and "
+                       "m16n8k8.row.col.f32.tf32.tf32.f32)")
         self._nops(ins, 4)
         d, a, b, c = ins.operands
-        sizes = (4, 4, 2, 4)
+        sizes = (4, 4, 2, 4)         # m16n8k16 f16/bf16 pairs and m16n8k8 tf32 words alike
         for o, n in zip((d, a, b, c), sizes):
             if not isinstance(o, Vec) or len(o.items) != n or not all(isinstance(x, Reg) for x in o.items):
                 self._fail("mma operand vectors")

@@ -709,9 +709,9 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
             R[d.slot] = _u2f(out[l]) if d.kind == "f" else out[l]
 
     def _mma_compute(self, w, lanes):
-        """D = A B + C of mma.sync.m16n8k16.row.col.f32.{f16,bf16}: products exact, summed in
-        f64, rounded once to f32 (PTX ISA 'Matrix Fragments for mma.m16n8k16 with floating
-        point type')."""
+        """D = A B + C of mma.sync.m16n8k16.row.col.f32.{f16,bf16} and m16n8k8 tf32: products
+        exact, summed in f64, rounded once to f32 (PTX ISA 'Matrix Fragments for mma.m16n8k16
+        with floating point type', '... for mma.m16n8k8')."""
         if len(lanes) != 32:
             raise PTXRuntimeError(f"mma.sync in a warp of {len(lanes)} threads ({w.instr.where()})")
         a_s, b_s, c_r, d_r = w.args["a"], w.args["b"], w.args["c"], w.args["d"]
@@ -722,14 +722,21 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
                               for l in range(32)], dtype=np.float64)
         except TypeError:
             raise PTXRuntimeError(f"mma.sync reads an uninitialized register ({w.instr.where()})") from None
-        ft = np.float16 if w.args["atype"] == "f16" else ml_dtypes.bfloat16
-        ah = np.stack([abits & 0xFFFF, abits >> 16], axis=2).reshape(32, 8).astype(np.uint16)
-        bh = np.stack([bbits & 0xFFFF, bbits >> 16], axis=2).reshape(32, 4).astype(np.uint16)
-        A = np.zeros((16, 16))
-        B = np.zeros((16, 8))
         C = np.zeros((16, 8))
-        A[_MMA_A_ROW, _MMA_A_COL] = ah.view(ft).astype(np.float64)
-        B[_MMA_B_ROW, _MMA_B_COL] = bh.view(ft).astype(np.float64)
+        if w.args["atype"] == "tf32":
+            # m16n8k8: the words are f32 patterns of which the tensor cores read the tf32 part
+            # (the low 13 mantissa bits ignored)
+            A, B = np.zeros((16, 8)), np.zeros((8, 8))
+            A[_TF32_A_ROW, _TF32_A_COL] = (abits & 0xFFFFE000).view(np.float32).astype(np.float64)
+            B[_TF32_B_ROW, _TF32_B_COL] = (bbits & 0xFFFFE000).view(np.float32).astype(np.float64)
+        else:
+            ft = np.float16 if w.args["atype"] == "f16" else ml_dtypes.bfloat16
+            ah = np.stack([abits & 0xFFFF, abits >> 16], axis=2).reshape(32, 8).astype(np.uint16)
+            bh = np.stack([bbits & 0xFFFF, bbits >> 16], axis=2).reshape(32, 4).astype(np.uint16)
+            A = np.zeros((16, 16))
+            B = np.zeros((16, 8))
+            A[_MMA_A_ROW, _MMA_A_COL] = ah.view(ft).astype(np.float64)
+            B[_MMA_B_ROW, _MMA_B_COL] = bh.view(ft).astype(np.float64)
         C[_MMA_C_ROW, _MMA_C_COL] = cvals
         with np.errstate(all="ignore"):
             D = (A @ B + C).astype(np.float32)
@@ -968,6 +975,18 @@ def _mma_index():
 
 
 _MMA_A_ROW, _MMA_A_COL, _MMA_B_ROW, _MMA_B_COL, _MMA_C_ROW, _MMA_C_COL = _mma_index()
+
+
+def _tf32_index():
+    """m16n8k8 tf32 fragments: a0..a3 at rows g, g + 8, g, g + 8 and columns tig, tig,
+    tig + 4, tig + 4; b0, b1 at rows tig, tig + 4 and column g (PTX ISA)."""
+    lane = np.arange(32)[:, None]
+    g, tig = lane >> 2, lane % 4
+    i4, i2 = np.arange(4)[None, :], np.arange(2)[None, :]
+    return (g + 8 * (i4 & 1), tig + 4 * (i4 >> 1), tig + 4 * i2, np.broadcast_to(g, (32, 2)))
+
+
+_TF32_A_ROW, _TF32_A_COL, _TF32_B_ROW, _TF32_B_COL = _tf32_index()
 
 
 class MBarrier:

@@ -51,8 +51,13 @@ def from_f32(em, dst: str, f: str, t, rounding: str = ".rn"):
     """Round f32 register `f` into `dst` of float type `t`."""
     kb = em.kb
     name = float_name(t)
-    if name in ("f32", "tf32"):
+    if name == "f32":
         kb.emit(f"mov.f32 \t{dst}, {f}")
+    elif name == "tf32":
+        # to nearest, ties away (the interpreter's rounding); the tensor cores would truncate
+        w = kb.reg(B32)
+        kb.emit(f"cvt.rna.tf32.f32 \t{w}, {f}")
+        kb.emit(f"mov.b32 \t{dst}, {w}")
     elif name == "f16":
         kb.emit(f"cvt{rounding}.f16.f32 \t{dst}, {f}")
     elif name == "bf16":

@@ -252,15 +252,17 @@ def _dot_2d(em, op, a, b, c, rt):
     return out
 
 
-def _k_chunk(em, a, b) -> int:
+def _k_chunk(em, a, b, pad=(0, 0)) -> int:
     """K, or the K block the CUDA-core dot stages at a time when the kernel's
     shared memory is short (em.scratch_limit, compile_ops' fallback) and the
     register operands' copies would not fit it: the largest power of two that
-    divides K and whose A columns and B rows fit the limit."""
+    divides K and whose A columns and B rows fit the limit. `pad`: the elements
+    whole copies add to each row of A and of B (the tf32 MMA's)."""
     M, K = a.shape
     N = b.shape[1]
     per_k = M * byte_size(a.etype) + N * byte_size(b.etype)
-    if not em.scratch_limit or per_k * K <= em.scratch_limit or a.regs is None or b.regs is None \
+    whole = M * (K + pad[0]) * byte_size(a.etype) + K * (N + pad[1]) * byte_size(b.etype)
+    if not em.scratch_limit or whole <= em.scratch_limit or a.regs is None or b.regs is None \
             or a.splat or b.splat:
         return K
     chunk = K
@@ -319,6 +321,8 @@ def _mma_dot(em, op, a, b, c, layout, rt):
     that is the transpose of an N x K tile is read without .trans). An A held
     in registers by warps that split the rows only is used where it is
     (_register_a), and the K loop is then unrolled."""
+    if float_name(a.etype) == "tf32":
+        return _mma_dot_tf32(em, a, b, c, layout, rt)
     kb = em.kb
     M, K = a.shape
     N = b.shape[1]
@@ -439,6 +443,101 @@ def _mma_dot(em, op, a, b, c, layout, rt):
     for r, s in zip(out.regs, acc):
         from_f32(em, r, s, rt)
     return out
+
+
+# row padding (elements) of the tf32 operand copies: A's fragment rows g at pitch K + 4 and
+# B's rows tig at pitch N + 8 fall in 32 distinct banks
+TF32_PAD_A, TF32_PAD_B = 4, 8
+
+
+def _mma_dot_tf32(em, a, b, c, layout, rt):
+    """Tensor cores for tf32: mma.sync m16n8k8 (f32 accumulate). A and B are
+    copied row-major into shared memory with padded rows (TF32_PAD_A/B), and
+    each lane loads its fragment elements as 32-bit words: A's rows g, g + 8 at
+    columns tig, tig + 4; B's rows tig, tig + 4 at column g (g = lane / 4,
+    tig = lane % 4; PTX ISA, "Matrix Fragments for mma.m16n8k8"). tf32 values
+    are f32 bit patterns with the low mantissa bits zero (`cvt.rna.tf32.f32`).
+    The accumulator is the m16n8k16 one (MmaAcc). Where the kernel's shared
+    memory is short (em.scratch_limit), K blocks are copied one at a time,
+    unpadded (_k_chunk, as the CUDA-core dot)."""
+    kb = em.kb
+    M, K = a.shape
+    N = b.shape[1]
+    c = em.in_layout(c, layout)
+    chunk = _k_chunk(em, a, b, pad=(TF32_PAD_A, TF32_PAD_B))
+    if chunk % 8:
+        chunk = 8
+    acc = []
+    for s in range(layout.nslots):
+        r = kb.reg(F32)
+        kb.emit(f"mov.f32 \t{r}, {to_f32(em, c.at(s), c.etype)}")
+        acc.append(r)
+    row, col = em.bases(layout)           # (warp row + g, warp column + 2 tig)
+    lane, g, tig = kb.reg(B32), kb.reg(B32), kb.reg(B32)
+    kb.emit(f"and.b32 \t{lane}, {em.group.tid}, 31")
+    kb.emit(f"shr.u32 \t{g}, {lane}, 2")
+    kb.emit(f"and.b32 \t{tig}, {lane}, 3")
+    for k0 in range(0, K, chunk):
+        if chunk == K:
+            pa, pb = K + TF32_PAD_A, N + TF32_PAD_B
+            size_a = (M * pa * 4 + 15) // 16 * 16
+            a_addr = em.addr_of(em.scratch(size_a + K * pb * 4))
+            b_addr = kb.reg(B32)
+            kb.emit(f"add.u32 \t{b_addr}, {a_addr}, {size_a}")
+            em.align_of[b_addr] = 16
+            em.sync()
+            em.store_shared(em.regs_of(a), a_addr, (pa, 1))
+            em.store_shared(em.regs_of(b), b_addr, (pb, 1))
+            em.sync()
+        else:
+            pa, pb = chunk, N
+            a_addr, b_addr = _stage_k_block(em, a, b, k0, chunk)
+        _tf32_k_loop(em, layout, acc, row, col, g, tig, a_addr, b_addr, pa, pb, chunk)
+    out = em.new_tile(rt, (M, N), layout)
+    from .numeric import from_f32
+    for r, s in zip(out.regs, acc):
+        from_f32(em, r, s, rt)
+    return out
+
+
+def _tf32_k_loop(em, layout, acc, row, col, g, tig, a_addr, b_addr, pa, pb, k_len):
+    """The m16n8k8 MMAs over `k_len` columns of A at `a_addr` (row pitch `pa`
+    words) and rows of B at `b_addr` (pitch `pb`), into `acc`."""
+    kb = em.kb
+    # this lane's A word: row (warp row + g) at column tig; B word: row tig at column warp column + g
+    pa_r, pb_r, t = kb.reg(B32), kb.reg(B32), kb.reg(B32)
+    kb.emit(f"mad.lo.u32 \t{t}, {row}, {pa}, {tig}")
+    kb.emit(f"mad.lo.u32 \t{pa_r}, {t}, 4, {a_addr}")
+    kb.emit(f"shl.b32 \t{t}, {tig}, 1")
+    kb.emit(f"sub.u32 \t{t}, {col}, {t}")
+    kb.emit(f"add.u32 \t{t}, {t}, {g}")
+    kb.emit(f"mad.lo.u32 \t{t}, {tig}, {pb}, {t}")
+    kb.emit(f"mad.lo.u32 \t{pb_r}, {t}, 4, {b_addr}")
+    k = kb.reg(B32)
+    kb.emit(f"mov.u32 \t{k}, 0")
+    head = kb.label("mma_k")
+    kb.place(head)
+    afr = []
+    for i in range(layout.tiles_m):
+        regs = [kb.reg(B32) for _ in range(4)]
+        for e, (dr, dk) in enumerate(((0, 0), (8, 0), (0, 4), (8, 4))):
+            kb.emit(f"ld.shared.b32 \t{regs[e]}, [{pa_r}+{((16 * i + dr) * pa + dk) * 4}]")
+        afr.append(regs)
+    for j in range(layout.tiles_n):
+        bfr = [kb.reg(B32) for _ in range(2)]
+        for e in range(2):
+            kb.emit(f"ld.shared.b32 \t{bfr[e]}, [{pb_r}+{(4 * e * pb + 8 * j) * 4}]")
+        for i in range(layout.tiles_m):
+            tt = i * layout.tiles_n + j
+            dl = ", ".join(acc[tt * 4:tt * 4 + 4])
+            kb.emit(f"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 \t{{{dl}}}, "
+                    f"{{{', '.join(afr[i])}}}, {{{', '.join(bfr)}}}, {{{dl}}}")
+    kb.emit(f"add.u32 \t{pa_r}, {pa_r}, 32")
+    kb.emit(f"add.u32 \t{pb_r}, {pb_r}, {8 * pb * 4}")
+    kb.emit(f"add.u32 \t{k}, {k}, 8")
+    more = kb.reg(PRED)
+    kb.emit(f"setp.lt.u32 \t{more}, {k}, {k_len}")
+    kb.emit(f"@{more} bra \t{head}")
 
 
 # registers per thread that the accumulator and a register A (f16 pairs) may take

@@ -270,16 +270,20 @@ ROWS_ONLY_ACC_REGS = 64
 def tensor_core_acc(a_type, b_type, c_type, threads: int, rows_only: bool = False):
     """The MmaAcc layout of a dot's (M, N) accumulator when the dot runs on
     tensor cores (mma.sync m16n8k16: f16/bf16 operands of one type, an f32 or
-    f16 accumulator, K a multiple of 16, rank 2), else None. `rows_only`: the
+    f16 accumulator, K a multiple of 16, rank 2; m16n8k8: tf32 operands, an f32
+    accumulator, K a multiple of 8), else None. `rows_only`: the
     warps split the rows only, when they can (a dot whose result becomes
     another dot's A: each warp then holds whole rows, which are its A
     fragments of the next dot, and row reductions stay inside warps), within
     ROWS_ONLY_ACC_REGS."""
-    if float_kind(a_type) not in MMA_OPERAND_TYPES or float_kind(a_type) != float_kind(b_type):
+    kind = float_kind(a_type)
+    if kind not in MMA_OPERAND_TYPES + ("tf32",) or kind != float_kind(b_type):
         return None
     if float_kind(c_type) not in ("f32", "f16") or len(c_type.shape) != 2 or len(a_type.shape) != 2:
         return None
-    if a_type.shape[1] % 16:
+    if kind == "tf32" and float_kind(c_type) != "f32":
+        return None
+    if a_type.shape[1] % (8 if kind == "tf32" else 16):    # m16n8k8 for tf32, m16n8k16 otherwise
         return None
     warps = threads // 32
     m, n = c_type.shape
