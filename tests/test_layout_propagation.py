@@ -270,6 +270,39 @@ def test_warps_follow_the_accumulators_live_at_once(path, sm90a, sm80):
     assert (default_num_warps(ops, "sm_90a"), default_num_warps(ops, "sm_80")) == (sm90a, sm80)
 
 
+_TWO_DOTS = """cuda_tile.module @m {
+  entry @k(%a: tile<ptr<f16>>, %c: tile<ptr<f32>>) {
+    %ta = make_tensor_view %a, shape = [512, 512], strides = [512, 1] : tensor_view<512x512xf16, strides=[512,1]>
+    %tc = make_tensor_view %c, shape = [512, 16], strides = [16, 1] : tensor_view<512x16xf32, strides=[16,1]>
+    %pq = make_partition_view %ta : partition_view<tile=(128xK), tensor_view<512x512xf16, strides=[512,1]>>
+    %pk = make_partition_view %ta : partition_view<tile=(Kx16), tensor_view<512x512xf16, strides=[512,1]>>
+    %pc = make_partition_view %tc : partition_view<tile=(128x16), tensor_view<512x16xf32, strides=[16,1]>>
+    %z = constant <i32: 0> : tile<i32>
+    %q, %t0 = load_view_tko weak %pq[%z, %z] : partition_view<tile=(128xK), tensor_view<512x512xf16, strides=[512,1]>>, tile<i32> -> tile<128xKxf16>, token
+    %kt, %t1 = load_view_tko weak %pk[%z, %z] : partition_view<tile=(Kx16), tensor_view<512x512xf16, strides=[512,1]>>, tile<i32> -> tile<Kx16xf16>, token
+    %acc = constant <f32: 0.0> : tile<128x16xf32>
+    %s = mmaf %q, %kt, %acc : tile<128xKxf16>, tile<Kx16xf16>, tile<128x16xf32>
+    SECOND
+    %t2 = store_view_tko weak %r, %pc[%z, %z] : tile<128x16xf32>, partition_view<tile=(128x16), tensor_view<512x16xf32, strides=[16,1]>>, tile<i32> -> token
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("k,dots,warps", [(512, 2, 8), (512, 1, 4), (64, 2, 4)])
+def test_warps_count_the_register_operands_of_several_dots(k, dots, warps):
+    """Several dots in one block hold their operands in registers too (TileGym's
+    MLA decode: two 128x512 f16 operands spilled 2360 bytes on 4 warps); a lone
+    dot's operands are not counted (a K loop reads them from pipeline slots)."""
+    from tilec.compiler import default_num_warps
+    second = ("%r = mmaf %q, %kt, %s : tile<128xKxf16>, tile<Kx16xf16>, tile<128x16xf32>" if dots == 2
+              else "%r = addf %s, %s : tile<128x16xf32>")
+    ops, ok, msgs = parse(_TWO_DOTS.replace("SECOND", second).replace("K", str(k)))
+    assert ok, msgs
+    assert default_num_warps(ops, "sm_90a") == warps
+
+
 # ---- backward rematerialization of layout-free values -----------------------------------------
 
 CAUSAL = "examples/cutile/attention_causal_f16.mlir"

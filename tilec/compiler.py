@@ -48,21 +48,37 @@ def default_num_warps(ops, arch: str) -> int:
     two). The dots of one block count together, and a dot whose A is another
     dot's result (attention's P) adds that operand's registers: flash
     attention with 128 query rows (S, P and O) gets two consumer warpgroups
-    on sm_90a, as tileiras runs it on 256 threads."""
+    on sm_90a, as tileiras runs it on 256 threads. In a block of several dots
+    their other operands count too: they are register tiles there, where a
+    lone K-loop dot reads its own from pipeline slots (TileGym's MLA decode,
+    two 128x512 f16 operands beside its accumulators, spilled 2360 bytes on
+    4 warps and none on 8)."""
     from .conversion.target import target_for
     target = target_for(arch)
     if target is None:
         return 4
     worst = 0
     for top in ops:
-        per_block = {}
+        dots = {}
         for op in top.walk():
             if op.name in ("cuda_tile.mmaf", "cuda_tile.mmai"):
-                regs = _regs(op.results[0].type)
+                dots.setdefault(id(op.parent), []).append(op)
+        for block in dots.values():
+            regs = 0
+            for op in block:
+                regs += _regs(op.results[0].type)
                 if _from_dot(op.operands[0]):
                     regs += _regs(op.operands[0].type)
-                per_block[id(op.parent)] = per_block.get(id(op.parent), 0) + regs
-        worst = max([worst, *per_block.values()])
+            if len(block) > 1:
+                # several dots in one block: the operands it loads itself, other than by the
+                # loop's induction variable (those become pipeline slots), are register tiles
+                seen = set()
+                for op in block:
+                    for v in op.operands[:2]:
+                        if id(v) not in seen and _loaded_in_place(v, op.parent):
+                            seen.add(id(v))
+                            regs += _regs(v.type)
+            worst = max(worst, regs)
     limit = ACC_REGS_PER_CONSUMER_THREAD if target.warp_specialized else ACC_REGS_PER_THREAD
     return 8 if worst > limit * 4 * 32 else 4
 
@@ -73,6 +89,35 @@ def _regs(t) -> float:
     for d in t.shape:
         n *= d
     return n * t.element_type.width / 32
+
+
+def _loaded_in_place(v, block, depth: int = 8) -> bool:
+    """Whether dot operand `v` is a load in `block` (through ops that keep its
+    elements: reshape, permute, conversions) whose indices do not follow the
+    enclosing loop's induction variable: the schedule leaves such a load in
+    registers, where it pipelines one indexed by the induction variable."""
+    for _ in range(depth):
+        d = getattr(v, "op", None)
+        if d is None or d.parent is not block:
+            return False
+        if d.name.startswith("cuda_tile.load_"):
+            loop = block.parent_op
+            iv = block.arguments[0] if loop is not None and loop.name == "cuda_tile.for" else None
+            return iv is None or not any(_depends_on(x, iv) for x in d.operands[1:])
+        if d.name not in ("cuda_tile.reshape", "cuda_tile.permute", "cuda_tile.ftof", "cuda_tile.itof",
+                          "cuda_tile.bitcast") or not d.operands:
+            return False
+        v = d.operands[0]
+    return False
+
+
+def _depends_on(v, target, depth: int = 6) -> bool:
+    if v is target:
+        return True
+    d = getattr(v, "op", None)
+    if d is None or depth == 0:
+        return False
+    return any(_depends_on(x, target, depth - 1) for x in d.operands)
 
 
 def _from_dot(v, depth: int = 8) -> bool:
