@@ -21,6 +21,15 @@ COMPUTE = ("nv_tileas.dot",)  # register-only compute: no memory effects
 COMBINING = ("nv_tileas.reduce", "nv_tileas.scan")
 
 
+# reads other than tiled loads (a gather through a tile of pointers): not pipelined, but a
+# loop whose body writes no memory keeps them in its body beside the pipelined loads
+READS = ("nv_tileas.gather_load",)
+
+
+def _untokened(op) -> bool:
+    return not any("token" in type(v.type).__name__.lower() for v in list(op.operands) + list(op.results))
+
+
 def register_only(op) -> bool:
     """No memory effects although not Pure: the MMA, and reduce/scan (which
     carry MemoryConsistencyOpInterface because their bodies *may* hold
@@ -89,12 +98,16 @@ def analyze_loop(loop) -> LoopSchedule:
         if not hasattr(a.type, "shape"):
             s.reason = f"loop-carried value of type {a.type.text()} is not a tile"
             return s
+    writes = [op for op in ops[:-1] if op.name != LOAD and op.name not in READS and not register_only(op)
+              and not is_side_effect_free(op)]
     for op in ops[:-1]:
         if op.name == LOAD:
             if op.token_values() or op.result_token_values():
                 s.reason = "token-ordered load"
                 return s
             continue
+        if op.name in READS and not writes and _untokened(op):
+            continue     # a read the loop orders with no write: it stays in the body, synchronous
         if not register_only(op) and not is_side_effect_free(op):
             s.reason = f"'{op.name}' has side effects"
             return s
