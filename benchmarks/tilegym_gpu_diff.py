@@ -40,20 +40,9 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 sys.path.insert(0, ROOT)
 
-from tilegym_sim import _args, _compare, _kinds, _work  # noqa: E402
+from tilegym_sim import _args, _compare, _elements, _kinds, _work  # noqa: E402
 
 TILEIRAS_BIN = os.environ.get("TILEIRAS", "tileiras")
-
-
-def _elements(launch):
-    n = 0
-    for a in launch["args"]:
-        if a.get("kind") == "array":
-            k = 1
-            for d in a["shape"]:
-                k *= d
-            n += k
-    return n
 
 
 def _launches(record, max_elements):
@@ -141,6 +130,17 @@ def _wrote(after, launch, kinds):
                for (_, a), (_, b) in zip(after, before))
 
 
+def _attempt(row, base, who, text, launch, kinds, statuses):
+    """(the arrays after `who`'s run, False), or (None, whether the context is lost)
+    with `row` given statuses[0] for a fault, statuses[1] for another error."""
+    try:
+        return _run(base, who, text, launch, kinds, 0), False
+    except Exception as e:  # noqa: BLE001 - every failure is a row
+        row.update(status=statuses[0] if _sticky(e) else statuses[1],
+                   detail=f"{who}: {type(e).__name__}: {str(e).splitlines()[0][:160]}")
+        return None, _sticky(e)
+
+
 def worker(corpus, art, jobs):
     """Run (file, launch) jobs in this process; one JSON line each. Exit 3 after a fault."""
     manifest = json.load(open(os.path.join(corpus, "manifest.json")))
@@ -153,25 +153,14 @@ def worker(corpus, art, jobs):
         launch = r["launches"][li]
         kinds = _kinds(r.get("constraints"))
         text = open(base + ".mlir").read()
-        fatal = False
-        try:
-            want = _run(base, "tileiras", text, launch, kinds, 0)
-        except Exception as e:  # noqa: BLE001
-            row.update(status="input-fault" if _sticky(e) else "tileiras-error",
-                       detail=f"tileiras: {type(e).__name__}: {str(e).splitlines()[0][:160]}")
-            fatal = _sticky(e)
-        else:
+        want, fatal = _attempt(row, base, "tileiras", text, launch, kinds, ("input-fault", "tileiras-error"))
+        if want is not None:
             if not os.path.exists(base + ".tilec.cubin"):
                 err = open(base + ".tilec.err").read().strip().splitlines() if os.path.exists(base + ".tilec.err") else []
                 row.update(status="compile", detail=(err or ["no cubin"])[0][:200])
             else:
-                try:
-                    got = _run(base, "tilec", text, launch, kinds, 0)
-                except Exception as e:  # noqa: BLE001
-                    row.update(status="fault" if _sticky(e) else "error",
-                               detail=f"tilec: {type(e).__name__}: {str(e).splitlines()[0][:160]}")
-                    fatal = _sticky(e)
-                else:
+                got, fatal = _attempt(row, base, "tilec", text, launch, kinds, ("fault", "error"))
+                if got is not None:
                     problems = [p for (lg, g), (_, w) in zip(got, want) if (p := _compare(lg, g, w))]
                     row.update(status="differs" if problems else "ok", detail=problems[0] if problems else "")
                     if not problems and not _wrote(want, launch, kinds):

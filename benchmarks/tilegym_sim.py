@@ -36,7 +36,8 @@ from concurrent.futures import ThreadPoolExecutor
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _work(launch):
+def _elements(launch):
+    """Elements of a launch's array arguments."""
     elems = 0
     for a in launch["args"]:
         if a.get("kind") == "array":
@@ -44,10 +45,14 @@ def _work(launch):
             for d in a["shape"]:
                 n *= d
             elems += n
+    return elems
+
+
+def _work(launch):
     blocks = 1
     for g in launch["grid"]:
         blocks *= g
-    return elems * blocks
+    return _elements(launch) * blocks
 
 
 def _dtype(name):

@@ -168,6 +168,23 @@ def _batched_dot(em, op, a, b, c, rt):
     return em.load_shared(rt, (nb, M, N), em.layout_for((nb, M, N)), cbuf, linear_offsets((nb, M, N)))
 
 
+def _k_loop_head(kb, name):
+    """A K counter from 0 and the loop's head label, placed."""
+    k = kb.reg(B32)
+    kb.emit(f"mov.u32 \t{k}, 0")
+    head = kb.label(name)
+    kb.place(head)
+    return k, head
+
+
+def _k_loop_tail(kb, k, step: int, bound, head):
+    """k += step; back to `head` while k < bound."""
+    kb.emit(f"add.u32 \t{k}, {k}, {step}")
+    more = kb.reg(PRED)
+    kb.emit(f"setp.lt.u32 \t{more}, {k}, {bound}")
+    kb.emit(f"@{more} bra \t{head}")
+
+
 def _prod(xs):
     n = 1
     for x in xs:
@@ -221,10 +238,7 @@ def _dot_2d(em, op, a, b, c, rt):
         pa, pb = kb.reg(B32), kb.reg(B32)
         kb.emit(f"mad.lo.u32 \t{pa}, {bases[0]}, {chunk * ea}, {a_addr}")
         kb.emit(f"mad.lo.u32 \t{pb}, {bases[1]}, {eb}, {b_addr}")
-        k = kb.reg(B32)
-        kb.emit(f"mov.u32 \t{k}, 0")
-        head = kb.label("dot_k")
-        kb.place(head)
+        k, head = _k_loop_head(kb, "dot_k")
         av = {m: _load(em, a.etype, f"[{pa}+{m * chunk * ea}]", is_float, wide, sa) for m in rows}
         bv = {n: _load(em, b.etype, f"[{pb}+{n * eb}]", is_float, wide, sb) for n in cols}
         for s, o in enumerate(offs):
@@ -238,10 +252,7 @@ def _dot_2d(em, op, a, b, c, rt):
                 kb.emit(f"mad.lo.s{w} \t{acc[s]}, {x}, {y}, {acc[s]}")
         kb.emit(f"add.u32 \t{pa}, {pa}, {ea}")
         kb.emit(f"add.u32 \t{pb}, {pb}, {N * eb}")
-        kb.emit(f"add.u32 \t{k}, {k}, 1")
-        more = kb.reg(PRED)
-        kb.emit(f"setp.lt.u32 \t{more}, {k}, {chunk}")
-        kb.emit(f"@{more} bra \t{head}")
+        _k_loop_tail(kb, k, 1, chunk, head)
     out = em.new_tile(rt, (M, N), layout)
     for r, s in zip(out.regs, acc):
         if is_float and not wide:
@@ -421,10 +432,7 @@ def _mma_dot(em, op, a, b, c, layout, rt):
         for step in range(K // 16):
             k_step(step)
     else:
-        k = kb.reg(B32)
-        kb.emit(f"mov.u32 \t{k}, 0")
-        head = kb.label("mma_k")
-        kb.place(head)
+        k, head = _k_loop_head(kb, "mma_k")
         k_step(None)
         if a_km is not None:
             a_rows.advance_rows(16)
@@ -434,10 +442,7 @@ def _mma_dot(em, op, a, b, c, layout, rt):
             b_rows.advance_rows(16)
         else:
             b_rows.advance_columns(32)
-        kb.emit(f"add.u32 \t{k}, {k}, 16")
-        more = kb.reg(PRED)
-        kb.emit(f"setp.lt.u32 \t{more}, {k}, {K}")
-        kb.emit(f"@{more} bra \t{head}")
+        _k_loop_tail(kb, k, 16, K, head)
     out = em.new_tile(rt, (M, N), layout)
     from .numeric import from_f32
     for r, s in zip(out.regs, acc):
@@ -513,10 +518,7 @@ def _tf32_k_loop(em, layout, acc, row, col, g, tig, a_addr, b_addr, pa, pb, k_le
     kb.emit(f"add.u32 \t{t}, {t}, {g}")
     kb.emit(f"mad.lo.u32 \t{t}, {tig}, {pb}, {t}")
     kb.emit(f"mad.lo.u32 \t{pb_r}, {t}, 4, {b_addr}")
-    k = kb.reg(B32)
-    kb.emit(f"mov.u32 \t{k}, 0")
-    head = kb.label("mma_k")
-    kb.place(head)
+    k, head = _k_loop_head(kb, "mma_k")
     afr = []
     for i in range(layout.tiles_m):
         regs = [kb.reg(B32) for _ in range(4)]
@@ -534,10 +536,7 @@ def _tf32_k_loop(em, layout, acc, row, col, g, tig, a_addr, b_addr, pa, pb, k_le
                     f"{{{', '.join(afr[i])}}}, {{{', '.join(bfr)}}}, {{{dl}}}")
     kb.emit(f"add.u32 \t{pa_r}, {pa_r}, 32")
     kb.emit(f"add.u32 \t{pb_r}, {pb_r}, {8 * pb * 4}")
-    kb.emit(f"add.u32 \t{k}, {k}, 8")
-    more = kb.reg(PRED)
-    kb.emit(f"setp.lt.u32 \t{more}, {k}, {k_len}")
-    kb.emit(f"@{more} bra \t{head}")
+    _k_loop_tail(kb, k, 8, k_len, head)
 
 
 # registers per thread that the accumulator and a register A (f16 pairs) may take
