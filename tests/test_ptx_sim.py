@@ -668,6 +668,81 @@ def test_batched_dot_matches_the_interpreter(arch, bmkn):
     assert np.all(np.abs(got - exact) <= 1e-5 * scale) and np.all(np.abs(want - exact) <= 1e-5 * scale)
 
 
+_I8_DOT = """cuda_tile.module @m {
+  entry @k(%a: tile<ptr<i8>>, %b: tile<ptr<i8>>, %c: tile<ptr<i32>>) {
+    %ta = make_tensor_view %a, shape = [M, K], strides = [K, 1] : tensor_view<MxKxi8, strides=[K,1]>
+    %tb = make_tensor_view %b, shape = [K, N], strides = [N, 1] : tensor_view<KxNxi8, strides=[N,1]>
+    %tc = make_tensor_view %c, shape = [M, N], strides = [N, 1] : tensor_view<MxNxi32, strides=[N,1]>
+    %pa = make_partition_view %ta : partition_view<tile=(MxK), tensor_view<MxKxi8, strides=[K,1]>>
+    %pb = make_partition_view %tb : partition_view<tile=(KxN), tensor_view<KxNxi8, strides=[N,1]>>
+    %pc = make_partition_view %tc : partition_view<tile=(MxN), tensor_view<MxNxi32, strides=[N,1]>>
+    %z = constant <i32: 0> : tile<i32>
+    %x, %t0 = load_view_tko weak %pa[%z, %z] : partition_view<tile=(MxK), tensor_view<MxKxi8, strides=[K,1]>>, tile<i32> -> tile<MxKxi8>, token
+    %y, %t1 = load_view_tko weak %pb[%z, %z] : partition_view<tile=(KxN), tensor_view<KxNxi8, strides=[N,1]>>, tile<i32> -> tile<KxNxi8>, token
+    %acc = constant <i32: -7> : tile<MxNxi32>
+    %r = mmai %x, %y, %acc SA SB : tile<MxKxi8>, tile<KxNxi8>, tile<MxNxi32>
+    %t2 = store_view_tko weak %r, %pc[%z, %z] : tile<MxNxi32>, partition_view<tile=(MxN), tensor_view<MxNxi32, strides=[N,1]>>, tile<i32> -> token
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("signs", [("signed", "signed"), ("unsigned", "signed"), ("unsigned", "unsigned")])
+def test_int8_dot_runs_on_tensor_cores(arch, signs):
+    """8-bit integer dots run on mma.sync m16n8k32 (A rows and B columns as
+    K-consecutive words, from padded shared copies), exactly the interpreter's."""
+    import numpy as np
+    from tilec.codegen.ptx import compile_text
+    from tilec.interp import launch as interp_launch, parse_module
+    m, k, n = 64, 64, 32
+    text = _I8_DOT.replace("SA", signs[0]).replace("SB", signs[1])
+    for key, val in (("M", m), ("K", k), ("N", n)):
+        text = text.replace(key, str(val))
+    ptx = compile_text(text, arch)
+    kinds = ["s8" if x == "signed" else "u8" for x in signs]
+    assert f"mma.sync.aligned.m16n8k32.row.col.s32.{kinds[0]}.{kinds[1]}.s32" in ptx and "dot_k" not in ptx
+    rng = np.random.default_rng(11)
+    a = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    b = rng.integers(-128, 128, (k, n)).astype(np.int8)
+    want = np.zeros((m, n), np.int32)
+    interp_launch(parse_module(text, "i8.mlir"), None, (1, 1, 1), [a.copy(), b.copy(), want])
+    got = np.zeros((m, n), np.int32)
+    ptxsim.run_ptx(ptx, "k", (1, 1, 1), [a, b, got])
+    wide = [x.astype(np.int64) if sg == "signed" else x.view(np.uint8).astype(np.int64) for x, sg in ((a, signs[0]), (b, signs[1]))]
+    exact = (wide[0] @ wide[1] - 7).astype(np.int32)
+    assert np.array_equal(got, exact) and np.array_equal(want, exact)
+
+
+def _fragment_offsets(thr_strides, val_shape, val_strides):
+    """offset[lane][value] of a warp fragment given as layout algebra: lane
+    (tig = lane % 4, g = lane / 4) at tig * s0 + g * s1, value v (first mode
+    fastest) at sum v_i * val_strides_i."""
+    import itertools
+    vals = [sum(c * st for c, st in zip(v[::-1], val_strides))      # v: the last mode first
+            for v in itertools.product(*[range(n) for n in val_shape[::-1]])]
+    return [[(l % 4) * thr_strides[0] + (l // 4) * thr_strides[1] + v for v in vals] for l in range(32)]
+
+
+def test_simulated_mma_fragments_follow_the_isa_layouts():
+    """The simulator's m16n8k8 tf32 and m16n8k32 8-bit fragments, checked against
+    the fragment layouts as (lane, value) -> column-major offset in A (M x K) and
+    B (N x K): tf32 A (4,8):(16,1) x (2,2):(8,64), B (4,8):(8,1) x 2:32; 8-bit A
+    (4,8):(64,1) x (4,2,2):(16,8,256), B (4,8):(32,1) x (4,2):(8,128)."""
+    from ptxsim import runtime as R
+    import numpy as np
+    want = _fragment_offsets((16, 1), (2, 2), (8, 64))
+    got = (R._TF32_A_ROW + 16 * R._TF32_A_COL).tolist()
+    assert got == want
+    assert (R._TF32_B_COL + 8 * R._TF32_B_ROW).tolist() == _fragment_offsets((8, 1), (2,), (32,))
+    a8 = (R._I8_A_ROW + 16 * R._I8_A_COL).reshape(32, 16)        # [lane][register * 4 + byte]
+    want8 = np.array(_fragment_offsets((64, 1), (4, 2, 2), (16, 8, 256)))
+    assert a8.tolist() == want8.tolist()
+    b8 = (R._I8_B_COL + 8 * R._I8_B_ROW).reshape(32, 8)
+    assert b8.tolist() == _fragment_offsets((32, 1), (4, 2), (8, 128))
+
+
 _TF32_DOT = """cuda_tile.module @m {
   entry @k(%a: tile<ptr<f32>>, %b: tile<ptr<f32>>, %c: tile<ptr<f32>>) {
     %ta = make_tensor_view %a, shape = [M, K], strides = [K, 1] : tensor_view<MxKxf32, strides=[K,1]>

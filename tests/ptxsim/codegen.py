@@ -1571,11 +1571,13 @@ class KernelCodegen:
         if mods[:1] != ["sync"] or "aligned" not in mods:
             self._fail("mma without .sync.aligned")
         rest = [m for m in mods if m not in ("sync", "aligned")]
-        if len(rest) != 7 or rest[1:3] != ["row", "col"] or rest[3] != "f32" or rest[6] != "f32" or \
-                rest[4] != rest[5] or (rest[0], rest[4]) not in (("m16n8k16", "f16"), ("m16n8k16", "bf16"),
-                                                                 ("m16n8k8", "tf32")):
-            self._fail("mma shape/types (only m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32 and "
-                       "m16n8k8.row.col.f32.tf32.tf32.f32)")
+        floats = len(rest) == 7 and rest[3] == rest[6] == "f32" and rest[4] == rest[5] and \
+            (rest[0], rest[4]) in (("m16n8k16", "f16"), ("m16n8k16", "bf16"), ("m16n8k8", "tf32"))
+        ints = len(rest) == 7 and rest[0] == "m16n8k32" and rest[3] == rest[6] == "s32" and \
+            rest[4] in ("s8", "u8") and rest[5] in ("s8", "u8")
+        if not (floats or ints) or rest[1:3] != ["row", "col"]:
+            self._fail("mma shape/types (only m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32, "
+                       "m16n8k8.row.col.f32.tf32.tf32.f32 and m16n8k32.row.col.s32.{s8,u8}.{s8,u8}.s32)")
         self._nops(ins, 4)
         d, a, b, c = ins.operands
         sizes = (4, 4, 2, 4)         # m16n8k16 f16/bf16 pairs and m16n8k8 tf32 words alike
@@ -1592,7 +1594,7 @@ class KernelCodegen:
             self._fail("predicated mma")
         w, term = self._wait(ins, MMA, k, nblocks)
         w.args.update(d=[x for x in d.items], a=[x.slot for x in a.items], b=[x.slot for x in b.items],
-                      c=[x for x in c.items], atype=rest[4])
+                      c=[x for x in c.items], atype=rest[4], btype=rest[5])
         return term
 
     def _i_wgmma(self, ins, written, k, nblocks):

@@ -722,6 +722,9 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
                               for l in range(32)], dtype=np.float64)
         except TypeError:
             raise PTXRuntimeError(f"mma.sync reads an uninitialized register ({w.instr.where()})") from None
+        if w.args["atype"] in ("s8", "u8"):
+            self._mma_int8(w, lanes, abits, bbits)
+            return
         C = np.zeros((16, 8))
         if w.args["atype"] == "tf32":
             # m16n8k8: the words are f32 patterns of which the tensor cores read the tf32 part
@@ -745,6 +748,24 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
             R = lanes[l]
             for i, r in enumerate(d_r):
                 R[r.slot] = dv[l][i] if r.kind == "f" else _f2u(dv[l][i])
+
+    def _mma_int8(self, w, lanes, abits, bbits):
+        """D = A B + C of mma.sync.m16n8k32.row.col.s32.{s8,u8}.{s8,u8}.s32, exact and wrapped
+        to 32 bits: a word holds four K-consecutive bytes, the lowest first."""
+        def bytes_of(bits, kind):
+            v = np.stack([(bits >> (8 * i)) & 0xFF for i in range(4)], axis=-1).astype(np.int64)
+            return np.where(v >= 128, v - 256, v) if kind == "s8" else v
+        av, bv = bytes_of(abits, w.args["atype"]), bytes_of(bbits, w.args["btype"])    # (32, 4, 4), (32, 2, 4)
+        A, B, C = np.zeros((16, 32), np.int64), np.zeros((32, 8), np.int64), np.zeros((16, 8), np.int64)
+        A[_I8_A_ROW, _I8_A_COL] = av
+        B[_I8_B_ROW, _I8_B_COL] = bv
+        C[_MMA_C_ROW, _MMA_C_COL] = np.array([[lanes[l][r.slot] for r in w.args["c"]] for l in range(32)],
+                                             dtype=np.int64)
+        D = (A @ B + C) & 0xFFFFFFFF
+        dv = D[_MMA_C_ROW, _MMA_C_COL].tolist()
+        for l in range(32):
+            for i, r in enumerate(w.args["d"]):
+                lanes[l][r.slot] = dv[l][i]
 
     def _deadlock_report(self, cta, blocked):
         lines = [f"deadlock in CTA {cta.ctaid}: {blocked} of {cta.nthreads} threads blocked, "
@@ -987,6 +1008,22 @@ def _tf32_index():
 
 
 _TF32_A_ROW, _TF32_A_COL, _TF32_B_ROW, _TF32_B_COL = _tf32_index()
+
+
+def _i8_index():
+    """m16n8k32 8-bit fragments, [lane, register, byte]: a0..a3 at rows g, g + 8, g, g + 8 and
+    columns 4 tig + byte (+ 16 for a2, a3); b0, b1 at rows 4 tig + byte (+ 16 for b1), column g."""
+    lane = np.arange(32)[:, None, None]
+    g, tig = lane >> 2, lane % 4
+    r4, r2, byte = np.arange(4)[None, :, None], np.arange(2)[None, :, None], np.arange(4)[None, None, :]
+    a_row = np.broadcast_to(g + 8 * (r4 & 1), (32, 4, 4))
+    a_col = np.broadcast_to(4 * tig + byte + 16 * (r4 >> 1), (32, 4, 4))
+    b_row = np.broadcast_to(4 * tig + byte + 16 * r2, (32, 2, 4))
+    b_col = np.broadcast_to(g, (32, 2, 4))
+    return a_row, a_col, b_row, b_col
+
+
+_I8_A_ROW, _I8_A_COL, _I8_B_ROW, _I8_B_COL = _i8_index()
 
 
 class MBarrier:

@@ -198,13 +198,19 @@ def _gcd(a, b):
 
 
 def _dot_2d(em, op, a, b, c, rt):
-    kb = em.kb
     mma = mma_layout(em, op, a.shape, (a.shape[0], b.shape[1]))
     if isinstance(mma, WgmmaAcc):
         from .ops_wgmma import wgmma_dot
         return wgmma_dot(em, op, a, b, c, mma, rt)
-    if mma is not None:
+    if mma is not None and not (_int8(a) and _k_chunk(em, a, b, pad=(I8_PAD, I8_PAD)) < a.shape[1]):
         return _mma_dot(em, op, a, b, c, mma, rt)
+    return _cuda_core_dot(em, op, a, b, c, rt)
+
+
+def _cuda_core_dot(em, op, a, b, c, rt):
+    """The dot on CUDA cores: each thread's accumulator elements summed over K
+    from row-major shared copies (a K block at a time where shared memory is short)."""
+    kb = em.kb
     M, K = a.shape
     N = b.shape[1]
     is_float = bool(float_name(rt))
@@ -334,6 +340,8 @@ def _mma_dot(em, op, a, b, c, layout, rt):
     (_register_a), and the K loop is then unrolled."""
     if float_name(a.etype) == "tf32":
         return _mma_dot_tf32(em, a, b, c, layout, rt)
+    if _int8(a):
+        return _mma_dot_i8(em, op, a, b, c, layout, rt)
     kb = em.kb
     M, K = a.shape
     N = b.shape[1]
@@ -502,6 +510,80 @@ def _mma_dot_tf32(em, a, b, c, layout, rt):
     from .numeric import from_f32
     for r, s in zip(out.regs, acc):
         from_f32(em, r, s, rt)
+    return out
+
+
+I8_PAD = 16     # bytes of row padding of the int8 copies: fragment words of rows g in 32 banks
+
+
+def _int8(t) -> bool:
+    return not float_name(t.etype) and byte_size(t.etype) == 1
+
+
+def _mma_dot_i8(em, op, a, b, c, layout, rt):
+    """Tensor cores for 8-bit integers: mma.sync m16n8k32 (s32 accumulate).
+    A is copied row-major and B transposed (N rows of K bytes), both with rows
+    padded by I8_PAD, so a fragment word is four consecutive K values: A's at
+    rows g, g + 8 and columns 4 tig, 16 + 4 tig; B's at column g and rows
+    4 tig, 16 + 4 tig (PTX ISA, "Matrix Fragments for mma.m16n8k32"). The
+    accumulator is the m16n8k16 one; signedness comes from the op."""
+    kb = em.kb
+    M, K = a.shape
+    N = b.shape[1]
+    c = em.in_layout(c, layout)
+    pa = pb = K + I8_PAD
+    size_a = (M * pa + 15) // 16 * 16
+    a_addr = em.addr_of(em.scratch(size_a + N * pb))
+    b_addr = kb.reg(B32)
+    kb.emit(f"add.u32 \t{b_addr}, {a_addr}, {size_a}")
+    em.align_of[b_addr] = 16
+    em.sync()
+    em.store_shared(em.regs_of(a), a_addr, (pa, 1))
+    em.store_shared(em.regs_of(b), b_addr, (1, pb))        # B[k, n] at n * pb + k
+    em.sync()
+    acc = []
+    for s in range(layout.nslots):
+        r = kb.reg(B32)
+        kb.emit(f"mov.b32 \t{r}, {c.at(s)}")
+        acc.append(r)
+    row, col = em.bases(layout)           # (warp row + g, warp column + 2 tig)
+    lane, g, tig, t = kb.reg(B32), kb.reg(B32), kb.reg(B32), kb.reg(B32)
+    kb.emit(f"and.b32 \t{lane}, {em.group.tid}, 31")
+    kb.emit(f"shr.u32 \t{g}, {lane}, 2")
+    kb.emit(f"and.b32 \t{tig}, {lane}, 3")
+    pa_r, pb_r = kb.reg(B32), kb.reg(B32)
+    kb.emit(f"shl.b32 \t{t}, {tig}, 2")
+    kb.emit(f"mad.lo.u32 \t{pa_r}, {row}, {pa}, {t}")
+    kb.emit(f"add.u32 \t{pa_r}, {pa_r}, {a_addr}")
+    kb.emit(f"shl.b32 \t{pb_r}, {tig}, 1")
+    kb.emit(f"sub.u32 \t{pb_r}, {col}, {pb_r}")              # the warp's column, + g
+    kb.emit(f"add.u32 \t{pb_r}, {pb_r}, {g}")
+    kb.emit(f"mad.lo.u32 \t{pb_r}, {pb_r}, {pb}, {t}")
+    kb.emit(f"add.u32 \t{pb_r}, {pb_r}, {b_addr}")
+    ta = "s8" if _signed(op, "signedness_a") else "u8"
+    tb = "s8" if _signed(op, "signedness_b") else "u8"
+    k, head = _k_loop_head(kb, "mma_k")
+    afr = []
+    for i in range(layout.tiles_m):
+        regs = [kb.reg(B32) for _ in range(4)]
+        for e, (dr, dk) in enumerate(((0, 0), (8, 0), (0, 16), (8, 16))):
+            kb.emit(f"ld.shared.b32 \t{regs[e]}, [{pa_r}+{(16 * i + dr) * pa + dk}]")
+        afr.append(regs)
+    for j in range(layout.tiles_n):
+        bfr = [kb.reg(B32) for _ in range(2)]
+        for e in range(2):
+            kb.emit(f"ld.shared.b32 \t{bfr[e]}, [{pb_r}+{8 * j * pb + 16 * e}]")
+        for i in range(layout.tiles_m):
+            tt = i * layout.tiles_n + j
+            dl = ", ".join(acc[tt * 4:tt * 4 + 4])
+            kb.emit(f"mma.sync.aligned.m16n8k32.row.col.s32.{ta}.{tb}.s32 \t{{{dl}}}, "
+                    f"{{{', '.join(afr[i])}}}, {{{', '.join(bfr)}}}, {{{dl}}}")
+    kb.emit(f"add.u32 \t{pa_r}, {pa_r}, 32")
+    kb.emit(f"add.u32 \t{pb_r}, {pb_r}, 32")
+    _k_loop_tail(kb, k, 32, K, head)
+    out = em.new_tile(rt, (M, N), layout)
+    for r, s in zip(out.regs, acc):
+        kb.emit(f"mov.b32 \t{r}, {s}")
     return out
 
 

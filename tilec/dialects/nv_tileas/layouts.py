@@ -267,16 +267,26 @@ def float_kind(t) -> str:
 ROWS_ONLY_ACC_REGS = 64
 
 
+def _int_width(t):
+    e = getattr(t, "element_type", None)
+    return e.width if type(e).__name__ == "IntegerType" else None
+
+
 def tensor_core_acc(a_type, b_type, c_type, threads: int, rows_only: bool = False):
     """The MmaAcc layout of a dot's (M, N) accumulator when the dot runs on
     tensor cores (mma.sync m16n8k16: f16/bf16 operands of one type, an f32 or
     f16 accumulator, K a multiple of 16, rank 2; m16n8k8: tf32 operands, an f32
-    accumulator, K a multiple of 8), else None. `rows_only`: the
+    accumulator, K a multiple of 8; m16n8k32: 8-bit integer operands, an i32
+    accumulator, K a multiple of 32), else None. `rows_only`: the
     warps split the rows only, when they can (a dot whose result becomes
     another dot's A: each warp then holds whole rows, which are its A
     fragments of the next dot, and row reductions stay inside warps), within
     ROWS_ONLY_ACC_REGS."""
     kind = float_kind(a_type)
+    if not kind and _int_width(a_type) == 8 and _int_width(b_type) == 8:     # m16n8k32 s8/u8 -> s32
+        if _int_width(c_type) != 32 or len(c_type.shape) != 2 or len(a_type.shape) != 2 or a_type.shape[1] % 32:
+            return None
+        return mma_acc(tuple(c_type.shape), threads)
     if kind not in MMA_OPERAND_TYPES + ("tf32",) or kind != float_kind(b_type):
         return None
     if float_kind(c_type) not in ("f32", "f16") or len(c_type.shape) != 2 or len(a_type.shape) != 2:
