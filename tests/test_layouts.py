@@ -97,10 +97,15 @@ def test_every_tensor_core_dot_gets_its_groups_accumulator_layout(arch, warps, t
 
 
 def test_cuda_core_dots_get_no_conversion():
-    ok, ops, _ = lower(read("examples/cutile/matmul_i8_masked.mlir"), "sm_80")
+    """f32 operands (computed in f32, on CUDA cores) need no accumulator layout;
+    8-bit integer operands run on tensor cores and get the mma one."""
+    ok, ops, _ = lower(read("examples/cutile/matmul_tf32.mlir"), "sm_80")
     assert ok
     text = text_of(ops)
     assert "nv_tileas.dot " in text and "convert_layout" not in text
+    ok, ops, _ = lower(read("examples/cutile/matmul_i8_masked.mlir"), "sm_80")
+    assert ok
+    assert "layout = #nv_tileas<layout mma" in text_of(ops)
 
 
 def test_emitter_follows_the_named_layout():
