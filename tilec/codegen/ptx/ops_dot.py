@@ -562,25 +562,8 @@ def _mma_dot_i8(em, op, a, b, c, layout, rt):
     kb.emit(f"add.u32 \t{pb_r}, {pb_r}, {b_addr}")
     ta = "s8" if _signed(op, "signedness_a") else "u8"
     tb = "s8" if _signed(op, "signedness_b") else "u8"
-    k, head = _k_loop_head(kb, "mma_k")
-    afr = []
-    for i in range(layout.tiles_m):
-        regs = [kb.reg(B32) for _ in range(4)]
-        for e, (dr, dk) in enumerate(((0, 0), (8, 0), (0, 16), (8, 16))):
-            kb.emit(f"ld.shared.b32 \t{regs[e]}, [{pa_r}+{(16 * i + dr) * pa + dk}]")
-        afr.append(regs)
-    for j in range(layout.tiles_n):
-        bfr = [kb.reg(B32) for _ in range(2)]
-        for e in range(2):
-            kb.emit(f"ld.shared.b32 \t{bfr[e]}, [{pb_r}+{8 * j * pb + 16 * e}]")
-        for i in range(layout.tiles_m):
-            tt = i * layout.tiles_n + j
-            dl = ", ".join(acc[tt * 4:tt * 4 + 4])
-            kb.emit(f"mma.sync.aligned.m16n8k32.row.col.s32.{ta}.{tb}.s32 \t{{{dl}}}, "
-                    f"{{{', '.join(afr[i])}}}, {{{', '.join(bfr)}}}, {{{dl}}}")
-    kb.emit(f"add.u32 \t{pa_r}, {pa_r}, 32")
-    kb.emit(f"add.u32 \t{pb_r}, {pb_r}, 32")
-    _k_loop_tail(kb, k, 32, K, head)
+    _word_mma_loop(kb, layout, acc, pa_r, pb_r, lambda i, dr, dk: (16 * i + dr) * pa + 16 * dk,
+                   lambda j, e: 8 * j * pb + 16 * e, f"m16n8k32.row.col.s32.{ta}.{tb}.s32", 32, 32, K)
     out = em.new_tile(rt, (M, N), layout)
     for r, s in zip(out.regs, acc):
         kb.emit(f"mov.b32 \t{r}, {s}")
@@ -600,25 +583,35 @@ def _tf32_k_loop(em, layout, acc, row, col, g, tig, a_addr, b_addr, pa, pb, k_le
     kb.emit(f"add.u32 \t{t}, {t}, {g}")
     kb.emit(f"mad.lo.u32 \t{t}, {tig}, {pb}, {t}")
     kb.emit(f"mad.lo.u32 \t{pb_r}, {t}, 4, {b_addr}")
+    _word_mma_loop(kb, layout, acc, pa_r, pb_r, lambda i, dr, dk: ((16 * i + dr) * pa + 4 * dk) * 4,
+                   lambda j, e: (4 * e * pb + 8 * j) * 4, "m16n8k8.row.col.f32.tf32.tf32.f32", 8 * pb * 4, 8, k_len)
+
+
+def _word_mma_loop(kb, layout, acc, pa_r, pb_r, a_off, b_off, shape_types: str, b_step: int, k_step: int,
+                   k_len):
+    """The K loop of an MMA whose fragments are whole 32-bit words (tf32, 8-bit):
+    per step, A words at pa_r + a_off(i, dr, dk) for row tile i, rows + 0/8 and
+    the K half dk (0 or 1), B words at pb_r + b_off(j, e); `mma.sync.aligned.
+    <shape_types>` per (i, j); A advances 32 bytes and B `b_step` a step."""
     k, head = _k_loop_head(kb, "mma_k")
     afr = []
     for i in range(layout.tiles_m):
         regs = [kb.reg(B32) for _ in range(4)]
-        for e, (dr, dk) in enumerate(((0, 0), (8, 0), (0, 4), (8, 4))):
-            kb.emit(f"ld.shared.b32 \t{regs[e]}, [{pa_r}+{((16 * i + dr) * pa + dk) * 4}]")
+        for e, (dr, dk) in enumerate(((0, 0), (8, 0), (0, 1), (8, 1))):
+            kb.emit(f"ld.shared.b32 \t{regs[e]}, [{pa_r}+{a_off(i, dr, dk)}]")
         afr.append(regs)
     for j in range(layout.tiles_n):
         bfr = [kb.reg(B32) for _ in range(2)]
         for e in range(2):
-            kb.emit(f"ld.shared.b32 \t{bfr[e]}, [{pb_r}+{(4 * e * pb + 8 * j) * 4}]")
+            kb.emit(f"ld.shared.b32 \t{bfr[e]}, [{pb_r}+{b_off(j, e)}]")
         for i in range(layout.tiles_m):
             tt = i * layout.tiles_n + j
             dl = ", ".join(acc[tt * 4:tt * 4 + 4])
-            kb.emit(f"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 \t{{{dl}}}, "
+            kb.emit(f"mma.sync.aligned.{shape_types} \t{{{dl}}}, "
                     f"{{{', '.join(afr[i])}}}, {{{', '.join(bfr)}}}, {{{dl}}}")
     kb.emit(f"add.u32 \t{pa_r}, {pa_r}, 32")
-    kb.emit(f"add.u32 \t{pb_r}, {pb_r}, {8 * pb * 4}")
-    _k_loop_tail(kb, k, 8, k_len, head)
+    kb.emit(f"add.u32 \t{pb_r}, {pb_r}, {b_step}")
+    _k_loop_tail(kb, k, k_step, k_len, head)
 
 
 # registers per thread that the accumulator and a register A (f16 pairs) may take
