@@ -486,10 +486,7 @@ def _mma_dot_tf32(em, a, b, c, layout, rt):
         kb.emit(f"mov.f32 \t{r}, {to_f32(em, c.at(s), c.etype)}")
         acc.append(r)
     row, col = em.bases(layout)           # (warp row + g, warp column + 2 tig)
-    lane, g, tig = kb.reg(B32), kb.reg(B32), kb.reg(B32)
-    kb.emit(f"and.b32 \t{lane}, {em.group.tid}, 31")
-    kb.emit(f"shr.u32 \t{g}, {lane}, 2")
-    kb.emit(f"and.b32 \t{tig}, {lane}, 3")
+    g, tig = _lane_parts(em)
     for k0 in range(0, K, chunk):
         if chunk == K:
             pa, pb = K + TF32_PAD_A, N + TF32_PAD_B
@@ -547,10 +544,8 @@ def _mma_dot_i8(em, op, a, b, c, layout, rt):
         kb.emit(f"mov.b32 \t{r}, {c.at(s)}")
         acc.append(r)
     row, col = em.bases(layout)           # (warp row + g, warp column + 2 tig)
-    lane, g, tig, t = kb.reg(B32), kb.reg(B32), kb.reg(B32), kb.reg(B32)
-    kb.emit(f"and.b32 \t{lane}, {em.group.tid}, 31")
-    kb.emit(f"shr.u32 \t{g}, {lane}, 2")
-    kb.emit(f"and.b32 \t{tig}, {lane}, 3")
+    g, tig = _lane_parts(em)
+    t = kb.reg(B32)
     pa_r, pb_r = kb.reg(B32), kb.reg(B32)
     kb.emit(f"shl.b32 \t{t}, {tig}, 2")
     kb.emit(f"mad.lo.u32 \t{pa_r}, {row}, {pa}, {t}")
@@ -585,6 +580,16 @@ def _tf32_k_loop(em, layout, acc, row, col, g, tig, a_addr, b_addr, pa, pb, k_le
     kb.emit(f"mad.lo.u32 \t{pb_r}, {t}, 4, {b_addr}")
     _word_mma_loop(kb, layout, acc, pa_r, pb_r, lambda i, dr, dk: ((16 * i + dr) * pa + 4 * dk) * 4,
                    lambda j, e: (4 * e * pb + 8 * j) * 4, "m16n8k8.row.col.f32.tf32.tf32.f32", 8 * pb * 4, 8, k_len)
+
+
+def _lane_parts(em):
+    """(g, tig) = (lane / 4, lane % 4): the MMA fragments' group and thread in group."""
+    kb = em.kb
+    lane, g, tig = kb.reg(B32), kb.reg(B32), kb.reg(B32)
+    kb.emit(f"and.b32 \t{lane}, {em.group.tid}, 31")
+    kb.emit(f"shr.u32 \t{g}, {lane}, 2")
+    kb.emit(f"and.b32 \t{tig}, {lane}, 3")
+    return g, tig
 
 
 def _word_mma_loop(kb, layout, acc, pa_r, pb_r, a_off, b_off, shape_types: str, b_step: int, k_step: int,
