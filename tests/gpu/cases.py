@@ -309,6 +309,14 @@ def _tiled_matmul(rng):
     return Launch((2, 2), [a, b, c, 200, 150, 136], [("c", c, Scaled(2e-3, _mm_scale(a, b)))])
 
 
+def _gather_matmul(rng):
+    a = rng.standard_normal((128, 128)).astype(np.float16)
+    idx = rng.permutation(128)[:64].astype(np.int32)
+    b = rng.standard_normal((128, 64)).astype(np.float16)
+    c = np.zeros((64, 64), np.float32)
+    return Launch((1,), [a, idx, b, c], [("c", c, Scaled(2e-3, _mm_scale(a[idx], b)))])
+
+
 def _layernorm(rng):
     rows = 10   # three blocks of 4 rows, the last one half empty
     x = (rng.standard_normal((rows, 128)) * 3 + 1).astype(np.float32)
@@ -565,6 +573,7 @@ CASES = [
     Case("gcd_loop_i32", "gcd_loop_i32.mlir", _gcd),
     Case("layernorm_f32", "layernorm_f32.mlir", _layernorm),
     Case("matmul_f16_tiled", "matmul_f16_tiled.mlir", _tiled_matmul),
+    Case("gather_matmul_f16", "gather_matmul_f16.mlir", _gather_matmul),
     Case("ticket_lock_i32", "ticket_lock_i32.mlir", _ticket_lock),
     Case("transpose_f32", "transpose_f32.mlir", _transpose),
     Case("cutile_argmax_rows_f64", "cutile/argmax_rows_f64.mlir", _argmax, prints=True),
