@@ -668,24 +668,40 @@ def test_batched_dot_matches_the_interpreter(arch, bmkn):
     assert np.all(np.abs(got - exact) <= 1e-5 * scale) and np.all(np.abs(want - exact) <= 1e-5 * scale)
 
 
-_I8_DOT = """cuda_tile.module @m {
-  entry @k(%a: tile<ptr<i8>>, %b: tile<ptr<i8>>, %c: tile<ptr<i32>>) {
-    %ta = make_tensor_view %a, shape = [M, K], strides = [K, 1] : tensor_view<MxKxi8, strides=[K,1]>
-    %tb = make_tensor_view %b, shape = [K, N], strides = [N, 1] : tensor_view<KxNxi8, strides=[N,1]>
-    %tc = make_tensor_view %c, shape = [M, N], strides = [N, 1] : tensor_view<MxNxi32, strides=[N,1]>
-    %pa = make_partition_view %ta : partition_view<tile=(MxK), tensor_view<MxKxi8, strides=[K,1]>>
-    %pb = make_partition_view %tb : partition_view<tile=(KxN), tensor_view<KxNxi8, strides=[N,1]>>
-    %pc = make_partition_view %tc : partition_view<tile=(MxN), tensor_view<MxNxi32, strides=[N,1]>>
+# one (M x K) x (K x N) dot of loaded tiles: ET the arrays' element type, CT the
+# accumulator's, BODY the conversions and the dot (%x, %y -> %r)
+_LOADED_DOT = """cuda_tile.module @m {
+  entry @k(%a: tile<ptr<ET>>, %b: tile<ptr<ET>>, %c: tile<ptr<CT>>) {
+    %ta = make_tensor_view %a, shape = [M, K], strides = [K, 1] : tensor_view<MxKxET, strides=[K,1]>
+    %tb = make_tensor_view %b, shape = [K, N], strides = [N, 1] : tensor_view<KxNxET, strides=[N,1]>
+    %tc = make_tensor_view %c, shape = [M, N], strides = [N, 1] : tensor_view<MxNxCT, strides=[N,1]>
+    %pa = make_partition_view %ta : partition_view<tile=(MxK), tensor_view<MxKxET, strides=[K,1]>>
+    %pb = make_partition_view %tb : partition_view<tile=(KxN), tensor_view<KxNxET, strides=[N,1]>>
+    %pc = make_partition_view %tc : partition_view<tile=(MxN), tensor_view<MxNxCT, strides=[N,1]>>
     %z = constant <i32: 0> : tile<i32>
-    %x, %t0 = load_view_tko weak %pa[%z, %z] : partition_view<tile=(MxK), tensor_view<MxKxi8, strides=[K,1]>>, tile<i32> -> tile<MxKxi8>, token
-    %y, %t1 = load_view_tko weak %pb[%z, %z] : partition_view<tile=(KxN), tensor_view<KxNxi8, strides=[N,1]>>, tile<i32> -> tile<KxNxi8>, token
-    %acc = constant <i32: -7> : tile<MxNxi32>
-    %r = mmai %x, %y, %acc SA SB : tile<MxKxi8>, tile<KxNxi8>, tile<MxNxi32>
-    %t2 = store_view_tko weak %r, %pc[%z, %z] : tile<MxNxi32>, partition_view<tile=(MxN), tensor_view<MxNxi32, strides=[N,1]>>, tile<i32> -> token
+    %x, %t0 = load_view_tko weak %pa[%z, %z] : partition_view<tile=(MxK), tensor_view<MxKxET, strides=[K,1]>>, tile<i32> -> tile<MxKxET>, token
+    %y, %t1 = load_view_tko weak %pb[%z, %z] : partition_view<tile=(KxN), tensor_view<KxNxET, strides=[N,1]>>, tile<i32> -> tile<KxNxET>, token
+BODY
+    %t2 = store_view_tko weak %r, %pc[%z, %z] : tile<MxNxCT>, partition_view<tile=(MxN), tensor_view<MxNxCT, strides=[N,1]>>, tile<i32> -> token
     return
   }
 }
 """
+
+
+def _loaded_dot(et, ct, body, m, k, n):
+    text = _LOADED_DOT.replace("BODY", body).replace("ET", et).replace("CT", ct)
+    for key, val in (("M", m), ("K", k), ("N", n)):
+        text = text.replace(key, str(val))
+    return text
+
+
+_I8_BODY = """    %acc = constant <i32: -7> : tile<MxNxi32>
+    %r = mmai %x, %y, %acc SA SB : tile<MxKxi8>, tile<KxNxi8>, tile<MxNxi32>"""
+_TF32_BODY = """    %x32 = ftof %x : tile<MxKxf32> -> tile<MxKxtf32>
+    %y32 = ftof %y : tile<KxNxf32> -> tile<KxNxtf32>
+    %acc = constant <f32: 1.5> : tile<MxNxf32>
+    %r = mmaf %x32, %y32, %acc : tile<MxKxtf32>, tile<KxNxtf32>, tile<MxNxf32>"""
 
 
 @pytest.mark.parametrize("arch", ARCHES)
@@ -697,9 +713,7 @@ def test_int8_dot_runs_on_tensor_cores(arch, signs):
     from tilec.codegen.ptx import compile_text
     from tilec.interp import launch as interp_launch, parse_module
     m, k, n = 64, 64, 32
-    text = _I8_DOT.replace("SA", signs[0]).replace("SB", signs[1])
-    for key, val in (("M", m), ("K", k), ("N", n)):
-        text = text.replace(key, str(val))
+    text = _loaded_dot("i8", "i32", _I8_BODY.replace("SA", signs[0]).replace("SB", signs[1]), m, k, n)
     ptx = compile_text(text, arch)
     kinds = ["s8" if x == "signed" else "u8" for x in signs]
     assert f"mma.sync.aligned.m16n8k32.row.col.s32.{kinds[0]}.{kinds[1]}.s32" in ptx and "dot_k" not in ptx
@@ -743,26 +757,6 @@ def test_simulated_mma_fragments_follow_the_isa_layouts():
     assert b8.tolist() == _fragment_offsets((32, 1), (4, 2), (8, 128))
 
 
-_TF32_DOT = """cuda_tile.module @m {
-  entry @k(%a: tile<ptr<f32>>, %b: tile<ptr<f32>>, %c: tile<ptr<f32>>) {
-    %ta = make_tensor_view %a, shape = [M, K], strides = [K, 1] : tensor_view<MxKxf32, strides=[K,1]>
-    %tb = make_tensor_view %b, shape = [K, N], strides = [N, 1] : tensor_view<KxNxf32, strides=[N,1]>
-    %tc = make_tensor_view %c, shape = [M, N], strides = [N, 1] : tensor_view<MxNxf32, strides=[N,1]>
-    %pa = make_partition_view %ta : partition_view<tile=(MxK), tensor_view<MxKxf32, strides=[K,1]>>
-    %pb = make_partition_view %tb : partition_view<tile=(KxN), tensor_view<KxNxf32, strides=[N,1]>>
-    %pc = make_partition_view %tc : partition_view<tile=(MxN), tensor_view<MxNxf32, strides=[N,1]>>
-    %z = constant <i32: 0> : tile<i32>
-    %x, %t0 = load_view_tko weak %pa[%z, %z] : partition_view<tile=(MxK), tensor_view<MxKxf32, strides=[K,1]>>, tile<i32> -> tile<MxKxf32>, token
-    %y, %t1 = load_view_tko weak %pb[%z, %z] : partition_view<tile=(KxN), tensor_view<KxNxf32, strides=[N,1]>>, tile<i32> -> tile<KxNxf32>, token
-    %x32 = ftof %x : tile<MxKxf32> -> tile<MxKxtf32>
-    %y32 = ftof %y : tile<KxNxf32> -> tile<KxNxtf32>
-    %acc = constant <f32: 1.5> : tile<MxNxf32>
-    %r = mmaf %x32, %y32, %acc : tile<MxKxtf32>, tile<KxNxtf32>, tile<MxNxf32>
-    %t2 = store_view_tko weak %r, %pc[%z, %z] : tile<MxNxf32>, partition_view<tile=(MxN), tensor_view<MxNxf32, strides=[N,1]>>, tile<i32> -> token
-    return
-  }
-}
-"""
 
 
 @pytest.mark.parametrize("arch", ARCHES)
@@ -777,9 +771,7 @@ def test_tf32_dot_runs_on_tensor_cores(arch, mkn, warps):
     if arch == "sm_90a" and warps % 4:
         pytest.skip("sm_90a schedules whole warpgroups")
     m, k, n = mkn
-    text = _TF32_DOT
-    for key, val in (("M", m), ("K", k), ("N", n)):
-        text = text.replace(key, str(val))
+    text = _loaded_dot("f32", "f32", _TF32_BODY, m, k, n)
     ptx = compile_text(text, arch, num_warps=warps)
     assert ptx.count("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32") >= 1 and "dot_k" not in ptx
     rng = np.random.default_rng(5)

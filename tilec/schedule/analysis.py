@@ -26,10 +26,6 @@ COMBINING = ("nv_tileas.reduce", "nv_tileas.scan")
 READS = ("nv_tileas.gather_load",)
 
 
-def _untokened(op) -> bool:
-    return not any("token" in type(v.type).__name__.lower() for v in list(op.operands) + list(op.results))
-
-
 def register_only(op) -> bool:
     """No memory effects although not Pure: the MMA, and reduce/scan (which
     carry MemoryConsistencyOpInterface because their bodies *may* hold
@@ -106,7 +102,7 @@ def analyze_loop(loop) -> LoopSchedule:
                 s.reason = "token-ordered load"
                 return s
             continue
-        if op.name in READS and not writes and _untokened(op):
+        if op.name in READS and not writes and not (op.token_values() or op.result_token_values()):
             continue     # a read the loop orders with no write: it stays in the body, synchronous
         if not register_only(op) and not is_side_effect_free(op):
             s.reason = f"'{op.name}' has side effects"

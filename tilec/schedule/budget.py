@@ -62,3 +62,12 @@ def estimate_registers(analysis, stages, target, num_warps: int, occupancy: int 
         return RegisterEstimate(need, budget, PRODUCER_REGS, agents)
     per = target.regs_per_sm // (threads * max(1, occupancy))
     return RegisterEstimate(need, min(target.max_regs_per_thread, per), 0, 1)
+
+
+def largest_tile_regs(analysis, agents: int) -> int:
+    """Registers per consumer thread of the largest tile the loop body computes
+    (a score tile beside the accumulator, say), which the estimate leaves out."""
+    threads = 128 * max(1, agents)
+    sizes = [tile_regs(r.type, threads) for op in analysis.body.ops for o in op.walk() for r in o.results
+             if getattr(r.type, "shape", None)]
+    return max(sizes, default=0)

@@ -10,7 +10,7 @@ from ..conversion.target import ARCHES, smem_per_cta, target_for
 from ..ir.diagnostics import current_engine
 from ..passes.base import Pass, target_blocks
 from .analysis import analyze_loop, candidate_loops
-from .budget import estimate_registers, fit_stages
+from .budget import estimate_registers, fit_stages, largest_tile_regs
 from .materialize import MaterializeOptions, materialize_schedule
 from .pipeline import create_pipelines, pipeline_agents, pipeline_single_stream
 from .stages import build_stages
@@ -86,20 +86,10 @@ def auto_occupancy(analysis, stages, target, num_warps, tma, reserve, smem_budge
     if not (tma and target.warp_specialized) or nested:
         return 1
     two = estimate_registers(analysis, stages, target, num_warps, 2)
-    if two.consumer + _largest_tile_regs(analysis, two.consumer_agents) > two.consumer_budget:
+    if two.consumer + largest_tile_regs(analysis, two.consumer_agents) > two.consumer_budget:
         return 1
     half = min(smem_budget, smem_per_cta(target, 2))
     return 2 if fit_stages(stages, target, 2, reserve, half) == 2 else 1
-
-
-def _largest_tile_regs(analysis, agents: int) -> int:
-    """Registers per consumer thread of the largest tile the loop body computes
-    (a score tile beside the accumulator, say), which the estimate leaves out."""
-    from .budget import tile_regs
-    threads = 128 * max(1, agents)
-    sizes = [tile_regs(r.type, threads) for op in analysis.body.ops for o in op.walk() for r in o.results
-             if getattr(r.type, "shape", None)]
-    return max(sizes, default=0)
 
 
 def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True, grow=False,

@@ -352,11 +352,7 @@ def _mma_dot(em, op, a, b, c, layout, rt):
     a_regs = None if a_km is not None else _register_a(em, a, layout)
     need = ([] if a_regs is not None or a_km is not None else [a]) + ([] if b_nk is not None else [b])
     staged = dict(zip(map(id, need), _stage(em, need, swizzled_ok=True)))
-    acc = []
-    for s in range(layout.nslots):
-        r = kb.reg(F32)
-        kb.emit(f"mov.f32 \t{r}, {to_f32(em, c.at(s), c.etype)}")
-        acc.append(r)
+    acc = _mma_acc_regs(em, c, layout)
     row, col = em.bases(layout)           # this lane's first accumulator element
     # the warp's first row and column: the lane parts of the bases are below 8
     wrow, wcol, lane = kb.reg(B32), kb.reg(B32), kb.reg(B32)
@@ -451,10 +447,34 @@ def _mma_dot(em, op, a, b, c, layout, rt):
         else:
             b_rows.advance_columns(32)
         _k_loop_tail(kb, k, 16, K, head)
-    out = em.new_tile(rt, (M, N), layout)
+    return _mma_result(em, rt, (M, N), layout, acc)
+
+
+def _mma_acc_regs(em, c, layout):
+    """The MMA's accumulator registers, from `c` (already in `layout`): f32 for
+    float accumulators, the 32-bit integers as they are."""
+    kb = em.kb
+    out = []
+    for s in range(layout.nslots):
+        if float_name(c.etype):
+            r = kb.reg(F32)
+            kb.emit(f"mov.f32 \t{r}, {to_f32(em, c.at(s), c.etype)}")
+        else:
+            r = kb.reg(B32)
+            kb.emit(f"mov.b32 \t{r}, {c.at(s)}")
+        out.append(r)
+    return out
+
+
+def _mma_result(em, rt, shape, layout, acc):
+    """The dot's result tile of element type `rt` from the MMA's accumulator registers."""
     from .numeric import from_f32
+    out = em.new_tile(rt, shape, layout)
     for r, s in zip(out.regs, acc):
-        from_f32(em, r, s, rt)
+        if float_name(rt):
+            from_f32(em, r, s, rt)
+        else:
+            em.kb.emit(f"mov.b32 \t{r}, {s}")
     return out
 
 
@@ -480,11 +500,7 @@ def _mma_dot_tf32(em, a, b, c, layout, rt):
     chunk = _k_chunk(em, a, b, pad=(TF32_PAD_A, TF32_PAD_B))
     if chunk % 8:
         chunk = 8
-    acc = []
-    for s in range(layout.nslots):
-        r = kb.reg(F32)
-        kb.emit(f"mov.f32 \t{r}, {to_f32(em, c.at(s), c.etype)}")
-        acc.append(r)
+    acc = _mma_acc_regs(em, c, layout)
     row, col = em.bases(layout)           # (warp row + g, warp column + 2 tig)
     g, tig = _lane_parts(em)
     for k0 in range(0, K, chunk):
@@ -503,18 +519,15 @@ def _mma_dot_tf32(em, a, b, c, layout, rt):
             pa, pb = chunk, N
             a_addr, b_addr = _stage_k_block(em, a, b, k0, chunk)
         _tf32_k_loop(em, layout, acc, row, col, g, tig, a_addr, b_addr, pa, pb, chunk)
-    out = em.new_tile(rt, (M, N), layout)
-    from .numeric import from_f32
-    for r, s in zip(out.regs, acc):
-        from_f32(em, r, s, rt)
-    return out
+    return _mma_result(em, rt, (M, N), layout, acc)
 
 
 I8_PAD = 16     # bytes of row padding of the int8 copies: fragment words of rows g in 32 banks
 
 
 def _int8(t) -> bool:
-    return not float_name(t.etype) and byte_size(t.etype) == 1
+    """An 8-bit integer tile (i8, whichever signedness the op gives it)."""
+    return not float_name(t.etype) and getattr(t.etype, "width", None) == 8
 
 
 def _mma_dot_i8(em, op, a, b, c, layout, rt):
@@ -538,11 +551,7 @@ def _mma_dot_i8(em, op, a, b, c, layout, rt):
     em.store_shared(em.regs_of(a), a_addr, (pa, 1))
     em.store_shared(em.regs_of(b), b_addr, (1, pb))        # B[k, n] at n * pb + k
     em.sync()
-    acc = []
-    for s in range(layout.nslots):
-        r = kb.reg(B32)
-        kb.emit(f"mov.b32 \t{r}, {c.at(s)}")
-        acc.append(r)
+    acc = _mma_acc_regs(em, c, layout)
     row, col = em.bases(layout)           # (warp row + g, warp column + 2 tig)
     g, tig = _lane_parts(em)
     t = kb.reg(B32)
@@ -559,10 +568,7 @@ def _mma_dot_i8(em, op, a, b, c, layout, rt):
     tb = "s8" if _signed(op, "signedness_b") else "u8"
     _word_mma_loop(kb, layout, acc, pa_r, pb_r, lambda i, dr, dk: (16 * i + dr) * pa + 16 * dk,
                    lambda j, e: 8 * j * pb + 16 * e, f"m16n8k32.row.col.s32.{ta}.{tb}.s32", 32, 32, K)
-    out = em.new_tile(rt, (M, N), layout)
-    for r, s in zip(out.regs, acc):
-        kb.emit(f"mov.b32 \t{r}, {s}")
-    return out
+    return _mma_result(em, rt, (M, N), layout, acc)
 
 
 def _tf32_k_loop(em, layout, acc, row, col, g, tig, a_addr, b_addr, pa, pb, k_len):

@@ -16,6 +16,20 @@ class NvTileasOp(Op):
             cls._segmented = True
             cls._all_single = False
 
+    # the ordering tokens of a memory op that declares `token` / `result_token` (none otherwise)
+    def token_values(self):
+        t = getattr(type(self), "token", None)
+        if t is None:
+            return []
+        v = self.token
+        return v if isinstance(v, list) else ([] if v is None else [v])
+
+    def result_token_values(self):
+        if getattr(type(self), "result_token", None) is None:
+            return []
+        v = self.result_token
+        return v if isinstance(v, list) else ([] if v is None else [v])
+
 
 class TiledMemOp(NvTileasOp):
     """A tiled memory op. Subclasses declare `view`, `coords`, optionally
@@ -32,19 +46,6 @@ class TiledMemOp(NvTileasOp):
 
     def offset_values(self):
         return list(getattr(self, "offsets", None) or [])
-
-    def token_values(self):
-        t = getattr(type(self), "token", None)
-        if t is None:
-            return []
-        v = self.token
-        return v if isinstance(v, list) else ([] if v is None else [v])
-
-    def result_token_values(self):
-        if getattr(type(self), "result_token", None) is None:
-            return []
-        v = self.result_token
-        return v if isinstance(v, list) else ([] if v is None else [v])
 
     def tile_type(self):
         if self.tile_from is None:
