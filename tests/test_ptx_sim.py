@@ -689,8 +689,12 @@ BODY
 """
 
 
-def _loaded_dot(et, ct, body, m, k, n):
-    text = _LOADED_DOT.replace("BODY", body).replace("ET", et).replace("CT", ct)
+_MMAF_BODY = """    %acc = constant <CT: 1.5> : tile<MxNxCT>
+    %r = mmaf %x, %y, %acc : tile<MxKxET>, tile<KxNxET>, tile<MxNxCT>"""
+
+
+def _loaded_dot(et, ct, body, m, k, n, entry="k"):
+    text = _LOADED_DOT.replace("@k(", f"@{entry}(").replace("BODY", body).replace("ET", et).replace("CT", ct)
     for key, val in (("M", m), ("K", k), ("N", n)):
         text = text.replace(key, str(val))
     return text

@@ -27,7 +27,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from test_ptx_sim import interpreter_result, run_in_sim
+from test_ptx_sim import _MMAF_BODY, _loaded_dot, interpreter_result, run_in_sim
 
 try:
     from gpu import cases
@@ -145,31 +145,8 @@ def test_golden_pins_the_wgmma_sequence():
 
 # ---- single dots -----------------------------------------------------------------------------
 
-_DOT = """cuda_tile.module @m {
-  entry @dot(%a: tile<ptr<ET>>, %b: tile<ptr<ET>>, %c: tile<ptr<CT>>) {
-    %ta = make_tensor_view %a, shape = [M, K], strides = [K, 1] : tensor_view<MxKxET, strides=[K,1]>
-    %tb = make_tensor_view %b, shape = [K, N], strides = [N, 1] : tensor_view<KxNxET, strides=[N,1]>
-    %tc = make_tensor_view %c, shape = [M, N], strides = [N, 1] : tensor_view<MxNxCT, strides=[N,1]>
-    %pa = make_partition_view %ta : partition_view<tile=(MxK), tensor_view<MxKxET, strides=[K,1]>>
-    %pb = make_partition_view %tb : partition_view<tile=(KxN), tensor_view<KxNxET, strides=[N,1]>>
-    %pc = make_partition_view %tc : partition_view<tile=(MxN), tensor_view<MxNxCT, strides=[N,1]>>
-    %z = constant <i32: 0> : tile<i32>
-    %x, %t0 = load_view_tko weak %pa[%z, %z] : partition_view<tile=(MxK), tensor_view<MxKxET, strides=[K,1]>>, tile<i32> -> tile<MxKxET>, token
-    %y, %t1 = load_view_tko weak %pb[%z, %z] : partition_view<tile=(KxN), tensor_view<KxNxET, strides=[N,1]>>, tile<i32> -> tile<KxNxET>, token
-    %acc = constant <CT: 1.5> : tile<MxNxCT>
-    %r = mmaf %x, %y, %acc : tile<MxKxET>, tile<KxNxET>, tile<MxNxCT>
-    %t2 = store_view_tko weak %r, %pc[%z, %z] : tile<MxNxCT>, partition_view<tile=(MxN), tensor_view<MxNxCT, strides=[N,1]>>, tile<i32> -> token
-    return
-  }
-}
-"""
-
-
 def dot_text(m, k, n, et="f16", ct="f32"):
-    text = _DOT
-    for key, val in (("ET", et), ("CT", ct), ("M", m), ("K", k), ("N", n)):
-        text = text.replace(key, str(val))
-    return text
+    return _loaded_dot(et, ct, _MMAF_BODY, m, k, n, entry="dot")
 
 
 NP = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32}
