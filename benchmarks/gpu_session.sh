@@ -6,6 +6,7 @@
 #     bash benchmarks/gpu_session.sh [STEP[,STEP...]|all]   (default all: every step but tiles)
 #       steps: tests attention bmm bench (= cutile) tiles tilegym tilegym-tests
 #     bash benchmarks/gpu_session.sh prep    (here, no GPU: tileiras cubins per tile size)
+# VARIANTS (default "sm_90a sm_80") are the targets `attention` and `bmm` time.
 # BUDGET=S (default 540) bounds the whole run: each step gets at most what is left, so
 # the logs of the steps that ran come back even when the device's time runs out.
 # `tilegym` replays the TileGym corpus (TILEGYM_CORPUS, default .gpu-artifacts/tilegym;
@@ -54,8 +55,14 @@ if [ "$WHAT" = prep ]; then
     python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
       --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
       -d .whl "cuda-tile==${CUDA_TILE_VERSION:-1.7.0}" || exit 1
-    if [ ! -f .gpu-artifacts/tileiras.xz ] && command -v tileiras >/dev/null; then
-      xz -T0 -9 -c "$(command -v tileiras)" > .gpu-artifacts/tileiras.xz || exit 1
+    # tileiras runs `ptxas` from its own folder (it passes flags CUDA 13.0's ptxas lacks)
+    # and loads ../lib/libnvvm.so.4: the three travel as one tree, solid-compressed with a
+    # dictionary large enough to share the LLVM both binaries hold (190 MB of tree -> 56)
+    TREE=.gpu-artifacts/tileiras-tree.tar.xz
+    if [ ! -f $TREE ] && command -v tileiras >/dev/null; then
+      BIN=$(dirname "$(readlink -f "$(command -v tileiras)")")
+      tar cf - -C "$BIN/.." --transform 's,^,tileiras/,' bin/tileiras bin/ptxas lib/libnvvm.so.4 \
+        | xz -T1 --lzma2=preset=9e,dict=256MiB > $TREE || { rm -f $TREE; exit 1; }
     fi
   fi
   # the TileGym corpus, when benchmarks/tilegym_export.py has written it (TILEGYM_BC)
@@ -102,7 +109,8 @@ if want attention; then
   for k in attention_m128_f16_aligned attention_m128_f16; do
     CUBIN=.gpu-artifacts/$k.sm_90.cubin
     PEER=(); [ -f "$CUBIN" ] && PEER=(--tileiras-cubin "$CUBIN")
-    for variant in "--arch sm_90a" "--arch sm_80"; do
+    for arch in ${VARIANTS:-sm_90a sm_80}; do
+      variant="--arch $arch"
       echo "=== attention_gpu.py $k $variant"
       # shellcheck disable=SC2086
       timeout "$(left 90)" python3 benchmarks/attention_gpu.py --require-gpu --kernel "examples/cutile/$k.mlir" \
@@ -114,7 +122,8 @@ fi
 # batched matmul (16 x 2048^3, 64x128x64 tiles, cuTile's 16-aligned specialization) against torch.bmm
 if want bmm; then
   k=.gpu-artifacts/cutile_matmul_bmm_64x128x64
-  for variant in "--arch sm_90a" "--arch sm_80"; do
+  for arch in ${VARIANTS:-sm_90a sm_80}; do
+    variant="--arch $arch"
     echo "=== bmm $variant"
     # shellcheck disable=SC2086
     timeout "$(left 90)" python3 benchmarks/matmul_gpu.py --require-gpu --kernel "$k.mlir" --batch 16 --size 2048 \
@@ -157,15 +166,22 @@ fi
 # TileGym's ops tests under tileiras and under tilec (benchmarks/tilegym_gpu.sh), from
 # what `prep` carried: its sources, cuTile's wheel (in .whl) and tileiras's binary
 if want tilegym-tests; then
-  if [ -f .gpu-artifacts/tilegym-src.tar.xz ] && [ -f .gpu-artifacts/tileiras.xz ]; then
-    mkdir -p /tmp/TileGym /tmp/tileiras-bin
+  if [ -f .gpu-artifacts/tilegym-src.tar.xz ] && [ -f .gpu-artifacts/tileiras-tree.tar.xz ]; then
+    mkdir -p /tmp/TileGym /tmp/tileiras-tree
     tar xJf .gpu-artifacts/tilegym-src.tar.xz -C /tmp/TileGym
-    xz -dc .gpu-artifacts/tileiras.xz > /tmp/tileiras-bin/tileiras && chmod +x /tmp/tileiras-bin/tileiras
+    tar xJf .gpu-artifacts/tileiras-tree.tar.xz -C /tmp/tileiras-tree
     T=$(left 420)
-    OUT=/tmp/tilegym-logs TILEIRAS_BIN=/tmp/tileiras-bin JOBS=${TILEGYM_JOBS:-6} TIMEOUT=$((T / 2)) timeout "$T" \
-      bash benchmarks/tilegym_gpu.sh /tmp/TileGym "${TILEGYM_PATTERN:-.}"
+    # test_bmm autotunes 18 configurations for each of its 128 shapes (TileGym's switch
+    # does not reach it): it runs apart, on the shapes BMM_K picks, four workers at a time
+    BMM_K=${TILEGYM_BMM_K:-test_op and (4-1024-512-511 or 4-1024-512-1024)}
+    export OUT=/tmp/tilegym-logs TILEIRAS_BIN=/tmp/tileiras-tree/tileiras/bin CUTILE_MAX_LAUNCH_TIMEOUT_SEC=60
+    JOBS=${TILEGYM_JOBS:-6} TIMEOUT=$((T * 3 / 5)) timeout "$((T * 4 / 5))" \
+      bash benchmarks/tilegym_gpu.sh /tmp/TileGym "${TILEGYM_PATTERN:-.}" test_bmm.py
+    T=$(left 420)
+    KEXPR=$BMM_K XDIST=4 TIMEOUT=$((T / 2)) TABLE=tilegym-bmm.txt timeout "$T" \
+      bash benchmarks/tilegym_gpu.sh /tmp/TileGym test_bmm.py
     # one file per compiler and test file: packed, since few files come back from a device call
-    cp /tmp/tilegym-logs/tilegym.txt "$OUTDIR/" 2>/dev/null
+    cat /tmp/tilegym-logs/tilegym.txt /tmp/tilegym-logs/tilegym-bmm.txt > "$OUTDIR/tilegym.txt" 2>/dev/null
     tar czf "$OUTDIR/tilegym-logs.tgz" -C /tmp/tilegym-logs .
   else
     echo "tilegym-tests: run 'gpu_session.sh prep' where TileGym and the reference toolchain are"

@@ -143,6 +143,32 @@ def test_golden_pins_the_wgmma_sequence():
     assert fc.returncode == 0, fc.stderr + fc.stdout
 
 
+def test_attention_accumulates_in_the_carried_registers():
+    """Attention's second dot (O += P V, O rescaled first) accumulates in the
+    registers O is carried in around the key loop (its register view renamed,
+    not copied): nothing moves the accumulator between that dot's wgmma group
+    and the back branch (ptxas had turned such copies into 32 moves per
+    iteration, carried.py)."""
+    from tilec.codegen.ptx import compile_text
+    ptx = compile_text(example_text("cutile/attention_m128_f16.mlir"), "sm_90a").splitlines()
+    loops = [i for i, line in enumerate(ptx) if re.match(r"\s*bra\.uni\s+\$L_for_head", line)]
+    waits = [i for i, line in enumerate(ptx) if "wgmma.wait_group" in line]
+    checked = 0
+    for end in loops:
+        before = [w for w in waits if w < end]
+        head = next(i for i in range(end, -1, -1) if ptx[i].startswith("$L_for_head"))
+        if len([w for w in before if w > head]) < 2:
+            continue          # not the loop of two dots
+        last = next(i for i in range(before[-1], head, -1) if "wgmma.mma_async" in ptx[i])
+        acc = set(re.search(r"\{([^}]*)\}", ptx[last]).group(1).replace(" ", "").split(","))
+        moves = [line for line in ptx[before[-1]:end]
+                 if re.match(r"\s*mov\.(f32|b32)\s+%f\d+,\s*(%f\d+)", line)
+                 and re.match(r"\s*mov\.(f32|b32)\s+%f\d+,\s*(%f\d+)", line).group(2) in acc]
+        assert len(acc) == 32 and moves == [], moves[:4]
+        checked += 1
+    assert checked == 1
+
+
 # ---- single dots -----------------------------------------------------------------------------
 
 def dot_text(m, k, n, et="f16", ct="f32"):

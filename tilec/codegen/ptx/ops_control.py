@@ -37,15 +37,25 @@ def carry_slot(em, x, value=None):
 
 
 def assign_all(em, slots, values):
-    temps = []
+    """Move `values` into `slots` as one parallel copy: straight in, unless a
+    slot's registers are read by another value, when they go through
+    temporaries first (so swaps are safe)."""
+    temps, written, read = [], set(), set()
     for s, v in zip(slots, values):
         if s is None or (isinstance(s, Tile) and isinstance(v, Tile) and v.regs is not None
                          and list(v.regs) == list(s.regs) and v.layout == s.layout):
             temps.append(None)      # already there (an accumulator updated in place)
-        elif isinstance(s, Tile):
-            temps.append(em.fresh_copy(v, s.layout))
+            continue
+        temps.append(v)
+        sr, vr = _registers(s), _registers(v)
+        if sr is None or vr is None:
+            written.add(None)       # registers unknown: through temporaries
         else:
-            temps.append(v.fresh(em))
+            written.update(sr)
+            read.update(vr)
+    if written & read or None in written:
+        temps = [None if t is None else em.fresh_copy(t, s.layout) if isinstance(s, Tile) else t.fresh(em)
+                 for s, t in zip(slots, temps)]
     for s, t in zip(slots, temps):
         if s is None or t is None:
             continue
@@ -53,6 +63,16 @@ def assign_all(em, slots, values):
             em.copy_into(s, t)
         else:
             s.assign(em, t)
+
+
+def _registers(x):
+    """The registers a carried value occupies (a tile's, an iterator's stage
+    and phase), or None when unknown."""
+    if isinstance(x, Tile):
+        return list(x.regs) if x.regs is not None else []
+    if hasattr(x, "stage") and hasattr(x, "phase"):
+        return [x.stage, x.phase]
+    return None
 
 
 def _frame_of(em, op, kinds):

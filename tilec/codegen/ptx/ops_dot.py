@@ -10,7 +10,8 @@ from __future__ import annotations
 from .emitter import handles
 from ...dialects.nv_tileas.layouts import MmaAcc, WgmmaAcc, linear_offsets
 from .numeric import float_name, to_f32
-from .ptxtypes import B32, F32, F64, PRED, byte_size, mem_type, reg_class
+from .ptxtypes import B32, F32, F64, PRED, bits, byte_size, mem_type, reg_class
+from .values import Tile
 
 
 def _operand_home(em, tile):
@@ -452,8 +453,17 @@ def _mma_dot(em, op, a, b, c, layout, rt):
 
 def _mma_acc_regs(em, c, layout):
     """The MMA's accumulator registers, from `c` (already in `layout`): f32 for
-    float accumulators, the 32-bit integers as they are."""
+    float accumulators, the 32-bit integers as they are; the registers of the
+    loop-carried tile the dot's result becomes, when that is safe (carried)."""
+    from .carried import destination
     kb = em.kb
+    dest = destination(em, em.op)
+    if dest is not None and dest.layout == layout and dest.etype == c.etype \
+            and (float_name(c.etype) == "f32" or (not float_name(c.etype) and bits(c.etype) == 32)):
+        own = [c.reg] if c.splat else list(c.regs)
+        if own == list(dest.regs) or not set(own) & set(dest.regs):
+            em.copy_into(dest, c)
+            return list(dest.regs)
     out = []
     for s in range(layout.nslots):
         if float_name(c.etype):
@@ -467,8 +477,11 @@ def _mma_acc_regs(em, c, layout):
 
 
 def _mma_result(em, rt, shape, layout, acc):
-    """The dot's result tile of element type `rt` from the MMA's accumulator registers."""
+    """The dot's result tile of element type `rt` from the MMA's accumulator
+    registers (those registers themselves for an f32 or 32-bit integer result)."""
     from .numeric import from_f32
+    if float_name(rt) == "f32" or (not float_name(rt) and bits(rt) == 32):
+        return Tile(rt, shape, layout, list(acc))
     out = em.new_tile(rt, shape, layout)
     for r, s in zip(out.regs, acc):
         if float_name(rt):

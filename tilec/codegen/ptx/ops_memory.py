@@ -55,10 +55,12 @@ class PointerView:
 
 
 class Cell:
-    """A register-resident (RMEM) view: mutable registers."""
+    """A register-resident (RMEM) view: mutable registers; or, when `renamed`,
+    an SSA variable: `tile` is whatever was stored last, and loads read it
+    without a copy (see _renamed)."""
 
-    def __init__(self, tile):
-        self.tile = tile
+    def __init__(self, tile, renamed=False):
+        self.tile, self.renamed = tile, renamed
 
 
 class SharedView:
@@ -154,6 +156,8 @@ def _view(em, op):
         em.bind(op.results[0], SharedView(src.home, src.etype, src.shape))
     elif isinstance(src, Tile) and not src.splat and _aliased(em, op):
         em.bind(op.results[0], Cell(src))     # a loop's accumulator: the view is its registers
+    elif isinstance(src, Tile) and _renamed(op):
+        em.bind(op.results[0], Cell(src, renamed=True))
     elif isinstance(src, Tile):
         em.bind(op.results[0], Cell(em.fresh_copy(src, src.layout if not src.splat else
                                                   (em.layout_for(src.shape) if src.shape else None))))
@@ -170,6 +174,37 @@ def _aliased(em, op):
     if chain is None:
         return False
     em.alias_loads.update((chain[1], chain[2]))
+    return True
+
+
+# regions that run exactly once, in every thread, each time the op holding them does
+_ONCE = ("nv_tileas.async.pipeline.consume_one", "nv_tileas.async.pipeline.produce_one")
+
+
+def _renamed(op) -> bool:
+    """Whether RMEM view `op` can be an SSA variable rather than registers
+    written in place: its only users load from it or store to it, and every
+    store runs exactly once each time `op` does (in `op`'s block, or in regions
+    that run once, _ONCE). Emitted in program order, a store then just rebinds
+    the view to the stored registers and a load reads the registers bound at
+    that point, on every path. No register is ever overwritten, so the view,
+    its loads and its stores share registers with their sources: none of the
+    copies in and out of a loop-carried tile's view is made (ptxas, given
+    copies, kept some of them as moves in the loop, and gave a loop's two
+    wgmma accumulators one register range)."""
+    view = op.results[0]
+    for use in view.uses:
+        user = use.owner
+        if user.name == "nv_tileas.load":
+            continue
+        if user.name != "nv_tileas.store" or user.operands[0] is not view or user.operands[1] is view:
+            return False
+        block = user.parent
+        while block is not op.parent:
+            owner = block.parent_op if block is not None else None
+            if owner is None or owner.name not in _ONCE:
+                return False
+            block = owner.parent
     return True
 
 
@@ -230,7 +265,7 @@ def live_span(op, through_tiles=False):
 def _load(em, op):
     src = em.get(op.operands[0])
     t = op.results[0].type
-    if isinstance(src, Cell) and op in em.alias_loads:
+    if isinstance(src, Cell) and (src.renamed or op in em.alias_loads):
         em.bind(op.results[0], src.tile)
     elif isinstance(src, Cell):
         em.bind(op.results[0], em.fresh_copy(src.tile, src.tile.layout))
@@ -249,7 +284,11 @@ def _load(em, op):
 @handles("nv_tileas.store")
 def _store(em, op):
     dst, value = em.get(op.operands[0]), em.get(op.operands[1])
-    if isinstance(dst, Cell):
+    if isinstance(dst, Cell) and dst.renamed:
+        layout = dst.tile.layout
+        value = em.regs_of(value)
+        dst.tile = em.in_layout(value, layout) if layout is not None or not value.splat else value
+    elif isinstance(dst, Cell):
         em.copy_into(dst.tile, em.regs_of(value))
     elif isinstance(dst, SharedView):
         if value.home != dst.addr:

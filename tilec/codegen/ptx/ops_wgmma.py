@@ -50,8 +50,8 @@ from __future__ import annotations
 
 from ...dialects.nv_tileas.layouts import WgmmaAcc, blocked, linear_offsets, wgmma_acc
 from ...dialects.nv_tileas.operands import wgmma_chosen
-from .numeric import float_name, from_f32, to_f32
-from .ptxtypes import B32, B64, F32, byte_size
+from .numeric import float_name
+from .ptxtypes import B32, B64, byte_size
 from .values import Tile
 
 FP8_KINDS = {"f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}     # element type -> wgmma's fp8 type
@@ -261,24 +261,8 @@ def _in_place(em, op, c, rt) -> bool:
     return isinstance(cell, Cell) and cell.tile.regs is not None and list(cell.tile.regs) == list(c.regs)
 
 
-def _accumulators(em, c, layout):
-    kb = em.kb
-    acc = []
-    for s in range(layout.nslots):
-        r = kb.reg(F32)
-        kb.emit(f"mov.f32 \t{r}, {to_f32(em, c.at(s), c.etype)}")
-        acc.append(r)
-    return acc
-
-
-def _result(em, acc, layout, rt, M, N):
-    out = em.new_tile(rt, (M, N), layout)
-    for r, s in zip(out.regs, acc):
-        from_f32(em, r, s, rt)
-    return out
-
-
 def wgmma_dot(em, op, a, b, c, layout: WgmmaAcc, rt):
+    from .ops_dot import _mma_acc_regs, _mma_result
     kb = em.kb
     M, K = a.shape
     N = b.shape[1]
@@ -298,9 +282,9 @@ def wgmma_dot(em, op, a, b, c, layout: WgmmaAcc, rt):
             inflight = start(em, op) if sa is not None else None
             _issue(em, frags, sa, sb, list(c.regs), layout, kind, M, N, K, inflight, fence)
             return c
-        acc = _accumulators(em, c, layout)
+        acc = _mma_acc_regs(em, c, layout)
         _issue(em, frags, sa, sb, acc, layout, kind, M, N, K, fence=fence)
-        return _result(em, acc, layout, rt, M, N)
+        return _mma_result(em, rt, (M, N), layout, acc)
     if kind in FP8_KINDS:
         em.fail("cannot read its fp8 B K-major from shared memory (wgmma's only fp8 form)")
     a_bytes = M * K * 2
@@ -321,7 +305,7 @@ def wgmma_dot(em, op, a, b, c, layout: WgmmaAcc, rt):
     a_start = _warpgroup_offset(em, layout, base, (M // layout.warpgroups) * 16)
     da = _descriptor(em, a_start, 16 * M, SBO, 0)
     db = _descriptor(em, b_base, 16 * N, SBO, 0)
-    acc = _accumulators(em, c, layout)
+    acc = _mma_acc_regs(em, c, layout)
     per = layout.regs_per_tile
     kb.emit("wgmma.fence.sync.aligned")
     for step in range(K // 16):
@@ -333,7 +317,7 @@ def wgmma_dot(em, op, a, b, c, layout: WgmmaAcc, rt):
                     f"1, 1, 1, 0, 0")
     kb.emit("wgmma.commit_group.sync.aligned")
     kb.emit("wgmma.wait_group.sync.aligned \t0")
-    return _result(em, acc, layout, rt, M, N)
+    return _mma_result(em, rt, (M, N), layout, acc)
 
 
 def _offset(em, desc: str, add: int) -> str:
