@@ -63,8 +63,10 @@ run_file() {   # compiler file -> "passed/failed/skipped Ns" (errors count as fa
   local compiler=$1 file=$2 log start=$SECONDS
   log="$OUTDIR/$compiler.$(basename "$file" .py).log"
   if [ "$compiler" = tileiras ]; then
-    env PYTHONPATH="$TILEIRAS_SITE:$BASE_PATH" PATH="${TILEIRAS_BIN:+$TILEIRAS_BIN:}$PATH" \
-      XDG_CACHE_HOME=/tmp/cache-tileiras \
+    # cuTile hands CUDA_HOME to a tileiras found on PATH, and tileiras then takes ptxas and
+    # libnvvm from there: an older toolkit's (CUDA 13.0's) fail every compile with code 5
+    env -u CUDA_PATH PYTHONPATH="$TILEIRAS_SITE:$BASE_PATH" PATH="${TILEIRAS_BIN:+$TILEIRAS_BIN:}$PATH" \
+      ${TILEIRAS_BIN:+CUDA_HOME=$(dirname "$TILEIRAS_BIN")} XDG_CACHE_HOME=/tmp/cache-tileiras \
       timeout "$TIMEOUT" python3 -m pytest "$file" -k "$KEXPR" $XDIST_ARGS -q -p no:cacheprovider -rN >"$log" 2>&1
   else
     env PYTHONPATH="$BASE_PATH" PATH="$SHIM:$PATH" XDG_CACHE_HOME=/tmp/cache-tilec \
