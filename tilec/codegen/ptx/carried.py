@@ -46,17 +46,16 @@ def destination(em, dot):
         if len(carried) != 1:
             return None
         arg = block.arguments[1 + carried[0]]
-        start = [arg]
-    elif user.name == "nv_tileas.store" and user.operands[1] is result and user.operands[0] is not result:
+    elif user.name == "nv_tileas.store" and user.operands[1] is result:
         view = user.operands[0]
         vop = getattr(view, "op", None)
         cell = em.env.get(view)
         if getattr(vop, "name", None) != "nv_tileas.view" or not isinstance(cell, Cell) or not cell.renamed:
             return None
         arg = vop.operands[0]
-        if getattr(arg, "block", None) is not block or arg not in block.arguments[1:]:
-            return None
-        k = list(block.arguments).index(arg) - 1
+        if getattr(arg, "block", None) is not block or arg.index == 0:
+            return None           # not an iteration argument of this loop
+        k = arg.index - 1
         store = user
         stores = [u.owner for u in view.uses if u.owner.name == "nv_tileas.store"]
         if any(order.get(id(s), -1) > order[id(store)] for s in stores):
@@ -66,11 +65,9 @@ def destination(em, dot):
         if getattr(load, "name", None) != "nv_tileas.load" or load.operands[0] is not view \
                 or order.get(id(load), -1) < order[id(store)]:
             return None
-        # the view and the loads before the store hold the carried registers
-        start = [arg]
     else:
         return None
-    if not _dead_by(dot, start, order, store):
+    if not _dead_by(dot, arg, order, store):
         return None
     slot = em.env.get(arg)
     return slot if getattr(slot, "regs", None) is not None and not slot.splat else None
@@ -89,12 +86,12 @@ def _preorder(block):
                 yield from _preorder(b)
 
 
-def _dead_by(dot, start, order, store) -> bool:
-    """Whether every op that uses a value in `start`, or anything computed
-    from one, comes before `dot` (loads of a view after `store` read the dot's
-    result, not the carried value)."""
+def _dead_by(dot, arg, order, store) -> bool:
+    """Whether every op that uses the carried value `arg`, or anything computed
+    from it (its view, and loads of the view before `store`), comes before
+    `dot` (loads after `store` read the dot's result)."""
     at = order[id(dot)]
-    seen, work = set(), list(start)
+    seen, work = set(), [arg]
     while work:
         v = work.pop()
         for use in v.uses:

@@ -285,9 +285,8 @@ def _load(em, op):
 def _store(em, op):
     dst, value = em.get(op.operands[0]), em.get(op.operands[1])
     if isinstance(dst, Cell) and dst.renamed:
-        layout = dst.tile.layout
-        value = em.regs_of(value)
-        dst.tile = em.in_layout(value, layout) if layout is not None or not value.splat else value
+        value = em.regs_of(value)     # a splat view takes the value as it comes
+        dst.tile = value if dst.tile.splat else em.in_layout(value, dst.tile.layout)
     elif isinstance(dst, Cell):
         em.copy_into(dst.tile, em.regs_of(value))
     elif isinstance(dst, SharedView):
