@@ -261,6 +261,54 @@ def test_slots_are_released_and_their_keys_let_later_ctas_skip_the_build():
     assert keys[0, 1] == k and keys[0, 2] == m          # A's dims, innermost first
 
 
+def test_taken_bits_and_full_words_send_the_claim_further():
+    """The claim ORs in bit 0 of its SM's word first. Where that bit is held, it
+    takes the lowest bit the atom saw free; where the word is full, the next
+    word. Busy words preset: word 0 holds bit 0, word 1 is full. CTA 0 (SM 0)
+    gets slot 1, CTA 1 (SM 1) slot 64, and the preset bits are still set after."""
+    import numpy as np
+    try:
+        import ptxsim
+    except ImportError:                     # pragma: no cover
+        from tests import ptxsim
+    from tilec.runtime import convert_scalars
+    src = text(ALIGNED)
+    out = ptx(src)
+    name = "__tilec_tmap_busy_matmul_f16_aligned"
+    decl = f".global .align 4 .b32 {name}[256];"
+    assert decl in out
+    out = out.replace(decl, decl[:-1] + " = {" + ", ".join(["1", str(0xFFFFFFFF)] + ["0"] * 254) + "};")
+    rng = np.random.default_rng(3)
+    m, n, k = 128, 256, 128
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = np.zeros((m, n), np.float16)
+    args = [a, m, k, k, 1, b, k, n, n, 1, c, m, n, n, 1]
+    res = ptxsim.run_ptx(out, "matmul_f16_aligned", (1, 2, 1), convert_scalars(src, args))
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    assert np.all(np.abs(c - want) <= 2e-3 * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))) + 1e-3)
+    busy = res.global_as(name, np.uint32)
+    assert busy[0] == 1 and busy[1] == 0xFFFFFFFF and not busy[2:].any()
+    keys = res.global_as("__tilec_tmapkeys_matmul_f16_aligned_0", np.uint32).reshape(-1, 16)
+    assert sorted(np.nonzero(keys[:, 0])[0].tolist()) == [1, 64]
+
+
+def test_maps_start_up_in_one_round_trip_and_release_without_waiting_for_stores():
+    """The CTA's tensor maps are one batch: one claim, every key load issued
+    before any is compared, one CTA barrier after the builds. The slot goes back
+    with a relaxed red (a build fences its key), so the exit does not wait for
+    the epilogue's stores."""
+    out = ptx(ALIGNED)
+    start = out.index("atom.acquire.gpu.global.or.b32")
+    loads = [m.start() for m in re.finditer(r"ld\.global\.u(32|64) \t%\w+, \[%rd\d+\+\d+\]", out)]
+    compares = [m.start() for m in re.finditer(r"setp\.eq\.and\.u(32|64)", out)]
+    assert len(loads) == len(compares) == 10 and max(loads) < min(compares) and start < min(loads)
+    between = out[start:out.index("$L_agent")]
+    assert between.count("bar.sync") == 1 and "ld.relaxed" not in out
+    assert "red.relaxed.gpu.global.and.b32" in out and "red.release" not in out
+    assert between.count("fence.acq_rel.gpu") == 2           # one per map, on its build path
+
+
 def test_proven_alignment_drops_the_run_time_vector_test():
     """The epilogue's vector stores test alignment at run time unless the IR
     proves it: the aligned specialization has no element-wise fallback, the

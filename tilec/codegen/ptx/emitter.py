@@ -17,6 +17,17 @@ from .ir_layouts import follow
 HANDLERS: dict = {}
 
 
+def _defined_in(value, op) -> bool:
+    """Whether `value` is defined inside one of `op`'s regions."""
+    block = value.owner_block()
+    while block is not None:
+        p = block.parent_op
+        if p is op:
+            return True
+        block = p.parent if p is not None else None
+    return False
+
+
 def handles(*names):
     def deco(fn):
         for n in names:
@@ -45,6 +56,7 @@ class Emitter:
         self.alias_loads: set = set()  # loads of a register view that read its registers in place
         self.wgmma = False             # wgmma for tensor-core dots: False, True (every one that fits) or ops_wgmma.AUTO
         self.layout_repairs: list = [] # (op, had, wanted): results converted into their IR layout (ir_layouts)
+        self.early: set = set()        # ops emitted ahead of their turn (ops_tma._batch): skipped at it
 
     # ---- dispatch ---------------------------------------------------------------------
     def emit_block(self, block):
@@ -52,6 +64,8 @@ class Emitter:
             self.emit_op(op)
 
     def emit_op(self, op):
+        if op in self.early:
+            return
         handler = HANDLERS.get(op.name)
         if handler is None:
             raise CodegenError(op, f"'{op.name}' is not supported by the PTX emitter")
@@ -94,6 +108,37 @@ class Emitter:
 
     def _prologue(self):
         return self.kb.into(self.group.prologue)
+
+    def warpgroup_index(self) -> str:
+        """tid / 128 in the group prologue, broadcast from lane 0: the same in
+        every lane, and ptxas keeps a shuffled value it can prove uniform in a
+        uniform register (descriptors built from it then stay out of the
+        vector pipe)."""
+        g = self.group
+        got = g.bases.get("warpgroup")
+        if got is None:
+            kb = self.kb
+            got = kb.reg(B32)
+            with self._prologue():
+                kb.emit(f"shr.u32 \t{got}, {g.tid}, 7")
+                kb.emit(f"shfl.sync.idx.b32 \t{got}, {got}, 0, 31, -1")
+            g.bases["warpgroup"] = got
+        return got
+
+    def hoist_point(self, values):
+        """The loop frame whose preheader may compute a pure function of
+        `values` (IR values) for a use at the current point: the outermost
+        enclosing loop of this group that all of them are defined outside of,
+        or None. A value defined outside a loop keeps its registers for the
+        whole loop (only block arguments are reassigned)."""
+        best = None
+        for f in reversed(self.loops):
+            if getattr(f, "preheader", None) is None:
+                continue                          # if / pipeline regions: look further out
+            if f.group is not self.group or any(_defined_in(v, f.op) for v in values):
+                break
+            best = f
+        return best
 
     def bases(self, layout) -> list[str]:
         """Per-dimension coordinate of this thread's first element (group prologue)."""

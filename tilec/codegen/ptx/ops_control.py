@@ -19,6 +19,15 @@ class Frame:
         self.op, self.slots, self.continue_label, self.exit_label = op, slots, continue_label, exit_label
         self.results = results
         self.after = []       # emitted after the loop ends (ops_for)
+        self.preheader = None  # loops: code run once before the head (emitter.hoist_point)
+        self.group = None      # loops: the thread group that runs it
+        self.hoisted = {}      # key -> register computed in the preheader
+
+
+def enter_loop(em, frame):
+    """Push loop `frame` and open its preheader section at the current point."""
+    frame.preheader, frame.group = em.kb.section(), em.group
+    em.loops.append(frame)
 
 
 def carry_slot(em, x, value=None):
@@ -110,7 +119,7 @@ def _for(em, op):
     slots = [carry_slot(em, x, a) for x, a in zip(inits, body.arguments[1:])]
     head, latch, done = kb.label("for_head"), kb.label("for_latch"), kb.label("for_end")
     frame = Frame(op, slots, continue_label=latch, exit_label=done)
-    em.loops.append(frame)
+    enter_loop(em, frame)
     kb.place(head)
     p = kb.reg(PRED)
     sgn = "u" if "unsignedCmp" in op.attributes else "s"
@@ -138,7 +147,7 @@ def _loop(em, op):
     results = [_result_slot(em, r) for r in op.results]
     head, done = kb.label("loop_head"), kb.label("loop_end")
     frame = Frame(op, slots, continue_label=head, exit_label=done, results=results)
-    em.loops.append(frame)
+    enter_loop(em, frame)
     kb.place(head)
     body = op.regions[0].blocks[0]
     _emit_body(em, body, body.arguments, slots)
@@ -213,7 +222,7 @@ def _while(em, op):
     slots = [carry_slot(em, x, a) for x, a in zip(inits, before.arguments)]
     head, done = kb.label("while_head"), kb.label("while_end")
     frame = Frame(op, slots, continue_label=head, exit_label=done)
-    em.loops.append(frame)
+    enter_loop(em, frame)
     kb.place(head)
     _emit_body(em, before, before.arguments, slots)
     if frame.results is None:

@@ -77,17 +77,38 @@ def tma_fills(target, load, swizzle, shape) -> bool:
     return mode is not None and mode == _swizzle_name(swizzle) and _box(desc) == tuple(shape)
 
 
-def _device_map(em, op, tv):
-    """A TensorMap for descriptor `op` when real TMA serves it, else None."""
-    from .tensormap import build_map
-    mode = device_map_mode(em.target, op)
-    return build_map(em, tv, _box(op), mode) if mode is not None else None
-
-
 @handles("nv_tileas.make_tiled_tma_desc")
 def _make_desc(em, op):
     tv = em.get(op.operands[0])
-    em.bind(op.results[0], TmaDesc(tv, list(op.operands[1:]), _device_map(em, op, tv)))
+    if device_map_mode(em.target, op) is None:
+        em.bind(op.results[0], TmaDesc(tv, list(op.operands[1:])))
+        return
+    from .tensormap import build_maps
+    batch = _batch(em, op)
+    views = [em.get(d.operands[0]) for d in batch]
+    maps = build_maps(em, [(v, _box(d), device_map_mode(em.target, d)) for v, d in zip(views, batch)])
+    for d, v, m in zip(batch, views, maps):
+        em.bind(d.results[0], TmaDesc(v, list(d.operands[1:]), m))
+        em.early.add(d)
+
+
+_BETWEEN = ("nv_tileas.view", "arith.constant", "cuda_tile.constant")
+
+
+def _batch(em, op):
+    """`op` and the device-mapped descriptors that follow it in its block with
+    only views and constants between (emitted here, ahead of their turn: they
+    emit no code): one claim, one round trip for their keys, one barrier."""
+    out = [op]
+    nxt = op.next_op
+    while nxt is not None and (nxt.name in _BETWEEN or nxt.name == op.name):
+        if nxt.name != op.name:
+            em.emit_op(nxt)
+            em.early.add(nxt)
+        elif device_map_mode(em.target, nxt) is not None and all(v in em.env for v in nxt.operands):
+            out.append(nxt)
+        nxt = nxt.next_op
+    return out
 
 
 def _swizzle_name(swz):

@@ -174,11 +174,26 @@ def _warpgroup_offset(em, layout, base: str, stride: int) -> str:
     if layout.warpgroups == 1:
         return base
     kb = em.kb
-    wg = kb.reg(B32)
-    kb.emit(f"shr.u32 \t{wg}, {em.group.tid}, 7")
     out = kb.reg(B32)
-    kb.emit(f"mad.lo.u32 \t{out}, {wg}, {stride}, {base}")
+    kb.emit(f"mad.lo.u32 \t{out}, {em.warpgroup_index()}, {stride}, {base}")
     return out
+
+
+def _a_descriptor(em, sa, layout, M: int, value):
+    """The descriptor of this warpgroup's rows of A in place. When A (IR value
+    `value`) is defined outside the enclosing loops, it is built once in the
+    outermost such loop's preheader (attention's Q, read at every key block)."""
+    def build():
+        return sa.descriptor(em, _warpgroup_offset(em, layout, sa.addr, sa.mn_offset(M // layout.warpgroups)))
+    frame = em.hoist_point([value]) if value is not None else None
+    if frame is None:
+        return build()
+    key = ("wgmma-a", sa.addr, M, layout.warpgroups, sa.k_major, sa.swz)
+    got = frame.hoisted.get(key)
+    if got is None:
+        with em.kb.into(frame.preheader):
+            got = frame.hoisted[key] = build()
+    return got
 
 
 def _pack_a(em, a, layout, M: int, K: int):
@@ -194,7 +209,8 @@ def _pack_a(em, a, layout, M: int, K: int):
     return pack_a_fragments(em, t, layout.tiles_m, K)
 
 
-def _issue(em, frags, sa, sb, acc, layout, kind, M: int, N: int, K: int, inflight=None, fence=True):
+def _issue(em, frags, sa, sb, acc, layout, kind, M: int, N: int, K: int, inflight=None, fence=True,
+           a_value=None):
     """wgmma.fence, the m64nNk16 instructions of every K step and 64-row chunk
     (A from `sa`'s descriptor, or the register fragments `frags` when `sa` is
     None; B from `sb`'s), commit and wait for them. When the operands' shared
@@ -205,7 +221,7 @@ def _issue(em, frags, sa, sb, acc, layout, kind, M: int, N: int, K: int, infligh
     if fence:
         kb.emit("fence.proxy.async.shared::cta")
     if sa is not None:
-        da = sa.descriptor(em, _warpgroup_offset(em, layout, sa.addr, sa.mn_offset(M // layout.warpgroups)))
+        da = _a_descriptor(em, sa, layout, M, a_value)
         trans_a = 0 if sa.k_major else 1
     db = sb.descriptor(em, sb.addr)
     trans_b = 0 if sb.k_major else 1
@@ -280,10 +296,10 @@ def wgmma_dot(em, op, a, b, c, layout: WgmmaAcc, rt):
             # the loop's accumulator registers themselves (wgmma_inflight)
             from .wgmma_inflight import start
             inflight = start(em, op) if sa is not None else None
-            _issue(em, frags, sa, sb, list(c.regs), layout, kind, M, N, K, inflight, fence)
+            _issue(em, frags, sa, sb, list(c.regs), layout, kind, M, N, K, inflight, fence, op.operands[0])
             return c
         acc = _mma_acc_regs(em, c, layout)
-        _issue(em, frags, sa, sb, acc, layout, kind, M, N, K, fence=fence)
+        _issue(em, frags, sa, sb, acc, layout, kind, M, N, K, fence=fence, a_value=op.operands[0])
         return _mma_result(em, rt, (M, N), layout, acc)
     if kind in FP8_KINDS:
         em.fail("cannot read its fp8 B K-major from shared memory (wgmma's only fp8 form)")

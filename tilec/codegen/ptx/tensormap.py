@@ -7,7 +7,8 @@ global memory (TMA reads it there) in a slot of a per-kernel pool:
 * Thread 0 claims a slot: one bit of a busy bitmap (`__tilec_tmap_busy_K`,
   256 words), trying the word of its SM first (%smid: no contention between
   SMs) and the next words when all 32 bits are taken. The claim is an
-  acquire atom; the CTA gives the slot back (a release `red.and`) at its exit,
+  acquire atom that ORs in bit 0 unread (one round trip when the CTA before
+  it on the SM has left); the CTA gives the slot back (a relaxed `red.and`) at its exit,
   after a CTA barrier, once no TMA of it can read the map any more. Slots are
   exclusive, so concurrent launches of the kernel with other arguments never
   see each other's maps.
@@ -19,6 +20,10 @@ global memory (TMA reads it there) in a slot of a per-kernel pool:
 * Beside each map, its key: the base, dims and strides it was built from. The
   CTAs of a launch that follow one another on an SM claim the same slot, find
   their own key there and skip the build (only the acquire remains).
+* The descriptors a kernel builds together are one batch (ops_tma._batch):
+  every key is loaded before any is compared, and one CTA barrier ends it, so
+  a CTA's start-up costs two round trips (the atom, the keys) however many
+  maps it has.
 
 Each map has its own pool (`__tilec_tmaps_K_i`, SLOTS x 128 bytes), so the
 slot index alone addresses every map of a CTA."""
@@ -66,43 +71,52 @@ def _busy_symbol(kernel):
     return f"__tilec_tmap_busy_{kernel}"
 
 
-def _acquire(em, pool):
-    """Thread 0 claims a slot and publishes it in shared memory."""
+def _claim(em, pool, lane0):
+    """Lane 0 of warp 0 claims a slot; the warp gets its index by shuffle and
+    lane 0 also publishes it in shared memory (later batches, the release).
+    The first attempt ORs in bit 0 of this SM's word without reading it first:
+    one round trip where the CTA before it on this SM has left. A taken bit
+    costs one more attempt, at the lowest bit the atom showed free; a full
+    word, a move to the next word."""
     kb = em.kb
     busy = _busy_symbol(pool.kernel)
     em.module.module_lines.append(f".global .align 4 .b32 {busy}[{SLOTS // 32}];")
     pool.slot_var = kb.shared_buffer(4, 4, "tmap_slot")
-    done, again, nxt = kb.label("tmap_got"), kb.label("tmap_try"), kb.label("tmap_next")
-    em.kb.emit(f"@!{em.leader()} bra \t{done}")
+    done, again = kb.label("tmap_got"), kb.label("tmap_try")
     w, a, base, off, old, free, bit = (kb.reg(B32), kb.reg(B64), kb.reg(B64), kb.reg(B64),
                                        kb.reg(B32), kb.reg(B32), kb.reg(B32))
     p = kb.reg(PRED)
+    kb.emit(f"mov.u32 \t{w}, 0")                       # defined in every lane for the shuffle
+    kb.emit(f"@!{lane0} bra \t{done}")
     kb.emit(f"mov.u32 \t{w}, %smid")
     kb.emit(f"and.b32 \t{w}, {w}, {SLOTS // 32 - 1}")
     kb.emit(f"mov.u64 \t{base}, {busy}")
+    kb.emit(f"mov.u32 \t{bit}, 1")
     kb.place(again)
     kb.emit(f"mul.wide.u32 \t{off}, {w}, 4")
     kb.emit(f"add.s64 \t{a}, {base}, {off}")
-    kb.emit(f"ld.relaxed.gpu.global.u32 \t{old}, [{a}]")
-    kb.emit(f"not.b32 \t{free}, {old}")
-    kb.emit(f"setp.eq.u32 \t{p}, {free}, 0")
-    kb.emit(f"@{p} bra \t{nxt}")
-    kb.emit(f"neg.s32 \t{bit}, {free}")
-    kb.emit(f"and.b32 \t{bit}, {bit}, {free}")          # the lowest free bit
     kb.emit(f"atom.acquire.gpu.global.or.b32 \t{old}, [{a}], {bit}")
-    kb.emit(f"and.b32 \t{old}, {old}, {bit}")
-    kb.emit(f"setp.ne.u32 \t{p}, {old}, 0")
-    kb.emit(f"@{p} bra \t{again}")                      # another CTA took it first
+    kb.emit(f"and.b32 \t{free}, {old}, {bit}")
+    kb.emit(f"setp.eq.u32 \t{p}, {free}, 0")
+    got = kb.label("tmap_won")
+    kb.emit(f"@{p} bra \t{got}")                        # the bit was free: it is ours
+    kb.emit(f"not.b32 \t{free}, {old}")
+    kb.emit(f"neg.s32 \t{bit}, {free}")
+    kb.emit(f"and.b32 \t{bit}, {bit}, {free}")          # the lowest bit free at the atom
+    kb.emit(f"setp.eq.u32 \t{p}, {bit}, 0")
+    kb.emit(f"@!{p} bra \t{again}")
+    kb.emit(f"add.u32 \t{w}, {w}, 1")                   # a full word: the next SM's
+    kb.emit(f"and.b32 \t{w}, {w}, {SLOTS // 32 - 1}")
+    kb.emit(f"mov.u32 \t{bit}, 1")
+    kb.emit(f"bra.uni \t{again}")
+    kb.place(got)
     kb.emit(f"bfind.u32 \t{bit}, {bit}")
     kb.emit(f"mad.lo.u32 \t{w}, {w}, 32, {bit}")
     kb.emit(f"st.shared.u32 \t[{pool.slot_var}], {w}")
-    kb.emit(f"bra.uni \t{done}")
-    kb.place(nxt)
-    kb.emit(f"add.u32 \t{w}, {w}, 1")
-    kb.emit(f"and.b32 \t{w}, {w}, {SLOTS // 32 - 1}")
-    kb.emit(f"bra.uni \t{again}")
     kb.place(done)
-    kb.emit("bar.sync \t0")
+    slot = kb.reg(B32)
+    kb.emit(f"shfl.sync.idx.b32 \t{slot}, {w}, 0, 31, -1")
+    return slot
 
 
 def as_b32(em, r):
@@ -128,48 +142,78 @@ def _stride_bytes(em, s, es):
     return out
 
 
-def build_map(em, tv, box, swizzle) -> TensorMap:
-    """Emit (at the top level of the kernel, every thread present) the claim of
-    the CTA's slot if this is its first map, and the build of a map of tensor
-    view `tv` (TensorView: base, shape and stride registers or ints) with `box`
-    (outermost first) and `swizzle` ("none", "32B", "64B", "128B")."""
+def build_maps(em, specs) -> list[TensorMap]:
+    """Emit (at the top level of the kernel, every thread present) the maps of
+    `specs`, (tensor view, box outermost first, swizzle "none"/"32B"/...)
+    each: warp 0 claims the CTA's slot if it has none yet, loads every map's
+    key at once (one round trip for all), builds the maps whose key differs,
+    acquires them all, and one CTA barrier ends the batch."""
     kb = em.kb
     pool = _pool(em)
-    if pool.slot_var is None:
-        _acquire(em, pool)
-    sym = f"__tilec_tmaps_{pool.kernel}_{pool.maps}"
-    pool.maps += 1
-    em.module.module_lines.append(f".global .align {MAP_BYTES} .b8 {sym}[{SLOTS * MAP_BYTES}];")
-    es = byte_size(tv.etype)
-    slot, g, off, gen = kb.reg(B32), kb.reg(B64), kb.reg(B64), kb.reg(B64)
-    kb.emit(f"ld.shared.u32 \t{slot}, [{pool.slot_var}]")
-    kb.emit(f"mov.u64 \t{g}, {sym}")
-    kb.emit(f"mul.wide.u32 \t{off}, {slot}, {MAP_BYTES}")
-    kb.emit(f"add.s64 \t{g}, {g}, {off}")
-    kb.emit(f"cvta.global.u64 \t{gen}, {g}")
-    rank = len(box)
-    # operands in the map's order: dimension 0 is the innermost
-    dims = [as_b32(em, d) for d in reversed(tv.shape)]
-    strides = [_stride_bytes(em, s, es) for s in reversed(tv.strides[:-1])]
-    stage = kb.shared_buffer(MAP_BYTES, MAP_BYTES, "tmap")
-    skip, keep = kb.label("tmap_built"), kb.label("tmap_kept")
-    warp0, lane0 = kb.reg(PRED), kb.reg(PRED)
     tid = em.group.tid
+    warp0, lane0 = kb.reg(PRED), kb.reg(PRED)
+    skip = kb.label("tmap_built")
     kb.emit(f"setp.lt.u32 \t{warp0}, {tid}, 32")
+    kb.emit(f"setp.eq.u32 \t{lane0}, {tid}, 0")
     kb.emit(f"@!{warp0} bra \t{skip}")
-    key = _key(em, pool, slot, tv.base, dims, strides)
-    kb.emit(f"@{key.same} bra \t{keep}")       # the slot holds this very map already
+    if pool.slot_var is None:
+        slot = _claim(em, pool, lane0)
+    else:
+        slot = kb.reg(B32)
+        kb.emit(f"ld.shared.u32 \t{slot}, [{pool.slot_var}]")
+    todo = []
+    for tv, box, swizzle in specs:
+        sym = f"__tilec_tmaps_{pool.kernel}_{pool.maps}"
+        pool.maps += 1
+        em.module.module_lines.append(f".global .align {MAP_BYTES} .b8 {sym}[{SLOTS * MAP_BYTES}];")
+        es = byte_size(tv.etype)
+        g, off, gen = kb.reg(B64), kb.reg(B64), kb.reg(B64)
+        kb.emit(f"mov.u64 \t{g}, {sym}")
+        kb.emit(f"mul.wide.u32 \t{off}, {slot}, {MAP_BYTES}")
+        kb.emit(f"add.s64 \t{g}, {g}, {off}")
+        kb.emit(f"cvta.global.u64 \t{gen}, {g}")
+        # operands in the map's order: dimension 0 is the innermost
+        dims = [as_b32(em, d) for d in reversed(tv.shape)]
+        strides = [_stride_bytes(em, st, es) for st in reversed(tv.strides[:-1])]
+        tmap = TensorMap(gen, tv.etype, box, swizzle)
+        todo.append((tmap, g, tv, dims, strides, _key(em, pool, slot, tv.base, dims, strides)))
+    for tmap, g, tv, dims, strides, key in todo:      # the loads above are all in flight by now
+        key.compare(em)
+    for tmap, g, tv, dims, strides, key in todo:
+        keep = kb.label("tmap_kept")
+        kb.emit(f"@{key.same} bra \t{keep}")          # the slot holds this very map already
+        _write(em, tmap, g, tv, dims, strides, lane0)
+        key.record(em, lane0)
+        # the key and map before the relaxed release at the exit (a CTA that only
+        # reused the slot wrote nothing: the busy word's atomics alone carry the
+        # builder's release to the next holder, a chain of read-modify-writes)
+        kb.emit(f"@{lane0} fence.acq_rel.gpu")
+        kb.place(keep)
+        kb.emit(f"fence.proxy.tensormap::generic.acquire.gpu \t[{tmap.addr}], {MAP_BYTES}")
+    kb.place(skip)
+    kb.emit("bar.sync \t0")
+    return [t[0] for t in todo]
+
+
+def build_map(em, tv, box, swizzle) -> TensorMap:
+    return build_maps(em, [(tv, box, swizzle)])[0]
+
+
+def _write(em, tmap, g, tv, dims, strides, lane0):
+    """Warp 0 fills a 128-byte shared stage with the map's fields and copies it
+    to the slot at `g` (a release to the tensor-map proxy)."""
+    kb = em.kb
+    stage = kb.shared_buffer(MAP_BYTES, MAP_BYTES, "tmap")
     s, z = kb.reg(B32), kb.reg(B32)
     kb.emit(f"mov.u32 \t{s}, {stage}")
-    kb.emit(f"mad.lo.u32 \t{z}, {tid}, 4, {s}")
+    kb.emit(f"mad.lo.u32 \t{z}, {em.group.tid}, 4, {s}")
     kb.emit(f"st.shared.u32 \t[{z}], 0")
     kb.emit("bar.warp.sync \t-1")
-    kb.emit(f"setp.eq.u32 \t{lane0}, {tid}, 0")
     put = f"@{lane0} tensormap.replace.tile"
     space = "shared::cta.b1024"
+    box, rank = tmap.box, len(tmap.box)
     kb.emit(f"{put}.global_address.{space}.b64 \t[{s}], {tv.base}")
     kb.emit(f"{put}.rank.{space}.b32 \t[{s}], {rank - 1}")
-    tmap = TensorMap(gen, tv.etype, box, swizzle)
     for d, n in enumerate(reversed(box[:-1] + (tmap.panel_elems,))):
         kb.emit(f"{put}.box_dim.{space}.b32 \t[{s}], {d}, {n}")
     for d in range(rank):
@@ -178,19 +222,13 @@ def build_map(em, tv, box, swizzle) -> TensorMap:
         kb.emit(f"{put}.global_stride.{space}.b64 \t[{s}], {d}, {strides[d]}")
     for d in range(rank):
         kb.emit(f"{put}.element_stride.{space}.b32 \t[{s}], {d}, 1")
-    kb.emit(f"{put}.elemtype.{space}.b32 \t[{s}], {_ELEMTYPE[es]}")
+    kb.emit(f"{put}.elemtype.{space}.b32 \t[{s}], {_ELEMTYPE[byte_size(tv.etype)]}")
     kb.emit(f"{put}.interleave_layout.{space}.b32 \t[{s}], 0")
-    kb.emit(f"{put}.swizzle_mode.{space}.b32 \t[{s}], {SWIZZLE_CODE[swizzle]}")
+    kb.emit(f"{put}.swizzle_mode.{space}.b32 \t[{s}], {SWIZZLE_CODE[tmap.swizzle]}")
     kb.emit(f"{put}.fill_mode.{space}.b32 \t[{s}], 0")
     kb.emit("bar.warp.sync \t-1")
     kb.emit(f"tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned "
             f"\t[{g}], [{s}], {MAP_BYTES}")
-    key.record(em, lane0)
-    kb.place(keep)
-    kb.emit(f"fence.proxy.tensormap::generic.acquire.gpu \t[{gen}], {MAP_BYTES}")
-    kb.place(skip)
-    kb.emit("bar.sync \t0")
-    return tmap
 
 
 KEY_BYTES = 64     # per slot and map: valid word, 5 dims (u32), base (u64 at 24), 4 strides (u64 at 32)
@@ -200,10 +238,19 @@ class _Key:
     """What the map in a slot was built from. A CTA that finds its own tensor's
     key there (the CTA before it on this SM, same launch) skips the build; the
     key is read and written only while the slot is held, so the busy word's
-    acquire/release orders it with the map."""
+    acquire and release order it with the map."""
 
-    def __init__(self, addr, same, values):
-        self.addr, self.same, self.values = addr, same, values
+    def __init__(self, addr, values, loaded):
+        self.addr, self.values, self.loaded = addr, values, loaded
+        self.same = None
+
+    def compare(self, em):
+        kb = em.kb
+        self.same = kb.reg(PRED)
+        kb.emit(f"setp.eq.u32 \t{self.same}, 1, 1")
+        for (_off, cls, v), t in zip(self.values, self.loaded):
+            ty = "u64" if cls == B64 else "u32"
+            kb.emit(f"setp.eq.and.{ty} \t{self.same}, {t}, {v}, {self.same}")
 
     def record(self, em, lane0):
         for off, cls, v in self.values:
@@ -211,6 +258,7 @@ class _Key:
 
 
 def _key(em, pool, slot, base, dims, strides) -> _Key:
+    """Issue the loads of the key beside map `pool.maps - 1` in `slot`."""
     kb = em.kb
     sym = f"__tilec_tmapkeys_{pool.kernel}_{pool.maps - 1}"
     em.module.module_lines.append(f".global .align 8 .b8 {sym}[{SLOTS * KEY_BYTES}];")
@@ -221,14 +269,12 @@ def _key(em, pool, slot, base, dims, strides) -> _Key:
     values = [(0, B32, "1"), (24, B64, base)]
     values += [(4 + 4 * d, B32, v) for d, v in enumerate(dims)]
     values += [(32 + 8 * d, B64, v) for d, v in enumerate(strides)]
-    same = kb.reg(PRED)
-    kb.emit(f"setp.eq.u32 \t{same}, 1, 1")
-    for off_, cls, v in values:
+    loaded = []
+    for off_, cls, _v in values:
         t = kb.reg(cls)
-        ty = "u64" if cls == B64 else "u32"
-        kb.emit(f"ld.global.{ty} \t{t}, [{addr}+{off_}]")
-        kb.emit(f"setp.eq.and.{ty} \t{same}, {t}, {v}, {same}")
-    return _Key(addr, same, values)
+        kb.emit(f"ld.global.{'u64' if cls == B64 else 'u32'} \t{t}, [{addr}+{off_}]")
+        loaded.append(t)
+    return _Key(addr, values, loaded)
 
 
 def release_slot(em):
@@ -249,5 +295,8 @@ def release_slot(em):
     kb.emit(f"mov.u64 \t{a}, {_busy_symbol(pool.kernel)}")
     kb.emit(f"mul.wide.u32 \t{off}, {w}, 4")
     kb.emit(f"add.s64 \t{a}, {a}, {off}")
-    kb.emit(f"red.release.gpu.global.and.b32 \t[{a}], {bit}")
+    # relaxed: the keys were ordered before it by the fence after the build, and
+    # nothing the CTA wrote since (its results) needs to be visible to the slot's
+    # next holder, so the CTA's exit does not wait for its stores to land
+    kb.emit(f"red.relaxed.gpu.global.and.b32 \t[{a}], {bit}")
     kb.place(skip)
