@@ -169,6 +169,24 @@ def test_attention_accumulates_in_the_carried_registers():
     assert checked == 1
 
 
+def test_a_loop_invariant_operand_descriptor_is_built_before_the_loop():
+    """Attention's Q sits in shared memory for the whole key loop: its wgmma
+    descriptor (this warpgroup's rows of it) is built once, in the loop's
+    preheader, from a warpgroup index broadcast from lane 0 (which ptxas can
+    keep in a uniform register). Inside the loop only K's descriptor is built."""
+    from tilec.codegen.ptx import compile_text
+    ptx = compile_text(example_text("cutile/attention_m128_f16_aligned.mlir"), "sm_90a").splitlines()
+    first = next(i for i, line in enumerate(ptx) if "wgmma.mma_async" in line and "{%r" not in line)
+    head = next(i for i in range(first, -1, -1) if ptx[i].startswith("$L_for_head"))
+    qdesc = re.search(r"\}, (%rd\d+), (%rd\d+),", ptx[first]).group(1)
+    defs = [i for i, line in enumerate(ptx) if re.match(rf"\s*(cvt|or)\.\S+\s+{qdesc},", line)]
+    assert defs and max(defs) < head                       # Q's descriptor: before the loop
+    built = [line for line in ptx[head:first] if re.match(r"\s*cvt\.u64\.u32", line)]
+    assert len(built) == 1                                 # K's, in the loop
+    wg = [i for i, line in enumerate(ptx) if re.match(r"\s*shfl\.sync\.idx\.b32\s+(%r\d+), \1, 0, 31, -1", line)]
+    assert wg and wg[0] < head
+
+
 # ---- single dots -----------------------------------------------------------------------------
 
 def dot_text(m, k, n, et="f16", ct="f32"):

@@ -1505,6 +1505,14 @@ class KernelCodegen:
             self._fail("setmaxnreg count must be a multiple of 8 in [24, 256]")
         self._emit("pass")
 
+    def _i_prefetch(self, ins, written, k, nblocks):
+        """prefetch.tensormap [a]: warms the TMA unit's copy of a map; no effect on values,
+        but the map must be one this CTA acquired (as a copy through it would need)."""
+        if ins.mods != ["tensormap"]:
+            self._fail("prefetch form (only .tensormap)")
+        self._nops(ins, 1)
+        self._guarded(ins, [f"_tm_prefetch({self._lid}, {self._raw_addr(ins.operands[0])})"])
+
     def _i_bfind(self, ins, written, k, nblocks):
         """bfind[.shiftamt].{u32,u64,s32,s64}: the most significant bit that differs from the
         sign (signed) or is set (unsigned); 0xFFFFFFFF if there is none."""

@@ -54,6 +54,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
               "_vprintf": self._vprintf, "_assertfail": self._assertfail, "RC": False,
               "_rc_ld": self._rc_ld, "_rc_st": self._rc_st, "_wg_fence": self._wg_fence, "PXD": set(),
               "_mb_expect_tx": self._mb_expect_tx, "_tm_replace": self._tm_replace, "_tm_acquire": self._tm_acquire,
+              "_tm_prefetch": self._tm_prefetch,
               "_tma_load": self._tma_load}
         for k in SPECIAL_PER_CTA.values():
             ns[k] = 0

@@ -148,6 +148,12 @@ class TmaRuntime:
                                   f"{TM_BYTES}), {self._where(lid)}")
         self.cta.tm_acq[addr] = self.tm_version.get(addr)
 
+    def _tm_prefetch(self, lid, addr):
+        """prefetch.tensormap [addr]: only of a map this CTA acquired since its last write."""
+        if addr not in self.cta.tm_acq or self.cta.tm_acq[addr] != self.tm_version.get(addr):
+            raise PTXRuntimeError(f"prefetch.tensormap of {addr:#x}, a map this CTA has not acquired "
+                                  f"since it was last written, {self._where(lid)}")
+
     def _tm_cp_compute(self, w, lanes):
         """tensormap.cp_fenceproxy: all lanes of the warp arrived; one copy of 128 bytes."""
         lid = w.instr.lid

@@ -106,9 +106,7 @@ def _create_pipeline(em, op):
         for i in range(stages):
             kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{full}+{8 * i}], {p_threads}")
             kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{empty}+{8 * i}], {c_threads // 32}")
-        if em.target.hopper:
-            kb.emit("fence.mbarrier_init.release.cluster")
-        em.sync()
+        _publish_inits(em, op)
         pipe = Pipe(view, stages, slot_bytes, full, empty, swizzle, tma)
     elif all(slot_fill(u.regions[0].blocks[0]) is not None
              for u in op.results[0].users if u.name.endswith("produce_one")):
@@ -117,14 +115,30 @@ def _create_pipeline(em, op):
         lead = em.leader()
         for i in range(stages):
             kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{full}+{8 * i}], {1 if tma else em.group.threads}")
-        if em.target.hopper:
-            kb.emit("fence.mbarrier_init.release.cluster")
-        em.sync()
+        _publish_inits(em, op)
         pipe = Pipe(view, stages, slot_bytes, full, swizzle=swizzle, tma=tma)
     else:
         pipe = Pipe(view, stages, slot_bytes, swizzle=swizzle)
     em.bind(op.results[0], pipe)
     em.bind(op.results[1], pipe)
+
+
+_QUIET = ("nv_tileas.async.pipeline.create_iterator", "nv_tileas.alloc_tensor", "nv_tileas.view",
+          "arith.constant", "cuda_tile.constant")
+
+
+def _publish_inits(em, op):
+    """Make pipeline `op`'s barrier inits visible to the group: the fence and a
+    group barrier, unless another pipeline is created next with only ops that
+    touch no barrier between (its own publication then covers both)."""
+    nxt = op.next_op
+    while nxt is not None and nxt.name in _QUIET:
+        nxt = nxt.next_op
+    if nxt is not None and nxt.name == op.name:
+        return
+    if em.target.hopper:
+        em.kb.emit("fence.mbarrier_init.release.cluster")
+    em.sync()
 
 
 def _filled_by_tma(em, op, swizzle, shape) -> bool:

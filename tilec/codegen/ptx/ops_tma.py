@@ -128,8 +128,9 @@ def _issue_tma(em, op, desc, dest, base):
     kb = em.kb
     lead = em.leader()
     fenced = em.group.owners.setdefault("tensormaps_acquired", set())
-    if m.addr not in fenced:
-        # the issuing thread acquires the map the building warp released (once per group)
+    if m.addr not in fenced and em.group.first_thread != 0:
+        # CTA thread 0 acquired every map when warp 0 built them (tensormap.build_maps);
+        # another issuing thread acquires the map the building warp released (once per group)
         fenced.add(m.addr)
         with em._prologue():
             kb.emit(f"@{lead} fence.proxy.tensormap::generic.acquire.gpu \t[{m.addr}], 128")

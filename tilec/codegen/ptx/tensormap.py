@@ -190,6 +190,8 @@ def build_maps(em, specs) -> list[TensorMap]:
         kb.emit(f"@{lane0} fence.acq_rel.gpu")
         kb.place(keep)
         kb.emit(f"fence.proxy.tensormap::generic.acquire.gpu \t[{tmap.addr}], {MAP_BYTES}")
+        # thread 0 (the usual TMA issuer) warms the TMA unit's copy while the CTA sets up
+        kb.emit(f"@{lane0} prefetch.tensormap \t[{tmap.addr}]")
     kb.place(skip)
     kb.emit("bar.sync \t0")
     return [t[0] for t in todo]
