@@ -92,16 +92,21 @@ def _make_desc(em, op):
         em.early.add(d)
 
 
-_BETWEEN = ("nv_tileas.view", "arith.constant", "cuda_tile.constant")
+def _movable(op) -> bool:
+    """A view, or a pure op on scalars: emitting it ahead of its turn changes nothing."""
+    from ...ir.traits import Pure
+    if op.name == "nv_tileas.view":
+        return True
+    return not op.regions and op.has_trait(Pure) and all(not getattr(r.type, "shape", ()) for r in op.results)
 
 
 def _batch(em, op):
     """`op` and the device-mapped descriptors that follow it in its block with
-    only views and constants between (emitted here, ahead of their turn: they
-    emit no code): one claim, one round trip for their keys, one barrier."""
+    only views and pure scalar ops between (emitted here, ahead of their turn):
+    one claim, one round trip for their keys, one barrier."""
     out = [op]
     nxt = op.next_op
-    while nxt is not None and (nxt.name in _BETWEEN or nxt.name == op.name):
+    while nxt is not None and (nxt.name == op.name or _movable(nxt)):
         if nxt.name != op.name:
             em.emit_op(nxt)
             em.early.add(nxt)
