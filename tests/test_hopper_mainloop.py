@@ -233,11 +233,9 @@ def test_occupancy_option_and_bad_values(run_cli):
     assert rc != 0 and "invalid schedule options" in err and "occupancy=-1" in err
 
 
-def test_slots_are_released_and_their_keys_let_later_ctas_skip_the_build():
-    """Six CTAs over the simulator's four SMs (%smid = CTA index mod 4): CTAs 4 and 5
-    claim the slots CTAs 0 and 1 gave back, find their own tensors' keys there and
-    use the maps without building them. The result stays right, every busy bit is
-    clear at the end, and four slots hold keys."""
+def _simulate_aligned(m, n, k, grid, seed, edit=lambda out: out):
+    """Run the aligned matmul's PTX (after `edit`) in the simulator on random
+    operands, check C, and return the simulation's result."""
     import numpy as np
     try:
         import ptxsim
@@ -245,16 +243,25 @@ def test_slots_are_released_and_their_keys_let_later_ctas_skip_the_build():
         from tests import ptxsim
     from tilec.runtime import convert_scalars
     src = text(ALIGNED)
-    out = ptx(src)
-    rng = np.random.default_rng(7)
-    m, n, k = 384, 256, 128
+    rng = np.random.default_rng(seed)
     a = rng.standard_normal((m, k)).astype(np.float16)
     b = rng.standard_normal((k, n)).astype(np.float16)
     c = np.zeros((m, n), np.float16)
     args = [a, m, k, k, 1, b, k, n, n, 1, c, m, n, n, 1]
-    res = ptxsim.run_ptx(out, "matmul_f16_aligned", (3, 2, 1), convert_scalars(src, args))
+    res = ptxsim.run_ptx(edit(ptx(src)), "matmul_f16_aligned", grid, convert_scalars(src, args))
     want = a.astype(np.float64) @ b.astype(np.float64)
     assert np.all(np.abs(c - want) <= 2e-3 * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))) + 1e-3)
+    return res
+
+
+def test_slots_are_released_and_their_keys_let_later_ctas_skip_the_build():
+    """Six CTAs over the simulator's four SMs (%smid = CTA index mod 4): CTAs 4 and 5
+    claim the slots CTAs 0 and 1 gave back, find their own tensors' keys there and
+    use the maps without building them. The result stays right, every busy bit is
+    clear at the end, and four slots hold keys."""
+    import numpy as np
+    m, k = 384, 128
+    res = _simulate_aligned(m, 256, k, (3, 2, 1), 7)
     assert not res.global_as("__tilec_tmap_busy_matmul_f16_aligned", np.uint32).any()
     keys = res.global_as("__tilec_tmapkeys_matmul_f16_aligned_0", np.uint32).reshape(-1, 16)
     assert sorted(np.nonzero(keys[:, 0])[0].tolist()) == [0, 32, 64, 96]
@@ -267,26 +274,13 @@ def test_taken_bits_and_full_words_send_the_claim_further():
     word. Busy words preset: word 0 holds bit 0, word 1 is full. CTA 0 (SM 0)
     gets slot 1, CTA 1 (SM 1) slot 64, and the preset bits are still set after."""
     import numpy as np
-    try:
-        import ptxsim
-    except ImportError:                     # pragma: no cover
-        from tests import ptxsim
-    from tilec.runtime import convert_scalars
-    src = text(ALIGNED)
-    out = ptx(src)
     name = "__tilec_tmap_busy_matmul_f16_aligned"
     decl = f".global .align 4 .b32 {name}[256];"
-    assert decl in out
-    out = out.replace(decl, decl[:-1] + " = {" + ", ".join(["1", str(0xFFFFFFFF)] + ["0"] * 254) + "};")
-    rng = np.random.default_rng(3)
-    m, n, k = 128, 256, 128
-    a = rng.standard_normal((m, k)).astype(np.float16)
-    b = rng.standard_normal((k, n)).astype(np.float16)
-    c = np.zeros((m, n), np.float16)
-    args = [a, m, k, k, 1, b, k, n, n, 1, c, m, n, n, 1]
-    res = ptxsim.run_ptx(out, "matmul_f16_aligned", (1, 2, 1), convert_scalars(src, args))
-    want = a.astype(np.float64) @ b.astype(np.float64)
-    assert np.all(np.abs(c - want) <= 2e-3 * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))) + 1e-3)
+
+    def preset(out):
+        assert decl in out
+        return out.replace(decl, decl[:-1] + " = {" + ", ".join(["1", str(0xFFFFFFFF)] + ["0"] * 254) + "};")
+    res = _simulate_aligned(128, 256, 128, (1, 2, 1), 3, preset)
     busy = res.global_as(name, np.uint32)
     assert busy[0] == 1 and busy[1] == 0xFFFFFFFF and not busy[2:].any()
     keys = res.global_as("__tilec_tmapkeys_matmul_f16_aligned_0", np.uint32).reshape(-1, 16)
