@@ -86,9 +86,12 @@ def _make_desc(em, op):
     from .tensormap import build_maps
     batch = _batch(em, op)
     views = [em.get(d.operands[0]) for d in batch]
-    maps = build_maps(em, [(v, _box(d), device_map_mode(em.target, d)) for v, d in zip(views, batch)])
-    for d, v, m in zip(batch, views, maps):
-        em.bind(d.results[0], TmaDesc(v, list(d.operands[1:]), m))
+    specs = [(v, _box(d), device_map_mode(em.target, d)) for v, d in zip(views, batch)]
+    # descriptors of one tensor view with one box and swizzle share a map
+    distinct = list({(id(v), box, mode): (v, box, mode) for v, box, mode in specs}.values())
+    built = dict(zip([(id(v), box, mode) for v, box, mode in distinct], build_maps(em, distinct)))
+    for d, (v, box, mode) in zip(batch, specs):
+        em.bind(d.results[0], TmaDesc(v, list(d.operands[1:]), built[(id(v), box, mode)]))
         em.early.add(d)
 
 
