@@ -28,6 +28,16 @@ def _defined_in(value, op) -> bool:
     return False
 
 
+def quiet(op, also=()) -> bool:
+    """Whether `op` emits no synchronization and nothing that depends on where it
+    sits among its neighbours: a view, a pure op on scalars, or one named in
+    `also`. Such ops may be emitted ahead of their turn, or looked past."""
+    from ...ir.traits import Pure
+    if op.name == "nv_tileas.view" or op.name in also:
+        return True
+    return not op.regions and op.has_trait(Pure) and all(not getattr(r.type, "shape", ()) for r in op.results)
+
+
 def handles(*names):
     def deco(fn):
         for n in names:
@@ -133,7 +143,7 @@ class Emitter:
         whole loop (only block arguments are reassigned)."""
         best = None
         for f in reversed(self.loops):
-            if getattr(f, "preheader", None) is None:
+            if f.preheader is None:
                 continue                          # if / pipeline regions: look further out
             if f.group is not self.group or any(_defined_in(v, f.op) for v in values):
                 break

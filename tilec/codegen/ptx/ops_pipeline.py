@@ -15,7 +15,7 @@ import math
 
 from ...dialects.nv_tileas.ops import pipeline as pipeline_ops
 from ...dialects.nv_tileas.ops.pipeline import agent_warps, slot_fill
-from .emitter import handles
+from .emitter import handles, quiet
 from .ops_control import Frame
 from .ops_memory import SharedView, needs_registers
 from .ptxtypes import B32, B64, PRED, byte_size
@@ -123,8 +123,7 @@ def _create_pipeline(em, op):
     em.bind(op.results[1], pipe)
 
 
-_QUIET = ("nv_tileas.async.pipeline.create_iterator", "nv_tileas.alloc_tensor", "nv_tileas.view",
-          "arith.constant", "cuda_tile.constant")
+_NO_BARRIER = ("nv_tileas.async.pipeline.create_iterator", "nv_tileas.alloc_tensor")
 
 
 def _publish_inits(em, op):
@@ -132,7 +131,7 @@ def _publish_inits(em, op):
     group barrier, unless another pipeline is created next with only ops that
     touch no barrier between (its own publication then covers both)."""
     nxt = op.next_op
-    while nxt is not None and nxt.name in _QUIET:
+    while nxt is not None and quiet(nxt, _NO_BARRIER):
         nxt = nxt.next_op
     if nxt is not None and nxt.name == op.name:
         return

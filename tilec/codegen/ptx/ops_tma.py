@@ -14,7 +14,7 @@ the pipeline's `full` barrier (or group barrier) publishes the slot as it
 would a TMA completion."""
 from __future__ import annotations
 
-from .emitter import handles
+from .emitter import handles, quiet
 from ...dialects.nv_tileas.layouts import linear_offsets
 from .ops_memory import SharedView, async_fill, global_slots, load_slots, vector_width
 from .ptxtypes import B32, byte_size
@@ -95,21 +95,13 @@ def _make_desc(em, op):
         em.early.add(d)
 
 
-def _movable(op) -> bool:
-    """A view, or a pure op on scalars: emitting it ahead of its turn changes nothing."""
-    from ...ir.traits import Pure
-    if op.name == "nv_tileas.view":
-        return True
-    return not op.regions and op.has_trait(Pure) and all(not getattr(r.type, "shape", ()) for r in op.results)
-
-
 def _batch(em, op):
     """`op` and the device-mapped descriptors that follow it in its block with
     only views and pure scalar ops between (emitted here, ahead of their turn):
     one claim, one round trip for their keys, one barrier."""
     out = [op]
     nxt = op.next_op
-    while nxt is not None and (nxt.name == op.name or _movable(nxt)):
+    while nxt is not None and (nxt.name == op.name or quiet(nxt)):
         if nxt.name != op.name:
             em.emit_op(nxt)
             em.early.add(nxt)

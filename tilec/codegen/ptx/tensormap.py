@@ -151,10 +151,9 @@ def build_maps(em, specs) -> list[TensorMap]:
     kb = em.kb
     pool = _pool(em)
     tid = em.group.tid
-    warp0, lane0 = kb.reg(PRED), kb.reg(PRED)
+    warp0, lane0 = kb.reg(PRED), em.leader()     # at the top level, thread 0 is lane 0 of warp 0
     skip = kb.label("tmap_built")
     kb.emit(f"setp.lt.u32 \t{warp0}, {tid}, 32")
-    kb.emit(f"setp.eq.u32 \t{lane0}, {tid}, 0")
     kb.emit(f"@!{warp0} bra \t{skip}")
     if pool.slot_var is None:
         slot = _claim(em, pool, lane0)
@@ -195,10 +194,6 @@ def build_maps(em, specs) -> list[TensorMap]:
     kb.place(skip)
     kb.emit("bar.sync \t0")
     return [t[0] for t in todo]
-
-
-def build_map(em, tv, box, swizzle) -> TensorMap:
-    return build_maps(em, [(tv, box, swizzle)])[0]
 
 
 def _write(em, tmap, g, tv, dims, strides, lane0):
