@@ -173,11 +173,13 @@ def test_a_loop_invariant_operand_descriptor_is_built_before_the_loop():
     """Attention's Q sits in shared memory for the whole key loop: its wgmma
     descriptor (this warpgroup's rows of it) is built once, in the loop's
     preheader, from a warpgroup index broadcast from lane 0 (which ptxas can
-    keep in a uniform register). Inside the loop only K's descriptor is built."""
+    keep in a uniform register). Inside the loop only K's descriptor is built (for the
+    next key block's S, issued a trip ahead: wgmma_prefetch)."""
     from tilec.codegen.ptx import compile_text
     ptx = compile_text(example_text("cutile/attention_m128_f16_aligned.mlir"), "sm_90a").splitlines()
-    first = next(i for i, line in enumerate(ptx) if "wgmma.mma_async" in line and "{%r" not in line)
-    head = next(i for i in range(first, -1, -1) if ptx[i].startswith("$L_for_head"))
+    ex2 = next(i for i, line in enumerate(ptx) if "ex2.approx" in line)
+    head = max(i for i in range(ex2) if ptx[i].startswith("$L_for_head"))        # the key loop
+    first = next(i for i in range(head, ex2) if "wgmma.mma_async" in ptx[i] and "{%r" not in ptx[i])
     qdesc = re.search(r"\}, (%rd\d+), (%rd\d+),", ptx[first]).group(1)
     defs = [i for i, line in enumerate(ptx) if re.match(rf"\s*(cvt|or)\.\S+\s+{qdesc},", line)]
     assert defs and max(defs) < head                       # Q's descriptor: before the loop

@@ -67,6 +67,7 @@ class Emitter:
         self.wgmma = False             # wgmma for tensor-core dots: False, True (every one that fits) or ops_wgmma.AUTO
         self.layout_repairs: list = [] # (op, had, wanted): results converted into their IR layout (ir_layouts)
         self.early: set = set()        # ops emitted ahead of their turn (ops_tma._batch): skipped at it
+        self.after_op: dict = {}       # op -> callbacks run once it is emitted (wgmma_prefetch)
 
     # ---- dispatch ---------------------------------------------------------------------
     def emit_block(self, block):
@@ -84,6 +85,8 @@ class Emitter:
             handler(self, op)
             if op.results:
                 follow(self, op)
+            for fn in self.after_op.pop(op, ()):
+                fn(self)
         except Unsupported as e:
             raise CodegenError(op, f"'{op.name}' {e}") from None
         finally:

@@ -51,7 +51,7 @@ from __future__ import annotations
 from ...dialects.nv_tileas.layouts import WgmmaAcc, blocked, linear_offsets, wgmma_acc
 from ...dialects.nv_tileas.operands import wgmma_chosen
 from .numeric import float_name
-from .ptxtypes import B32, B64, byte_size
+from .ptxtypes import B32, B64, F32, byte_size
 from .values import Tile
 
 FP8_KINDS = {"f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}     # element type -> wgmma's fp8 type
@@ -210,13 +210,14 @@ def _pack_a(em, a, layout, M: int, K: int):
 
 
 def _issue(em, frags, sa, sb, acc, layout, kind, M: int, N: int, K: int, inflight=None, fence=True,
-           a_value=None):
+           a_value=None, wait=True):
     """wgmma.fence, the m64nNk16 instructions of every K step and 64-row chunk
     (A from `sa`'s descriptor, or the register fragments `frags` when `sa` is
     None; B from `sb`'s), commit and wait for them. When the operands' shared
     memory was written through the generic proxy (cp.async, st.shared), the
     proxy fence makes it visible to wgmma's async-proxy reads (`fence`; slots
-    TMA filled, written by the async proxy itself, need none)."""
+    TMA filled, written by the async proxy itself, need none). `wait=False`:
+    commit only (a prefetched dot waits where its result is read)."""
     kb = em.kb
     if fence:
         kb.emit("fence.proxy.async.shared::cta")
@@ -242,6 +243,8 @@ def _issue(em, frags, sa, sb, acc, layout, kind, M: int, N: int, K: int, infligh
             tail = "1, 1, 1" if fp8 else f"1, 1, 1, {trans_a}, {trans_b}"
             kb.emit(f"{shape} \t{{{dl}}}, {das}, {dbs}, {tail}")
     kb.emit("wgmma.commit_group.sync.aligned")
+    if not wait:
+        return
     if inflight is None:
         kb.emit("wgmma.wait_group.sync.aligned \t0")
         return
@@ -298,6 +301,10 @@ def wgmma_dot(em, op, a, b, c, layout: WgmmaAcc, rt):
             inflight = start(em, op) if sa is not None else None
             _issue(em, frags, sa, sb, list(c.regs), layout, kind, M, N, K, inflight, fence, op.operands[0])
             return c
+        if sa is not None:
+            got = _prefetched(em, op, sa, sb, layout, kind, M, N, K, fence, rt)
+            if got is not None:
+                return got
         acc = _mma_acc_regs(em, c, layout)
         _issue(em, frags, sa, sb, acc, layout, kind, M, N, K, fence=fence, a_value=op.operands[0])
         return _mma_result(em, rt, (M, N), layout, acc)
@@ -334,6 +341,31 @@ def wgmma_dot(em, op, a, b, c, layout: WgmmaAcc, rt):
     kb.emit("wgmma.commit_group.sync.aligned")
     kb.emit("wgmma.wait_group.sync.aligned \t0")
     return _mma_result(em, rt, (M, N), layout, acc)
+
+
+def _prefetched(em, op, sa, sb, layout, kind, M, N, K, fence, rt):
+    """Dot `op` issued one loop trip ahead (wgmma_prefetch), when its rules
+    hold and its accumulator starts from a loop-invariant splat (a zero tile:
+    ptxas folds it into the first wgmma): its result registers, once this
+    trip's group is waited for."""
+    from .ops_dot import _mma_result
+    from .wgmma_prefetch import plan, start
+    pl = plan(em, op)
+    c = em.env.get(pl.acc) if pl is not None else None
+    if not isinstance(c, Tile) or not c.splat or float_name(c.etype) != "f32":
+        return None
+    acc = Tile(c.etype, tuple(op.results[0].type.shape), layout, [em.kb.reg(F32) for _ in range(layout.nslots)])
+
+    def issue(addrs):
+        a = _Smem(addrs[0], sa.swz, sa.k_major, sa.es) if 0 in addrs else sa
+        b = _Smem(addrs[1], sb.swz, sb.k_major, sb.es) if 1 in addrs else sb
+        em.copy_into(acc, c)
+        _issue(em, None, a, b, list(acc.regs), layout, kind, M, N, K, fence=fence, a_value=op.operands[0],
+               wait=False)
+    if start(em, op, pl, issue) is None:
+        return None
+    em.kb.emit("wgmma.wait_group.sync.aligned \t0")      # this trip's group, issued a trip ago
+    return _mma_result(em, rt, (M, N), layout, list(acc.regs))
 
 
 def _offset(em, desc: str, add: int) -> str:

@@ -1,0 +1,219 @@
+"""A loop's independent wgmma dot issued one iteration ahead (sm_90a).
+
+Attention's key loop computes S = Q K_j^T, then the softmax of S, then
+O += P V_j. Each warpgroup ran them one after another, so the tensor cores sat
+idle during its softmax and the CUDA cores during its dots. A dot whose
+operands do not depend on the iteration's other work -- each one loop-invariant
+or a whole pipeline slot that the loop's iterator advances once per trip --
+and whose accumulator is loop-invariant (a zero tile) can run early: iteration
+j issues iteration j + 1's dot as soon as it has read its own dot's result for
+the last time, and that group runs under the rest of iteration j (attention:
+the max, exp2, the row sum and P V_j). At the dot's own place an iteration only
+waits for its group. The first trip's dot is issued before the loop.
+
+The rules that make it safe:
+
+* The result registers are free once the last op that reads them is done:
+  the *anchor*, the last op of the dot's block that uses the result or a value
+  that may share its registers (the results of any op that does not always
+  compute new registers, transitively). A value that leaves the block (its
+  terminator uses it) keeps the registers: no prefetch.
+* The next trip exists: `iv + step < ub`, a uniform branch around the issue.
+* Its slot is full: the issuing warpgroup waits on the slot's `full` barrier of
+  the next pipeline position (the iteration's own consumer_wait for it later
+  passes at once: the slot is not released before). So the pipeline needs two
+  stages, and the loop no early exit.
+* Only the dot's own block (and consume_one scopes around it) separates it from
+  its loop, so every trip runs it exactly once.
+"""
+from __future__ import annotations
+
+from .ptxtypes import PRED, bits
+
+LOOPS = ("scf.for", "cuda_tile.for")
+CONSUME = "nv_tileas.async.pipeline.consume_one"
+INC_ITER = "nv_tileas.async.pipeline.inc_iter"
+EXITS = ("cuda_tile.break", "cuda_tile.return", "cuda_tile.continue")
+# ops whose results are always new registers (never their operands')
+FRESH = {f"cuda_tile.{n}" for n in ("addf", "subf", "mulf", "divf", "maxf", "minf", "fma", "ftof",
+                                   "exp", "exp2")}
+
+
+class Plan:
+    def __init__(self, loop, anchor, slots, acc):
+        self.loop, self.anchor, self.slots = loop, anchor, slots   # slots: operand index -> consume_one
+        self.acc = acc              # the loop-invariant value the accumulator starts from
+
+
+def _loop_of(op):
+    """The loop whose every trip runs `op` once, through consume_one scopes only."""
+    p = op.parent_op
+    while p is not None and p.name == CONSUME:
+        p = p.parent_op
+    return p if p is not None and p.name in LOOPS else None
+
+
+def _advanced_once(loop, it) -> bool:
+    """Whether iterator `it` is a block argument of `loop` that its yield
+    advances by one inc_iter."""
+    body = loop.regions[0].blocks[0]
+    if it not in body.arguments:
+        return False
+    index = list(body.arguments).index(it) - 1
+    y = list(body.ops)[-1]
+    if index < 0 or index >= len(y.operands):
+        return False
+    nxt = getattr(y.operands[index], "op", None)
+    return nxt is not None and nxt.name == INC_ITER and nxt.operands[0] is it
+
+
+def _anchor(dot):
+    """The last op of dot's block that reads its result registers, or None
+    when they leave the block."""
+    block = dot.parent
+    ops = list(block.ops)
+    pos = {o: i for i, o in enumerate(ops)}
+    last, todo, seen = dot, [dot.results[0]], set()
+    while todo:
+        v = todo.pop()
+        for u in v.uses:
+            user = u.owner
+            top = user
+            while top is not None and top.parent is not block:
+                top = top.parent_op
+            if top is None or top is ops[-1]:
+                return None
+            if pos[top] > pos[last]:
+                last = top
+            if user.name not in FRESH:
+                for r in user.results:
+                    if r not in seen:
+                        seen.add(r)
+                        todo.append(r)
+    return last if last is not dot else None
+
+
+def plan(em, dot):
+    """A Plan when `dot` may be issued one iteration ahead, else None."""
+    from ...dialects.nv_tileas.operands import slot_source
+    from .emitter import _defined_in
+    loop = _loop_of(dot)
+    if loop is None or any(x.name in EXITS for x in loop.walk()):
+        return None
+    acc = dot.operands[2]
+    while getattr(acc, "op", None) is not None and acc.op.name == "nv_tileas.convert_layout" \
+            and _defined_in(acc, loop):
+        acc = acc.op.operands[0]      # a layout change of a loop-invariant tile is one too
+    if _defined_in(acc, loop):
+        return None
+    slots = {}
+    for i, v in enumerate(dot.operands[:2]):
+        if not _defined_in(v, loop):
+            continue
+        src = slot_source(v)
+        if src is None:
+            return None
+        consume = src[0].block.parent_op
+        pipe = em.get(consume.operands[0])
+        if not getattr(pipe, "agents", False) or pipe.full is None or pipe.stages < 2 \
+                or not _advanced_once(loop, consume.operands[1]):
+            return None
+        slots[i] = consume
+    anchor = _anchor(dot)
+    if not slots or anchor is None:
+        return None
+    return Plan(loop, anchor, slots, acc)
+
+
+def _next_trip(em, loop) -> str:
+    """A predicate: the loop runs another trip after the current one."""
+    kb = em.kb
+    body = loop.regions[0].blocks[0]
+    iv, ub, step = em.get(body.arguments[0]).reg, em.get(loop.operands[1]).reg, em.get(loop.operands[2]).reg
+    t = loop.operands[0].type
+    t = getattr(t, "element_type", t)
+    w = 64 if bits(t) == 64 else 32
+    sgn = "u" if "unsignedCmp" in loop.attributes else "s"
+    nxt = kb.reg("b64" if w == 64 else "b32")
+    kb.emit(f"add.s{w} \t{nxt}, {iv}, {step}")
+    p = kb.reg(PRED)
+    kb.emit(f"setp.lt.{sgn}{w} \t{p}, {nxt}, {ub}")
+    return p
+
+
+def _first_trip(em, loop) -> str:
+    kb = em.kb
+    body = loop.regions[0].blocks[0]
+    iv, ub = em.get(body.arguments[0]).reg, em.get(loop.operands[1]).reg
+    t = loop.operands[0].type
+    t = getattr(t, "element_type", t)
+    w = 64 if bits(t) == 64 else 32
+    sgn = "u" if "unsignedCmp" in loop.attributes else "s"
+    p = kb.reg(PRED)
+    kb.emit(f"setp.lt.{sgn}{w} \t{p}, {iv}, {ub}")
+    return p
+
+
+def _next_iter(em, it):
+    from .ops_pipeline import Iter
+    kb = em.kb
+    s, ph, wrap = kb.reg("b32"), kb.reg("b32"), kb.reg(PRED)
+    kb.emit(f"add.u32 \t{s}, {it.stage}, 1")
+    kb.emit(f"setp.eq.u32 \t{wrap}, {s}, {it.pipe.stages}")
+    kb.emit(f"selp.u32 \t{s}, 0, {s}, {wrap}")
+    kb.emit(f"xor.b32 \t{ph}, {it.phase}, 1")
+    kb.emit(f"selp.u32 \t{ph}, {ph}, {it.phase}, {wrap}")
+    return Iter(it.pipe, s, ph)
+
+
+class Prefetched:
+    """One emission of a prefetched dot: its fixed result registers and how to
+    issue it for a pipeline position (`advance`: the next one)."""
+
+    def __init__(self, em, pl, issue):
+        self.em, self.plan, self.issue = em, pl, issue
+
+    def _issue_at(self, advance: bool):
+        from .ops_pipeline import _barrier, slot_address, wait_parity
+        em = self.em
+        addrs = {}
+        for i, consume in self.plan.slots.items():
+            it = em.get(consume.operands[1])
+            if advance:
+                it = _next_iter(em, it)
+            wait_parity(em, _barrier(em, it.pipe.full, it), it.phase)
+            addrs[i] = slot_address(em, it.pipe, it)
+        self.issue(addrs)
+
+    def _guarded(self, pred, advance):
+        kb = self.em.kb
+        skip = kb.label("prefetch_done")
+        kb.emit(f"@!{pred} bra \t{skip}")
+        self._issue_at(advance)
+        kb.place(skip)
+
+    def before_loop(self, frame):
+        em = self.em
+        with em.kb.into(frame.preheader):
+            self._guarded(_first_trip(em, self.plan.loop), advance=False)
+
+    def after_anchor(self, em):
+        self._guarded(_next_trip(em, self.plan.loop), advance=True)
+
+
+def start(em, dot, pl, issue):
+    """Set up `dot` (Plan `pl`) as prefetched in this emission: the first trip's
+    group before the loop, the next trip's after the anchor. `issue(addrs)`
+    emits the group with the slot operands at `addrs` (operand index ->
+    shared address register), without waiting. None when the loop's frame is
+    not open."""
+    frame = next((f for f in reversed(em.loops) if f.op is pl.loop), None)
+    if frame is None or frame.preheader is None:
+        return None
+    pf = Prefetched(em, pl, issue)
+    pf.before_loop(frame)
+    # nothing is in flight after the loop (the last trip prefetches nothing); saying
+    # so keeps ptxas from guarding the loop's exit with a wait of its own (C7517)
+    frame.after.append(lambda em: em.kb.emit("wgmma.wait_group.sync.aligned \t0"))
+    em.after_op.setdefault(pl.anchor, []).append(pf.after_anchor)
+    return pf
