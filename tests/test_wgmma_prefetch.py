@@ -17,7 +17,7 @@ import re
 import numpy as np
 import pytest
 
-from test_ptx_sim import entry_symbol, interpreter_result
+from test_ptxsim_eager import run_sim
 
 try:
     from gpu import cases
@@ -53,19 +53,10 @@ def _compiled():
     return _ptx["ptx"]
 
 
-def _simulate(case, ptx, **kw):
-    from tilec.runtime import convert_scalars
-    want, _, _ = interpreter_result(case)
-    launch = case.build(case.rng())
-    args, memo = cases.copy_args(launch.args)
-    ptxsim.run_ptx(ptx, entry_symbol(case), launch.grid, convert_scalars(case.text(), args), **kw)
-    cases.compare(case, launch, cases.outputs_of(launch, memo), want)
-
-
 @pytest.mark.parametrize("timing", ["late", "eager"])
 @pytest.mark.parametrize("n_keys", [0, 64, 192])
 def test_every_trip_count_matches_the_interpreter(n_keys, timing):
-    _simulate(_keys(n_keys), _compiled(), copy_timing=timing)
+    run_sim(_keys(n_keys), _compiled(), copy_timing=timing)
 
 
 def test_the_key_loop_issues_the_next_blocks_scores_before_its_softmax():
@@ -97,7 +88,7 @@ def test_reading_the_scores_without_waiting_fails_in_the_simulator():
     own = next(i for i in range(head, ex2) if "wgmma.wait_group" in lines[i])
     broken = "\n".join(lines[:own] + lines[own + 1:])
     with pytest.raises(ptxsim.PTXRuntimeError):
-        _simulate(_keys(192), broken)
+        run_sim(_keys(192), broken)
 
 
 @pytest.mark.parametrize("path", ["cutile/matmul_f16_aligned.mlir", "cutile/bmm_tt_f16_aligned.mlir",
