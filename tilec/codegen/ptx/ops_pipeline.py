@@ -158,9 +158,9 @@ def _create_iterator(em, op):
     em.bind(op.results[0], Iter(pipe, s, p))
 
 
-@handles("nv_tileas.async.pipeline.inc_iter")
-def _inc_iter(em, op):
-    it = em.get(op.operands[0])
+def advanced(em, it) -> Iter:
+    """The pipeline position after `it`, in new registers: the next slot, the
+    phase flipped where the ring wraps."""
     kb = em.kb
     s, p, wrap = kb.reg(B32), kb.reg(B32), kb.reg(PRED)
     kb.emit(f"add.u32 \t{s}, {it.stage}, 1")
@@ -168,7 +168,12 @@ def _inc_iter(em, op):
     kb.emit(f"selp.u32 \t{s}, 0, {s}, {wrap}")
     kb.emit(f"xor.b32 \t{p}, {it.phase}, 1")
     kb.emit(f"selp.u32 \t{p}, {p}, {it.phase}, {wrap}")
-    em.bind(op.results[0], Iter(it.pipe, s, p))
+    return Iter(it.pipe, s, p)
+
+
+@handles("nv_tileas.async.pipeline.inc_iter")
+def _inc_iter(em, op):
+    em.bind(op.results[0], advanced(em, em.get(op.operands[0])))
 
 
 def slot_address(em, pipe, it) -> str:

@@ -125,45 +125,21 @@ def plan(em, dot):
     return Plan(loop, anchor, slots, acc)
 
 
-def _next_trip(em, loop) -> str:
-    """A predicate: the loop runs another trip after the current one."""
-    kb = em.kb
-    body = loop.regions[0].blocks[0]
-    iv, ub, step = em.get(body.arguments[0]).reg, em.get(loop.operands[1]).reg, em.get(loop.operands[2]).reg
-    t = loop.operands[0].type
-    t = getattr(t, "element_type", t)
-    w = 64 if bits(t) == 64 else 32
-    sgn = "u" if "unsignedCmp" in loop.attributes else "s"
-    nxt = kb.reg("b64" if w == 64 else "b32")
-    kb.emit(f"add.s{w} \t{nxt}, {iv}, {step}")
-    p = kb.reg(PRED)
-    kb.emit(f"setp.lt.{sgn}{w} \t{p}, {nxt}, {ub}")
-    return p
-
-
-def _first_trip(em, loop) -> str:
+def _trip_exists(em, loop, ahead: bool) -> str:
+    """A predicate: the loop runs the current trip (its first, before the loop:
+    `lb < ub`) or, `ahead`, another one after it (`iv + step < ub`)."""
     kb = em.kb
     body = loop.regions[0].blocks[0]
     iv, ub = em.get(body.arguments[0]).reg, em.get(loop.operands[1]).reg
     t = loop.operands[0].type
-    t = getattr(t, "element_type", t)
-    w = 64 if bits(t) == 64 else 32
-    sgn = "u" if "unsignedCmp" in loop.attributes else "s"
+    w = 64 if bits(getattr(t, "element_type", t)) == 64 else 32
+    if ahead:
+        nxt = kb.reg("b64" if w == 64 else "b32")
+        kb.emit(f"add.s{w} \t{nxt}, {iv}, {em.get(loop.operands[2]).reg}")
+        iv = nxt
     p = kb.reg(PRED)
-    kb.emit(f"setp.lt.{sgn}{w} \t{p}, {iv}, {ub}")
+    kb.emit(f"setp.lt.{'u' if 'unsignedCmp' in loop.attributes else 's'}{w} \t{p}, {iv}, {ub}")
     return p
-
-
-def _next_iter(em, it):
-    from .ops_pipeline import Iter
-    kb = em.kb
-    s, ph, wrap = kb.reg("b32"), kb.reg("b32"), kb.reg(PRED)
-    kb.emit(f"add.u32 \t{s}, {it.stage}, 1")
-    kb.emit(f"setp.eq.u32 \t{wrap}, {s}, {it.pipe.stages}")
-    kb.emit(f"selp.u32 \t{s}, 0, {s}, {wrap}")
-    kb.emit(f"xor.b32 \t{ph}, {it.phase}, 1")
-    kb.emit(f"selp.u32 \t{ph}, {ph}, {it.phase}, {wrap}")
-    return Iter(it.pipe, s, ph)
 
 
 class Prefetched:
@@ -174,13 +150,13 @@ class Prefetched:
         self.em, self.plan, self.issue = em, pl, issue
 
     def _issue_at(self, advance: bool):
-        from .ops_pipeline import _barrier, slot_address, wait_parity
+        from .ops_pipeline import _barrier, advanced, slot_address, wait_parity
         em = self.em
         addrs = {}
         for i, consume in self.plan.slots.items():
             it = em.get(consume.operands[1])
             if advance:
-                it = _next_iter(em, it)
+                it = advanced(em, it)
             wait_parity(em, _barrier(em, it.pipe.full, it), it.phase)
             addrs[i] = slot_address(em, it.pipe, it)
         self.issue(addrs)
@@ -195,10 +171,10 @@ class Prefetched:
     def before_loop(self, frame):
         em = self.em
         with em.kb.into(frame.preheader):
-            self._guarded(_first_trip(em, self.plan.loop), advance=False)
+            self._guarded(_trip_exists(em, self.plan.loop, ahead=False), advance=False)
 
     def after_anchor(self, em):
-        self._guarded(_next_trip(em, self.plan.loop), advance=True)
+        self._guarded(_trip_exists(em, self.plan.loop, ahead=True), advance=True)
 
 
 def start(em, dot, pl, issue):
