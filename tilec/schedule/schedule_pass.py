@@ -93,11 +93,13 @@ def auto_occupancy(analysis, stages, target, num_warps, tma, reserve, smem_budge
 
 
 def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True, grow=False,
-                  smem_budget=None, occupancy=None) -> bool:
+                  smem_budget=None, occupancy=None, staged=None) -> bool:
     """Pipeline one loop. `occupancy` CTAs are to share an SM: the stage buffers
     fit their share of its shared memory, the agents their share of its
     registers (the entry's `occupancy` hint, as cuTile names it; None: the
-    schedule's choice, auto_occupancy)."""
+    schedule's choice, auto_occupancy). The epilogue stores planned to go out
+    through TMA (tma_store.py) are appended to `staged` (None: none are), for
+    the pass to rewrite once the epilogue has its final place."""
     loop = analysis.loop
     loc = loop.location
     mat = materialize_schedule(analysis, MaterializeOptions(target, num_stages))
@@ -116,10 +118,20 @@ def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True,
         from .tma import plan_tma
         plans = {p.load: plan_tma(p.load, loop) for p in stages.pairs}
     tma = bool(plans) and all(plan is not None for plan in plans.values())
+    store_plans = []
+    if tma and target.warp_specialized and staged is not None:
+        from .tma_store import plan_tma_stores
+        store_plans = plan_tma_stores(loop)
+    staging = sum(p.nbytes for p in store_plans)
     if occupancy is None:
-        occupancy = auto_occupancy(analysis, stages, target, num_warps, tma, reserve,
+        occupancy = auto_occupancy(analysis, stages, target, num_warps, tma, reserve + staging,
                                    smem_budget or target.smem_bytes)
     budget = min(smem_budget or target.smem_bytes, smem_per_cta(target, occupancy))
+    if staging:
+        kept = max(2, fit_stages(stages, target, num_stages, reserve, budget))
+        if stages.smem_bytes(kept) + reserve + staging > budget:
+            store_plans, staging = [], 0      # the requested stages need the room more than the epilogue
+    reserve += staging
     fitted = fit_stages(stages, target, num_stages, reserve, budget)
     if fitted == 0:
         engine.error(loc, f"the stage buffers of this loop need {stages.smem_bytes(1)} bytes of shared memory "
@@ -151,6 +163,11 @@ def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True,
             if plan is not None:
                 build_descriptor(b, plan, loc)
                 info.tma = plan
+        if store_plans:
+            from .tma_store import build_store_descriptor
+            for plan in store_plans:
+                build_store_descriptor(b, plan, loc)
+            staged.extend(store_plans)
     if target.warp_specialized:
         results = pipeline_agents(analysis, stages, infos, regs, num_warps, loc)
     else:
@@ -175,7 +192,8 @@ class Schedule(Pass):
     argument = "Schedule"
     OPTIONS = {"arch": (str, ""), "num-stages": (int, 0), "num-warps": (int, 4), "tma": (bool, True),
                "merge-agents": (bool, True), "sink-epilogue": (bool, True), "smem-budget": (int, 0),
-               "wgmma": (str, "auto"), "occupancy": (int, 0)}
+               "wgmma": (str, "auto"), "occupancy": (int, 0),
+               "tma-store": (bool, True)}
 
     def run(self, target) -> bool:
         engine = current_engine()
@@ -200,6 +218,7 @@ class Schedule(Pass):
             return False
         _cleanup(blocks, t.arch)
         ok = True
+        staged = []
         for loop in candidate_loops(blocks):
             if loop.parent is None:
                 continue
@@ -208,7 +227,8 @@ class Schedule(Pass):
                 ok = schedule_loop(a, t, stages, warps, engine, self.options["tma"],
                                    grow=not self.options["num-stages"],
                                    smem_budget=self.options["smem-budget"] or t.smem_bytes,
-                                   occupancy=self._occupancy(_entry_of(loop), t)) and ok
+                                   occupancy=self._occupancy(_entry_of(loop), t),
+                                   staged=staged if self.options["tma-store"] else None) and ok
         if ok and t.warp_specialized and self.options["merge-agents"]:
             from .merge_agents import merge_agent_switches
             from .share_pipelines import share_pipelines
@@ -217,6 +237,9 @@ class Schedule(Pass):
         if ok and t.warp_specialized and self.options["sink-epilogue"]:
             from .sink_epilogue import sink_epilogues
             sink_epilogues(blocks)
+        from .tma_store import stage_through_shared
+        for i, plan in enumerate(staged):
+            stage_through_shared(plan, i)
         from .layouts import assign_layouts
         for e in entries(blocks):
             budget = min(self.options["smem-budget"] or t.smem_bytes, smem_per_cta(t, self._occupancy(e, t) or 1))

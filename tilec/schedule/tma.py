@@ -35,9 +35,11 @@ class TmaPlan:
         self.atom = AtomAttr(f"tma_load_{len(box)}d")
 
 
-def plan_tma(load, loop):
-    """A TmaPlan for `load`, or None when TMA cannot serve it."""
-    bt = getattr(load.view, "op", None)
+def tma_view(view, loop):
+    """(block_tile, tensor view, box) when tiled view `view` (a block_tile of a
+    partition view) is one a tensor map can address for the ops of `loop`'s
+    kernel, else None."""
+    bt = getattr(view, "op", None)
     if bt is None or bt.name != "nv_tileaa.block_tile":
         return None
     pv = bt.operands[0]
@@ -60,9 +62,13 @@ def plan_tma(load, loop):
         return None
     if max(box) > TMA_BOX_MAX or not tma_aligned(tv, width) or returns_early(loop):
         return None
-    return TmaPlan(load, bt, tv, box)
+    return bt, tv, box
 
 
+def plan_tma(load, loop):
+    """A TmaPlan for `load`, or None when TMA cannot serve it."""
+    found = tma_view(load.view, loop)
+    return TmaPlan(load, *found) if found is not None else None
 
 
 TMA_BOX_MAX = 256       # elements per box dimension

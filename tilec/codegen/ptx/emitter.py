@@ -405,6 +405,8 @@ class Emitter:
         """Write `tile`'s elements at base + esize * (sum coords_d * coeffs_d + extra)."""
         kb = self.kb
         layout = tile.layout or blocked(tile.shape or (1,), self.group.threads)
+        if not extra and self._stmatrix(tile, layout, base, coeffs):
+            return
         if not tile.shape:
             coeffs = (0,)
         es = byte_size(tile.etype)
@@ -421,6 +423,99 @@ class Emitter:
         for slot in range(layout.nslots):
             off = (sum(o * c for o, c in zip(layout.offsets(slot), coeffs)) + extra) * es
             self._st_shared(tile.at(slot), tile.etype, where(off))
+
+    def _stmatrix_groups(self, tile, layout, base, coeffs):
+        """The slot pairs of a 16-bit accumulator-layout tile in fours that one
+        stmatrix.x4 writes: pairs at rows (a, a + 8) x columns (b, b + 8) of
+        the warp's fragment, lane-matrix order; None when the tile cannot
+        take stmatrix (sm_90 and later)."""
+        if not (self.target.hopper and isinstance(layout, (MmaAcc, WgmmaAcc)) and len(coeffs) == 2
+                and coeffs[1] == 1 and byte_size(tile.etype) == 2 and reg_class(tile.etype) == "b16"
+                and (2 * coeffs[0]) % 16 == 0
+                and (base in self.swizzle_of or self.align_of.get(base, 1) % 16 == 0)):
+            return None
+        pair_at = {layout.offsets(2 * p): p for p in range(layout.nslots // 2)}
+        groups, used = [], set()
+        for p in range(layout.nslots // 2):
+            if p in used:
+                continue
+            a, b = layout.offsets(2 * p)
+            four = [pair_at.get(k) for k in ((a, b), (a + 8, b), (a, b + 8), (a + 8, b + 8))]
+            if a % 8 or b % 8 or None in four or used.intersection(four):
+                return None
+            used.update(four)
+            groups.append(four)
+        return groups
+
+    @staticmethod
+    def _unit_relabel(layout, coeffs):
+        """(parent, its coefficients) when `layout` only adds unit dimensions to
+        its parent's (a reshape to or from a batch of one), else (layout, coeffs)."""
+        if (isinstance(layout, SliceLayout) and layout.replicas == 1 and not layout.copy_mask
+                and tuple(a for a in layout.axes if a >= 0) == tuple(range(layout.parent.rank))
+                and all(d == 1 for a, d in zip(layout.axes, layout.shape) if a < 0)
+                and tuple(layout.slots) == tuple(range(layout.parent.nslots))):
+            return layout.parent, [c for a, c in zip(layout.axes, coeffs) if a >= 0]
+        return layout, coeffs
+
+    @staticmethod
+    def _fragment_col_bits(layout) -> int:
+        """The bits a warp's first fragment column (in bytes of 16-bit elements) may set."""
+        if isinstance(layout, WgmmaAcc) or layout.wn == 1:
+            return 0          # every warp starts at column 0
+        step = layout.tiles_n * 16
+        return (layout.wn * step - 1) & ~(step - 1)
+
+    def _stmatrix(self, tile, layout, base, coeffs) -> bool:
+        """Store an accumulator-layout tile with stmatrix.x4: eight rows of 16
+        bytes from each of four 8x8 fragments per instruction, a quarter of the
+        vector stores, with fewer swizzled addresses to compute. Lane l gives
+        the address of row l % 8 of fragment l / 8: fragment i sits 8 (i & 1)
+        rows and 8 (i >> 1) columns from the warp's first fragment of the group."""
+        layout, coeffs = self._unit_relabel(layout, list(coeffs))
+        groups = self._stmatrix_groups(tile, layout, base, coeffs)
+        if not groups:
+            return False
+        kb = self.kb
+        key = ("stmatrix", layout, tuple(coeffs))
+        g = self.group
+        lin = g.bases.get(key)
+        if lin is None:
+            row, col = self.bases(layout)
+            with self._prologue():
+                lane, t, r, c = kb.reg(B32), kb.reg(B32), kb.reg(B32), kb.reg(B32)
+                kb.emit(f"and.b32 \t{lane}, {g.tid}, 31")
+                kb.emit(f"shr.u32 \t{t}, {lane}, 2")
+                kb.emit(f"sub.u32 \t{r}, {row}, {t}")              # the warp's first fragment row
+                kb.emit(f"and.b32 \t{t}, {lane}, 15")
+                kb.emit(f"add.u32 \t{r}, {r}, {t}")                # + (l & 7) + 8 ((l >> 3) & 1)
+                kb.emit(f"and.b32 \t{t}, {lane}, 3")
+                kb.emit(f"shl.b32 \t{t}, {t}, 1")
+                kb.emit(f"sub.u32 \t{c}, {col}, {t}")              # the warp's first fragment column
+                kb.emit(f"shr.u32 \t{t}, {lane}, 4")
+                kb.emit(f"mad.lo.u32 \t{c}, {t}, 8, {c}")          # + 8 (l >> 4)
+                lin = kb.reg(B32)
+                kb.emit(f"mad.lo.u32 \t{lin}, {r}, {coeffs[0]}, {c}")
+            g.bases[key] = lin
+        swz = self.swizzle_of.get(base)
+        if swz is not None and self.align_of.get(base, 1) % 128 == 0:
+            # a lane's in-row offset is 16 (l >> 4) bytes past its warp's first fragment
+            # column, a multiple of 8 columns: group columns XOR into its address
+            xb = kb.reg(B32)
+            kb.emit(f"shl.b32 \t{xb}, {lin}, 1")
+            where = swz.addresses(kb, base, xb, col_bits=16 | self._fragment_col_bits(layout))
+        else:
+            where = self._shared_addresses(base, lin, 2)
+        for four in groups:
+            packed = []
+            for p in four:
+                w = kb.reg(B32)
+                kb.emit(f"mov.b32 \t{w}, {{{tile.at(2 * p)}, {tile.at(2 * p + 1)}}}")
+                packed.append(w)
+            a, b = layout.offsets(2 * four[0])
+            kb.emit(f"stmatrix.sync.aligned.m8n8.x4.shared.b16 \t{where((a * coeffs[0] + b) * 2)}, "
+                    f"{{{', '.join(packed)}}}")
+        return True
 
     def _st_shared(self, reg, etype, where, pred=None):
         """One element to shared memory (a predicate as a byte), under `pred` if given."""

@@ -218,8 +218,13 @@ def _alloc_tensor(em, op):
     # swizzle pattern does (wgmma reads such slots in place)
     slot_2d = len(t.shape) >= 3 and all(d == 1 for d in t.shape[1:-2])
     es = byte_size(t.element_type)
-    align = 1024 if slot_2d and es in (1, 2) and n * es >= 1024 else 128
+    from .ops_tma import staging_swizzle
+    swz = staging_swizzle(op)
+    align = 1024 if swz is not None or (slot_2d and es in (1, 2) and n * es >= 1024) else 128
     sym = em.kb.shared_buffer(n * byte_size(t.element_type), align, "stage", span=live_span(op))
+    if swz is not None:         # a TMA store's staging tile: written through the map's swizzle
+        sym = em.addr_of(sym)
+        em.swizzle_of[sym] = swz
     em.bind(op.results[0], SharedView(sym, t.element_type, t.shape))
 
 
@@ -687,16 +692,19 @@ def _tiled_store(em, op):
     slots = [(a, imm, _and(em, p, owner)) for a, imm, p in slots]
     plan = vector_width(em, value.etype, layout, strides, extents, _in_bounds(op), slots[0][0],
                         _ref_known(ref, list(op.coords)))
-    regs = [value.at(s) for s in range(len(slots))]
+    store_slots(em, [value.at(s) for s in range(len(slots))], value.etype, slots, layout, plan)
+    for r in op.results:
+        em.bind(r, None)
 
+
+def store_slots(em, regs, etype, slots, layout, plan):
+    """Global stores of `regs` to `slots` (from global_slots; out-of-bounds ones skipped)."""
     def one(r, where, p):
-        st_global(em, r, value.etype, where, p)
+        st_global(em, r, etype, where, p)
 
     def vector(rs, where, p, vt):
         em.kb.emit(f"{'@' + p + ' ' if p else ''}st.global{vt.replace('.s', '.b')} \t{where}, {{{', '.join(rs)}}}")
-    access_slots(em, regs, value.etype, slots, layout, plan, one, vector)
-    for r in op.results:
-        em.bind(r, None)
+    access_slots(em, regs, etype, slots, layout, plan, one, vector)
 
 
 def pointer_slots(em, base, idx: Tile, etype):

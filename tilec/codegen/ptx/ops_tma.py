@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from .emitter import handles, quiet
 from ...dialects.nv_tileas.layouts import linear_offsets
-from .ops_memory import SharedView, async_fill, global_slots, load_slots, vector_width
+from .ops_memory import SharedView, async_fill, global_slots, load_slots, store_slots, vector_width
 from .ptxtypes import B32, byte_size
 from .tensormap import as_b32
 
@@ -115,6 +115,19 @@ def _swizzle_name(swz):
     return "none" if swz is None else {32: "32B", 64: "64B"}.get(min(swz.pitch, 128), "128B")
 
 
+def _acquired(em, m):
+    """The group's leader predicate, once the leader may issue copies through map `m`."""
+    lead = em.leader()
+    fenced = em.group.owners.setdefault("tensormaps_acquired", set())
+    if m.addr not in fenced and em.group.first_thread != 0:
+        # CTA thread 0 acquired every map when warp 0 built them (tensormap.build_maps);
+        # another issuing thread acquires the map the building warp released (once per group)
+        fenced.add(m.addr)
+        with em._prologue():
+            em.kb.emit(f"@{lead} fence.proxy.tensormap::generic.acquire.gpu \t[{m.addr}], 128")
+    return lead
+
+
 def _issue_tma(em, op, desc, dest, base):
     """cp.async.bulk.tensor copies of the slot at `base` from `desc`'s map, by
     the group's thread 0, completing on the slot's `full` barrier. Only for a
@@ -126,14 +139,7 @@ def _issue_tma(em, op, desc, dest, base):
     if bar is None or m is None:
         return False
     kb = em.kb
-    lead = em.leader()
-    fenced = em.group.owners.setdefault("tensormaps_acquired", set())
-    if m.addr not in fenced and em.group.first_thread != 0:
-        # CTA thread 0 acquired every map when warp 0 built them (tensormap.build_maps);
-        # another issuing thread acquires the map the building warp released (once per group)
-        fenced.add(m.addr)
-        with em._prologue():
-            kb.emit(f"@{lead} fence.proxy.tensormap::generic.acquire.gpu \t[{m.addr}], 128")
+    lead = _acquired(em, m)
     nbytes = byte_size(dest.etype)
     for d in dest.shape:
         nbytes *= d
@@ -185,7 +191,91 @@ def _tma_load(em, op):
         em.bind(r, None)
 
 
+class BulkStore:
+    """The token of a TMA store: the group committed its copies as one bulk group."""
+
+    def __init__(self, op):
+        self.op = op
+
+
+def staging_swizzle(op):
+    """The Swizzle of staging buffer `op` (an alloc_tensor that a TMA store reads
+    through a view): that of the store's map, over the tile's rows flattened
+    (a box is dense, innermost first); None when unswizzled or not staging."""
+    from .swizzle import Swizzle
+    from .tensormap import SWIZZLE_SPAN
+    for view in op.results[0].users:
+        for u in view.results[0].users if view.name == "nv_tileas.view" else ():
+            if u.name != "nv_tileas.async.tiled_tma_store" or u.operands[1] is not view.results[0]:
+                continue
+            mode = getattr(u.operands[0].op.attributes.get("swizzle_mode"), "value", "none")
+            span = SWIZZLE_SPAN.get(mode)
+            if span is None:
+                return None
+            shape = op.results[0].type.shape
+            rows = 1
+            for d in shape[:-1]:
+                rows *= d
+            swz = Swizzle.for_rows(shape[-1] * byte_size(op.results[0].type.element_type), rows)
+            return swz if swz is not None and swz.row_bytes == span else None
+    return None
+
+
+@handles("nv_tileas.async.tiled_tma_store")
+def _tma_store(em, op):
+    """Every thread of the group fences its shared stores of the tile for the
+    async proxy and meets the others at the group barrier; then the leader
+    copies the tile out through the map, one copy per swizzle panel (elements
+    outside the tensor are not written), and commits them as one bulk group.
+    Without a device map the group copies the tile out itself."""
+    desc, src = em.get(op.desc), em.get(op.source)
+    if not isinstance(src, SharedView):
+        em.fail("needs a shared-memory source")
+    kb = em.kb
+    base = src.addr if src.addr.startswith("%") else em.addr_of(src.addr)
+    coords = [em.tile(v).reg for v in op.coords]
+    m = desc.tmap
+    if m is None:
+        em.sync()
+        tv = desc.tv
+        layout = em.layout_for(src.shape)
+        tile = em.load_shared(src.etype, src.shape, layout, base, linear_offsets(src.shape))
+        slots = global_slots(em, tv.base, src.etype, src.shape, layout, coords, tv.strides, tv.shape)
+        plan = vector_width(em, src.etype, layout, tv.strides, tv.shape, None, slots[0][0])
+        store_slots(em, tile.regs, src.etype, slots, layout, plan)
+        em.bind(op.results[0], None)
+        return
+    kb.emit("fence.proxy.async.shared::cta")
+    em.sync()
+    lead = _acquired(em, m)
+    swz = em.swizzle_of.get(base)
+    coords = [as_b32(em, c) for c in reversed(coords)]      # the map's order: innermost first
+    for p in range(src.shape[-1] // m.panel_elems):
+        at, c0 = base, coords[0]
+        if p:
+            at, c0 = kb.reg(B32), kb.reg(B32)
+            kb.emit(f"add.u32 \t{at}, {base}, {p * swz.panel_bytes}")
+            kb.emit(f"add.s32 \t{c0}, {coords[0]}, {p * m.panel_elems}")
+        where = ", ".join([c0] + coords[1:])
+        kb.emit(f"@{lead} cp.async.bulk.tensor.{len(coords)}d.global.shared::cta.bulk_group "
+                f"\t[{m.addr}, {{{where}}}], [{at}]")
+    kb.emit(f"@{lead} cp.async.bulk.commit_group")
+    em.bind(op.results[0], BulkStore(op))
+
+
 @handles("nv_tileas.async.wait")
 def _wait(em, op):
+    """TMA loads complete on their barriers; a TMA store's group is waited for by
+    its leader: until the copies have read the tile when a loop may write it
+    again (and then the group waits for the leader), else until they are done,
+    so the CTA's tensor maps and shared memory outlive them."""
+    for v in op.operands:
+        token = em.env.get(v)
+        if not isinstance(token, BulkStore):
+            continue
+        again = any(a.name in ("scf.for", "scf.while", "cuda_tile.loop", "cuda_tile.for") for a in op.ancestors())
+        em.kb.emit(f"@{em.leader()} cp.async.bulk.wait_group{'.read' if again else ''} \t0")
+        if again:
+            em.sync()
     for r in op.results:
         em.bind(r, None)

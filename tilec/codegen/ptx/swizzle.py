@@ -104,15 +104,33 @@ class Swizzle:
             kb.emit(f"xor.b32 \t{c}, {col}, {term}")
         return c
 
-    def addresses(self, kb, base: str, xb: str):
+    def addresses(self, kb, base: str, xb: str, col_bits: int | None = None):
         """off -> PTX address of row-major byte offset xb + off (xb a register,
         off an immediate) of the tile at `base`. Offsets that differ by a
-        multiple of `period` share one register."""
+        multiple of `period` share one register.
+
+        `col_bits`, when given, masks the bits that xb's offset within its row
+        may have set, and `base` is 128-byte aligned. A column offset c of no
+        such bit then adds without a carry: its in-line bits XOR into the
+        address of the row's offset (the swizzle is an XOR of bits 4-6 too)
+        and its panel is an immediate, one instruction a column."""
         cache = {}
         shift = self.pitch.bit_length() - 1
 
         def where(off: int) -> str:
             rem = off % self.period
+            col = rem % self.pitch
+            if col_bits is not None and col and not col & col_bits and col_bits < min(self.pitch, LINE):
+                row_at = where(off - col)[1:-1].split("+")
+                if not col % LINE:
+                    return f"[{row_at[0]}+{int(row_at[1]) + col // LINE * self.panel_bytes}]"
+                key = ("xor", row_at[0], col % LINE)
+                reg = cache.get(key)
+                if reg is None:
+                    reg = kb.reg(B32)
+                    kb.emit(f"xor.b32 \t{reg}, {row_at[0]}, {col % LINE}")
+                    cache[key] = reg
+                return f"[{reg}+{int(row_at[1]) + col // LINE * self.panel_bytes}]"
             reg = cache.get(rem)
             if reg is None:
                 x = kb.reg(B32)
