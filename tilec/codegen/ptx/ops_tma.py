@@ -123,8 +123,9 @@ def _acquired(em, m):
         # CTA thread 0 acquired every map when warp 0 built them (tensormap.build_maps);
         # another issuing thread acquires the map the building warp released (once per group)
         fenced.add(m.addr)
+        addr = m.address(em)
         with em._prologue():
-            em.kb.emit(f"@{lead} fence.proxy.tensormap::generic.acquire.gpu \t[{m.addr}], 128")
+            em.kb.emit(f"@{lead} fence.proxy.tensormap::generic.acquire.gpu \t[{addr}], 128")
     return lead
 
 
@@ -155,7 +156,7 @@ def _issue_tma(em, op, desc, dest, base):
             kb.emit(f"add.s32 \t{c0}, {coords[0]}, {p * m.panel_elems}")
         where = ", ".join([c0] + coords[1:])
         kb.emit(f"@{lead} cp.async.bulk.tensor.{len(coords)}d.shared::cluster.global.mbarrier::complete_tx::bytes "
-                f"\t[{dst}], [{m.addr}, {{{where}}}], [{bar}]")
+                f"\t[{dst}], [{m.address(em)}, {{{where}}}], [{bar}]")
     em.async_issued = "tma"
     return True
 
@@ -258,7 +259,7 @@ def _tma_store(em, op):
             kb.emit(f"add.s32 \t{c0}, {coords[0]}, {p * m.panel_elems}")
         where = ", ".join([c0] + coords[1:])
         kb.emit(f"@{lead} cp.async.bulk.tensor.{len(coords)}d.global.shared::cta.bulk_group "
-                f"\t[{m.addr}, {{{where}}}], [{at}]")
+                f"\t[{m.address(em)}, {{{where}}}], [{at}]")
     kb.emit(f"@{lead} cp.async.bulk.commit_group")
     em.bind(op.results[0], BulkStore(op))
 

@@ -41,8 +41,30 @@ SWIZZLE_SPAN = {"none": None, "32B": 32, "64B": 64, "128B": 128}
 class TensorMap:
     """A built map: its generic address register, and how the copies use it."""
 
-    def __init__(self, addr, etype, box, swizzle):
+    def __init__(self, addr, etype, box, swizzle, sym=None, slot_var=None):
         self.addr, self.etype, self.box, self.swizzle = addr, etype, tuple(box), swizzle
+        self.sym, self.slot_var = sym, slot_var     # the map's pool and the shared word of the CTA's slot
+
+    def address(self, em) -> str:
+        """The map's generic address in the current group: warp 0 computed it while
+        building (`addr`); a group without warp 0 reads the CTA's slot from shared
+        memory once, in its prologue."""
+        g = em.group
+        if g.first_thread == 0:
+            return self.addr
+        key = ("tensormap", self.sym)
+        got = g.owners.get(key)
+        if got is None:
+            kb = em.kb
+            slot, a, off, got = kb.reg(B32), kb.reg(B64), kb.reg(B64), kb.reg(B64)
+            with em._prologue():
+                kb.emit(f"ld.shared.u32 \t{slot}, [{self.slot_var}]")
+                kb.emit(f"mov.u64 \t{a}, {self.sym}")
+                kb.emit(f"mul.wide.u32 \t{off}, {slot}, {MAP_BYTES}")
+                kb.emit(f"add.s64 \t{a}, {a}, {off}")
+                kb.emit(f"cvta.global.u64 \t{got}, {a}")
+            g.owners[key] = got
+        return got
 
     @property
     def panel_elems(self) -> int:
@@ -174,7 +196,7 @@ def build_maps(em, specs) -> list[TensorMap]:
         # operands in the map's order: dimension 0 is the innermost
         dims = [as_b32(em, d) for d in reversed(tv.shape)]
         strides = [_stride_bytes(em, st, es) for st in reversed(tv.strides[:-1])]
-        tmap = TensorMap(gen, tv.etype, box, swizzle)
+        tmap = TensorMap(gen, tv.etype, box, swizzle, sym, pool.slot_var)
         todo.append((tmap, g, tv, dims, strides, _key(em, pool, slot, tv.base, dims, strides)))
     for tmap, g, tv, dims, strides, key in todo:      # the loads above are all in flight by now
         key.compare(em)
