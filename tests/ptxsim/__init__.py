@@ -95,7 +95,15 @@ Model
   fence.proxy.tensormap::generic.acquire makes the CTA see its latest write. A
   TMA checks its map (written and acquired, every field it uses set and valid,
   alignments, bounds, no overlap with another copy in flight) and names the
-  PTX line and the field. %smid is the linear CTA id modulo %nsmid = 4 (CTAs
+  PTX line and the field. TMA stores (cp.async.bulk.tensor.Nd.global.shared::cta
+  .bulk_group, clipped at the tensor's edges) complete through the thread's
+  bulk async-groups (cp.async.bulk.commit_group, wait_group[.read]): they read
+  shared memory at the retiring wait_group[.read] and write global memory at the
+  retiring wait_group (or the CTA's end), or both at issue with
+  copy_timing="eager"; writing their source before that, reading bytes not
+  fenced for the async proxy (fence.proxy.async), and exiting before waiting
+  are reported (tma.py). stmatrix.m8n8.x{1,2,4}[.trans].b16 is warp-collective
+  like ldmatrix. %smid is the linear CTA id modulo %nsmid = 4 (CTAs
   that run one after another reuse per-SM slots); bar.warp.sync and elect.sync
   (lowest lane of membermask elected) are warp-collective; setmaxnreg has no
   effect (its count is checked).

@@ -16,6 +16,7 @@ from .tma import TM_FIELDS, field_value_bits
 
 BAR, BAR_ARRIVE, BAR_RED, MBWAIT, MMA, LDMATRIX, SHFL = ("bar", "bar.arrive", "bar.red", "mbwait", "mma", "ldmatrix",
                                                          "shfl")
+STMATRIX = "stmatrix"
 WSYNC, ELECT, TMCP = "bar.warp.sync", "elect.sync", "tensormap.cp_fenceproxy"   # warp-collective too
 from .wgmma import FP8_TYPES, WG_COMMIT, WG_WAIT, WGMMA  # noqa: E402  (warpgroup-collective wait kinds)
 
@@ -53,6 +54,10 @@ class KernelCodegen:
         self.uses_mbarrier = any(isinstance(x, Instr) and (x.op == "mbarrier" or x.op == "cp")
                                  for x in entry.body)
         self.uses_wgmma = any(isinstance(x, Instr) and x.op == "wgmma" for x in entry.body)
+        # TMA stores (cp.async.bulk.tensor ... .bulk_group): generic shared stores are tracked per byte
+        # for fence.proxy.async and for overwriting a store's source before it is read
+        self.uses_bulk_store = any(isinstance(x, Instr) and x.op == "cp" and x.mods[:2] == ["async", "bulk"]
+                                   and "bulk_group" in x.mods for x in entry.body)
         # registers any register-A wgmma.mma_async reads: wgmma.fence records their values
         aregs = {x.slot: x for ins in entry.body if isinstance(ins, Instr) and ins.op == "wgmma"
                  and ins.mods[:1] == ["mma_async"] and len(ins.operands) == 7 and isinstance(ins.operands[1], Vec)
@@ -132,7 +137,7 @@ class KernelCodegen:
         self.block_fns = [self.ns[f] for f in fn_names]
 
     def _is_wait(self, ins):
-        if ins.op in ("bar", "barrier", "mma", "ldmatrix", "shfl", "elect"):
+        if ins.op in ("bar", "barrier", "mma", "ldmatrix", "stmatrix", "shfl", "elect"):
             return True
         if ins.op == "tensormap" and ins.mods[:1] == ["cp_fenceproxy"]:
             return True
@@ -446,10 +451,13 @@ class KernelCodegen:
                 self._fail("fence.proxy.tensormap::generic.acquire size")
             self._guarded(ins, [f"_tm_acquire({self._lid}, {self._raw_addr(a)}, {size.ival})"])
             return
-        if self.uses_wgmma and ins.mods[:2] == ["proxy", "async"]:
+        if (self.uses_wgmma or self.uses_bulk_store) and ins.mods[:2] == ["proxy", "async"]:
             ep = self.regs["%%epkey"]      # the thread's shared stores are now visible to the async proxy
             self._used.add(ep)
-            self._guarded(ins, [f"PXD.discard({ep.var} & 4095)"])
+            lines = [f"PXD.discard({ep.var} & 4095)"] if self.uses_wgmma else []
+            if self.uses_bulk_store and ins.mods[2:] in ([], ["shared::cta"], ["shared::cluster"]):
+                lines.append(f"PXF[{ep.var} & 4095] += 1")     # (.global orders no shared stores)
+            self._guarded(ins, lines or ["pass"])
             return
         self._emit("pass")
 
@@ -1110,6 +1118,15 @@ class KernelCodegen:
             if store and self.uses_mbarrier:
                 for j in range(0, total, 8):
                     lines.append(f"if ((_x + {j}) & -8) in MBW: _mb_clobber({lid}, _x + {j})")
+            if store and self.uses_bulk_store:
+                # a generic-proxy write: not onto a TMA store's unread source, and unseen by the async
+                # proxy until this thread's fence.proxy.async
+                ep = self.regs["%%epkey"]
+                self._used.add(ep)
+                lines.append(f"if BSP: _bs_clobber({lid}, _x, {total})")
+                lines.append(f"_tq = {ep.var} & 4095")
+                lines.append(f"PXW[_x - {SHARED_BASE}:_x - {SHARED_BASE - total}] = "
+                             f"(PXF[_tq] << 32) | {lid << 12} | _tq")
             if not store and self.race_checkable:
                 ep = self.regs["%%epkey"]
                 self._used.add(ep)
@@ -1236,7 +1253,12 @@ class KernelCodegen:
             if view == "L":
                 lines.append(f"_st_local({self._lid}, {self.regs['%%local'].var}, '{fmt}', _x + {j * t.bytes}, {val})")
             elif view is None:
-                lines.append(f"_st_generic({self._lid}, '{fmt}', _x + {j * t.bytes}, {val})")
+                tid = ""
+                if self.uses_bulk_store:
+                    ep = self.regs["%%epkey"]
+                    self._used.add(ep)
+                    tid = f", {ep.var} & 4095"
+                lines.append(f"_st_generic({self._lid}, '{fmt}', _x + {j * t.bytes}, {val}{tid})")
             else:
                 ix = idx if j == 0 else f"(_x >> {_SHIFT[t.bytes]}) + {j}"
                 if view == "S" and self.uses_wgmma and j == 0:   # generic-proxy write: wgmma needs a proxy fence
@@ -1366,12 +1388,26 @@ class KernelCodegen:
         """cp.async.{ca,cg}.shared.global [dst], [src], cp-size[, src-size] and
         cp.async.mbarrier.arrive.noinc.shared.b64 [mbar]: the copies complete when the
         mbarrier phase the arrive counts toward completes -- the latest a GPU may
-        complete them, so a read that does not wait sees stale shared memory."""
-        if ins.mods[:3] == ["async", "bulk", "tensor"]:
-            return self._cp_bulk_tensor(ins)
-        mods = [m if m != "shared::cta" else "shared" for m in ins.mods]
+        complete them, so a read that does not wait sees stale shared memory.
+        cp.async.bulk.tensor: a TMA load or store (_cp_bulk_tensor); cp.async.bulk.commit_group
+        and cp.async.bulk.wait_group[.read] N: the thread's bulk async-groups of TMA stores
+        (tma.py)."""
         ep = self.regs["%%epkey"]
         self._used.add(ep)
+        if ins.mods[:3] == ["async", "bulk", "tensor"]:
+            return self._cp_bulk_tensor(ins)
+        if ins.mods == ["async", "bulk", "commit_group"]:
+            self._nops(ins, 0)
+            self._guarded(ins, [f"_bs_commit({self._lid}, {ep.var} & 4095)"])
+            return
+        if ins.mods in (["async", "bulk", "wait_group"], ["async", "bulk", "wait_group", "read"]):
+            self._nops(ins, 1)
+            n = ins.operands[0]
+            if not isinstance(n, Imm) or n.ival is None or not 0 <= n.ival <= 63:
+                self._fail("cp.async.bulk.wait_group takes an integer constant 0..63")
+            self._guarded(ins, [f"_bs_wait({self._lid}, {ep.var} & 4095, {n.ival}, {len(ins.mods) == 4})"])
+            return
+        mods = [m if m != "shared::cta" else "shared" for m in ins.mods]
         if mods == ["async", "mbarrier", "arrive", "noinc", "shared", "b64"]:
             self._nops(ins, 1)
             lines, _i, _v = self._addr(ins.operands[0], "shared", 8, False)
@@ -1407,9 +1443,13 @@ class KernelCodegen:
 
     def _cp_bulk_tensor(self, ins):
         """cp.async.bulk.tensor.Nd.shared::cluster.global[.tile].mbarrier::complete_tx::bytes
-        [dst], [tensor map, {c0, ..}], [mbar] (a TMA load; tma.py)."""
+        [dst], [tensor map, {c0, ..}], [mbar] (a TMA load) and
+        cp.async.bulk.tensor.Nd.global.shared::cta[.tile].bulk_group [tensor map, {c0, ..}], [src]
+        (a TMA store, completing through the thread's bulk async-groups); tma.py."""
         mods = ins.mods[3:]
         m = re.fullmatch(r"([1-5])d", mods[0]) if mods else None
+        if m and mods[1:2] == ["global"]:
+            return self._cp_bulk_tensor_store(ins, int(m.group(1)))
         rest = [x for x in mods[1:] if x != "tile"]
         if not m or len(rest) != 3 or rest[0] not in ("shared::cluster", "shared::cta") or rest[1] != "global" or \
                 rest[2] != "mbarrier::complete_tx::bytes" or mods[1:].count("tile") > 1:
@@ -1420,15 +1460,36 @@ class KernelCodegen:
         n = int(m.group(1))
         if not isinstance(dst, Addr) or not isinstance(mbar, Addr) or not isinstance(tref, TensorRef):
             self._fail("cp.async.bulk.tensor operands ([dst], [tensor map, {coordinates}], [mbar])")
+        coords = self._tma_coords(tref, n)
+        self._guarded(ins, [f"_tma_load({self._lid}, {self._raw_addr(dst)}, {self._raw_addr(tref.base)}, "
+                            f"({coords}), {self._raw_addr(mbar)})"])
+
+    def _tma_coords(self, tref, n):
+        """Python tuple body of the coordinates of `tref` (n of them, .b32 registers or integers)."""
         if len(tref.coords.items) != n:
             self._fail(f"cp.async.bulk.tensor.{n}d takes {n} coordinates")
         for c in tref.coords.items:
             if not (isinstance(c, Reg) and c.kind == "i" and c.width == 32) and \
                     not (isinstance(c, Imm) and c.ival is not None):
                 self._fail("cp.async.bulk.tensor coordinates must be .b32 registers or integers")
-        coords = "".join(f"{self.rd(c, T('s32'))}, " for c in tref.coords.items)
-        self._guarded(ins, [f"_tma_load({self._lid}, {self._raw_addr(dst)}, {self._raw_addr(tref.base)}, "
-                            f"({coords}), {self._raw_addr(mbar)})"])
+        return "".join(f"{self.rd(c, T('s32'))}, " for c in tref.coords.items)
+
+    def _cp_bulk_tensor_store(self, ins, n):
+        """cp.async.bulk.tensor.Nd.global.shared::cta[.tile].bulk_group [tensor map, {c0, ..}], [src]:
+        a TMA store in tile mode (no reduction, multicast or cache hint), joining the thread's
+        uncommitted bulk operations."""
+        if ins.mods[4:] not in (["global", "shared::cta", "bulk_group"],
+                                ["global", "shared::cta", "tile", "bulk_group"]):
+            self._fail("cp.async.bulk.tensor store form (only .Nd.global.shared::cta[.tile].bulk_group: "
+                       "no reduction, im2col or cache hint)")
+        self._nops(ins, 2)
+        tref, src = ins.operands
+        if not isinstance(tref, TensorRef) or not isinstance(src, Addr):
+            self._fail("cp.async.bulk.tensor store operands ([tensor map, {coordinates}], [src])")
+        coords = self._tma_coords(tref, n)
+        ep = self.regs["%%epkey"]
+        self._guarded(ins, [f"_tma_store({self._lid}, {self._raw_addr(tref.base)}, ({coords}), "
+                            f"{self._raw_addr(src)}, {ep.var} & 4095)"])
 
     _TM_SPACES = {"shared::cta": "shared", "global": "global"}
 
@@ -1551,6 +1612,34 @@ class KernelCodegen:
         w.args["addr"] = self._wait_addr(mem)
         w.args.update(d=[x.slot for x in d.items], n=n, trans=trans)
         written.update(d.items)
+        return term
+
+    def _i_stmatrix(self, ins, written, k, nblocks):
+        """stmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared{,::cta}.b16 [addr], {r0, ..}: warp-collective
+        (the inverse of ldmatrix), run by the runner once every lane has given its row address and
+        registers. Its row writes are generic-proxy shared stores."""
+        mods = [m for m in ins.mods if m not in ("shared::cta",)]
+        if mods[:3] != ["sync", "aligned", "m8n8"] or mods[-1:] != ["b16"]:
+            self._fail("stmatrix form (only .sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16)")
+        mid = [m for m in mods[3:-1] if m != "shared"]
+        trans = "trans" in mid
+        nums = [m for m in mid if m in ("x1", "x2", "x4")]
+        if len(nums) != 1 or len(mid) != 1 + trans or ("shared" not in mods and "shared::cta" not in ins.mods) \
+                or mods.count("shared") + ins.mods.count("shared::cta") != 1:
+            self._fail("stmatrix modifiers")
+        n = int(nums[0][1])
+        self._nops(ins, 2)
+        mem, s = ins.operands
+        if not isinstance(s, Vec) or len(s.items) != n or \
+                not all(isinstance(x, Reg) and x.kind == "i" and x.width == 32 for x in s.items):
+            self._fail(f"stmatrix source vector (.x{n}: {n} .b32 registers)")
+        if not isinstance(mem, Addr):
+            self._fail("stmatrix address")
+        if ins.guard:
+            self._fail("predicated stmatrix")
+        w, term = self._wait(ins, STMATRIX, k, nblocks)
+        w.args["addr"] = self._wait_addr(mem)
+        w.args.update(s=[x.slot for x in s.items], n=n, trans=trans)
         return term
 
     def _i_shfl(self, ins, written, k, nblocks):

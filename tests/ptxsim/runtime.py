@@ -21,7 +21,8 @@ from .numerics import (
     round_exact)
 from .ptx import SPECIAL_PER_CTA, T
 from .codegen import (
-    BAR, BAR_ARRIVE, BAR_RED, ELECT, KernelCodegen, LDMATRIX, MBWAIT, MMA, SHFL, TMCP, WSYNC, _FMT, _SHIFT)
+    BAR, BAR_ARRIVE, BAR_RED, ELECT, KernelCodegen, LDMATRIX, MBWAIT, MMA, SHFL, STMATRIX, TMCP, WSYNC, _FMT,
+    _SHIFT)
 from .tma import TmaRuntime
 from .wgmma import WG_COMMIT, WG_WAIT, WGMMA, WgmmaRuntime
 
@@ -55,7 +56,9 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
               "_rc_ld": self._rc_ld, "_rc_st": self._rc_st, "_wg_fence": self._wg_fence, "PXD": set(),
               "_mb_expect_tx": self._mb_expect_tx, "_tm_replace": self._tm_replace, "_tm_acquire": self._tm_acquire,
               "_tm_prefetch": self._tm_prefetch,
-              "_tma_load": self._tma_load}
+              "_tma_load": self._tma_load, "_tma_store": self._tma_store, "_bs_commit": self._bs_commit,
+              "_bs_wait": self._bs_wait, "_bs_clobber": self._bs_clobber, "PXW": None, "PXF": [],
+              "BSP": []}
         for k in SPECIAL_PER_CTA.values():
             ns[k] = 0
         return ns
@@ -92,11 +95,14 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
         space, views, off = self._resolve_generic(lid, addr, struct.calcsize(fmt))
         return views[fmt][off // struct.calcsize(fmt)]
 
-    def _st_generic(self, lid, fmt, addr, val):
+    def _st_generic(self, lid, fmt, addr, val, tid=None):
+        """tid: the storing thread, given in kernels with TMA stores (tma.py's generic-store tracking)."""
         size = struct.calcsize(fmt)
         space, views, off = self._resolve_generic(lid, addr, size)
         if space == "shared" and self.uses_mbarrier and (addr & -8) in self.ns["MBW"]:
             self._mb_clobber(lid, addr)
+        if space == "shared" and tid is not None:
+            self._bs_generic_store(lid, tid, addr, size)
         views[fmt][off // size] = val
 
     def _resolve_generic(self, lid, addr, size):
@@ -545,7 +551,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
         ns["NCTAID_X"], ns["NCTAID_Y"], ns["NCTAID_Z"] = grid
         ns["NWARPID"] = (nthreads + 31) // 32
         ns["NSMID"] = NSMID
-        self.tm_version, self.tm_seq, self.tma_count = {}, 0, 0
+        self.tm_version, self.tm_seq, self.tma_count, self.tma_store_count = {}, 0, 0, 0
         fill = bytes([SHARED_FILL]) * shared_total
         self.printed, self.stdout = [], stdout
         ns["RC"] = bool(check_races and self.race_checkable)
@@ -573,12 +579,17 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
                     for name, (off, size, init) in self.global_syms.items()}
         stats["race_checked"] = ns["RC"]
         stats["tma_loads"] = self.tma_count
+        stats["tma_stores"] = self.tma_store_count
         return SimResult(globals_, stats, "".join(self.printed))
 
     def _run_cta(self, ctaid, block, max_steps, reverse=False):
         n = block[0] * block[1] * block[2]
         cta = CTA(ctaid, n)
         self.cta = cta
+        self.ns["BSP"] = cta.bs_unread
+        if self.uses_bulk_store:
+            self.ns["PXW"] = np.full(self.launch_shared, -1, np.int64)    # tma.py: the latest generic store
+            self.ns["PXF"] = [0] * n                                       # per thread: its proxy fences
         if self.eager and self.uses_wgmma:
             cta.wg_reads = np.zeros(self.launch_shared, np.int32)
         slots = self.nslots
@@ -615,6 +626,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
                 break
         if done < n:
             raise Deadlock(self._deadlock_report(cta, n - done))
+        self._bs_cta_end()        # TMA stores no wait_group retired write global memory now, at the latest
         if any(cta.cp_pending.values()):
             raise PTXRuntimeError(f"CTA {cta.ctaid} ended with cp.async copies no mbarrier arrive tracked")
         flying = [mb for mb in cta.mbars.values() if mb.inflight]
@@ -664,6 +676,57 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
                 m = mats[i]
                 x, y = (m[2 * q][g], m[2 * q + 1][g]) if trans else (m[g][2 * q], m[g][2 * q + 1])
                 R[slot] = x | (y << 16)
+
+    def _stmatrix_compute(self, w, lanes):
+        """stmatrix.m8n8.b16, the inverse of ldmatrix: lanes 8i..8i+7 address the rows of
+        matrix i (16 bytes each, 16-byte aligned, in shared memory); register i of lane l
+        holds the pair at row l/4, columns 2(l%4) (low half) and 2(l%4)+1 of matrix i -- or,
+        with .trans, at rows 2(l%4), 2(l%4)+1 of column l/4 (PTX ISA, 'stmatrix'). Each row
+        is a generic-proxy store by the lane that gave its address."""
+        where = w.instr.where()
+        if len(lanes) != 32:
+            raise PTXRuntimeError(f"stmatrix in a warp of {len(lanes)} threads ({where})")
+        n, trans = w.args["n"], w.args["trans"]
+        kind, base, off = w.args["addr"]
+        lo, hi = SHARED_BASE, SHARED_BASE + self.launch_shared
+        mats = [[[0] * 8 for _ in range(8)] for _ in range(n)]
+        for l in range(32):
+            g, q = l >> 2, l & 3
+            for i, slot in enumerate(w.args["s"]):
+                v = lanes[l][slot]
+                if v is None:
+                    raise PTXRuntimeError(f"stmatrix stores an uninitialized register (lane {l}, {where})")
+                r0, c0, r1, c1 = (2 * q, g, 2 * q + 1, g) if trans else (g, 2 * q, g, 2 * q + 1)
+                mats[i][r0][c0], mats[i][r1][c1] = v & 0xFFFF, (v >> 16) & 0xFFFF
+        ep = self.regs["%%epkey"].slot
+        h = self.sviews["H"]
+        rows = []
+        for i in range(n):
+            for r in range(8):
+                R = lanes[8 * i + r]
+                try:
+                    a = (R[base] if kind == "reg" else base) + off
+                except TypeError:
+                    raise PTXRuntimeError(f"stmatrix address from an uninitialized register ({where})") from None
+                if a % 16 or not lo <= a <= hi - 16:
+                    raise MemoryFault(f"stmatrix row address {a:#x} (shared offset {a - SHARED_BASE}) is "
+                                      f"misaligned or outside the {self.launch_shared} shared bytes ({where})")
+                rows.append((a, R[ep], mats[i][r]))
+        lid = w.instr.lid
+        for a, key, vals in rows:
+            t = key & 4095
+            if self.uses_mbarrier:
+                for j in (0, 8):
+                    if a + j in self.ns["MBW"]:
+                        self._mb_clobber(lid, a + j)
+            if self.uses_bulk_store:
+                self._bs_generic_store(lid, t, a, 16)
+            if self.uses_wgmma:
+                self.ns["PXD"].add(t)
+            if self.ns["RC"]:
+                self._rc_st(lid, a, 16, key, [h[a // 2 + c] for c in range(8)] == vals)
+            for c in range(8):
+                h[a // 2 + c] = vals[c]
 
     def _elect_compute(self, w, lanes, mask):
         """elect.sync d|p: the lowest lane of membermask is the leader; d = its lane id in every
@@ -809,6 +872,8 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
                 steps -= 1
                 if b < 0:
                     if b == -1:
+                        if self.uses_bulk_store:
+                            self._bs_exit(t)
                         return
                     w = waits[-2 - b]
                     b = w.next
@@ -842,9 +907,10 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
                                                   f"(the CTA has {cta.nthreads} threads)")
                         yield from _join(cta, w, t, ("wg", wg, w.instr.lid), 128, t & 127, R,
                                          lambda lanes, w=w, wg=wg: self._wgmma_collective(w, lanes, wg))
-                    elif w.kind in (MMA, LDMATRIX, SHFL, TMCP):
+                    elif w.kind in (MMA, LDMATRIX, STMATRIX, SHFL, TMCP):
                         compute = {MMA: self._mma_compute, LDMATRIX: self._ldmatrix_compute,
-                                   SHFL: self._shfl_compute, TMCP: self._tm_cp_compute}[w.kind]
+                                   STMATRIX: self._stmatrix_compute, SHFL: self._shfl_compute,
+                                   TMCP: self._tm_cp_compute}[w.kind]
                         yield from _join(cta, w, t, (t >> 5, w.instr.lid), min(32, cta.nthreads - (t & ~31)),
                                          t & 31, R, lambda lanes, w=w, compute=compute: compute(w, lanes))
                     elif w.kind in (WSYNC, ELECT):
@@ -1060,6 +1126,8 @@ class CTA:
         self.tm_acq = {}         # tensor-map address -> the write of it this CTA acquired (fence.proxy.tensormap)
         self.bulk_inflight = []  # tma.BulkCopy in flight, by issue
         self.bulk_seq = 0
+        self.bs_threads = {}     # thread -> tma.BulkGroups: its TMA stores by bulk async-group
+        self.bs_unread = []      # tma.BulkStore whose shared-memory read no wait_group[.read] confirmed yet
         self.wg_reads = None     # copy_timing="eager": per shared byte, the wgmma.mma_async in flight reading it
 
 

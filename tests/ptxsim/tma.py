@@ -37,6 +37,37 @@ shared address is swizzled (128B: bits 4-6 ^= bits 7-9; 64B: bits 4-5 ^= 7-8;
 32B: bit 4 ^= bit 7). Global memory is read when the copy is issued; its
 shared-memory writes land when the mbarrier phase it completes on completes
 (runtime.py), and it counts product(box_dim) * esize transaction bytes.
+
+The store
+---------
+cp.async.bulk.tensor.Nd.global.shared::cta[.tile].bulk_group [map, {c0, ..}],
+[src] (tile mode; no reduction, im2col or cache hint) is the load reversed,
+with the same map checks: box element (b0, b1, ..) is read from src + ((.. b2 *
+box1 + b1) * box0 + b0) * esize, swizzled as above, and written to global
+element (c0 + b0, c1 + b1, ..) unless a coordinate is outside [0, global_dim)
+(clipped: nothing is written there). src is 128-byte aligned, in the CTA's
+shared memory, and the box inside the shared variable holding it; the global
+bytes written lie inside the allocation holding the first one. Checked at
+issue: no TMA load still in flight writes the source, and the latest
+generic-proxy store to each source byte (st/atom/red/cp.async on shared memory,
+generic st, stmatrix; by any thread) was followed by its thread's
+fence.proxy.async (or .shared::{cta,cluster}; .global does not count) -- the
+async proxy reads the source. An earlier store that a later one overwrote needs
+no fence of its own: the async proxy cannot read a value coherence-ordered
+before one it sees (a tensor-map scratch area reused as a staging tile).
+
+Completion goes through the issuing thread's bulk async-groups:
+cp.async.bulk.commit_group closes its uncommitted bulk operations into a group
+(perhaps empty), and cp.async.bulk.wait_group[.read] N retires all but its N
+most recent groups (uncommitted operations belong to none). With copy_timing=
+"eager" a store reads shared memory and writes global memory at issue; with
+"late" it reads shared memory when a wait_group.read or wait_group of its thread
+retires it and writes global memory when a wait_group without .read does, or
+when the CTA ends (stores still unwritten then land in issue order): the latest
+a GPU may. In both timings, until a wait_group[.read] of its thread retired it,
+a store's source must not be written: a generic store to it (any thread) or a
+TMA load into it is an error, and so is a thread exiting before it waited for
+the reads of all its stores (the CTA's shared memory could go away under them).
 """
 from __future__ import annotations
 
@@ -95,8 +126,27 @@ class BulkCopy:
         self.landed = False      # its shared-memory writes done (at issue with copy_timing="eager")
 
 
+class BulkStore:
+    """One TMA store: the shared bytes it reads (addrs, box order; lo..hi their span), which box
+    elements are in bounds (inb) and their global addresses (gaddrs)."""
+
+    def __init__(self, seq, lid, tid, lo, hi, addrs, inb, gaddrs, esize):
+        self.seq, self.lid, self.tid, self.lo, self.hi = seq, lid, tid, lo, hi
+        self.addrs, self.inb, self.gaddrs, self.esize = addrs, inb, gaddrs, esize
+        self.data = None         # (in-bounds elements, esize) bytes, once read from shared memory
+        self.written = False     # global memory written
+
+
+class BulkGroups:
+    """One thread's bulk async-groups (of TMA stores)."""
+
+    def __init__(self):
+        self.uncommitted = []    # issued, no commit_group yet
+        self.groups = []         # committed and not retired by a wait_group (without .read), oldest first
+
+
 class TmaRuntime:
-    """Mixed into runtime.Kernel: tensor maps and TMA loads."""
+    """Mixed into runtime.Kernel: tensor maps, TMA loads and stores, bulk async-groups."""
 
     def _global_alloc(self, addr):
         for name, start, size in self.launch_allocs:
@@ -143,6 +193,9 @@ class TmaRuntime:
 
     def _tm_acquire(self, lid, addr, size):
         """fence.proxy.tensormap::generic.acquire [addr], size: this CTA now sees the map's latest write."""
+        if addr is None:
+            raise PTXRuntimeError(f"fence.proxy.tensormap::generic.acquire of an address from an uninitialized "
+                                  f"register, {self._where(lid)}")
         if size != TM_BYTES:
             raise PTXRuntimeError(f"fence.proxy.tensormap::generic.acquire of {size} bytes (a tensor map is "
                                   f"{TM_BYTES}), {self._where(lid)}")
@@ -178,6 +231,9 @@ class TmaRuntime:
         """The checked map at global `tmap`: (global address, element bytes, box, global dims,
         global strides, swizzle span)."""
         where = self._where(lid)
+        if tmap is None:
+            raise PTXRuntimeError(f"cp.async.bulk.tensor through a tensor map address from an uninitialized "
+                                  f"register, {where}")
         if SHARED_BASE <= tmap < SHARED_BASE + self.launch_shared + 64:
             raise PTXRuntimeError(f"cp.async.bulk.tensor through a tensor map in shared memory ({tmap:#x}); "
                                   f"it reads maps from global memory (tensormap.cp_fenceproxy copies one "
@@ -256,6 +312,36 @@ class TmaRuntime:
                 unsupported=True)
         return gaddr, esize, box, gdim, gstride, span
 
+    def _tma_box(self, lid, gaddr, esize, box, gdim, gstride, coords, verb):
+        """(n, in-bounds mask, global addresses of the in-bounds elements) of the box at `coords`:
+        box element k (dense order, innermost fastest); `verb` ("reads"/"writes") for the fault."""
+        rank = len(box)
+        b = np.indices(tuple(reversed(box)), dtype=np.int64).reshape(rank, -1)[::-1]
+        idx = b + np.array(coords, dtype=np.int64)[:, None]
+        inb = np.all((idx >= 0) & (idx < np.array(gdim, dtype=np.int64)[:, None]), axis=0)
+        off = idx[0] * esize
+        for d in range(1, rank):
+            off = off + idx[d] * gstride[d - 1]
+        gaddrs = gaddr + off[inb]
+        if gaddrs.size:
+            lo, hi = int(gaddrs.min()), int(gaddrs.max()) + esize
+            a = self._global_alloc(lo)
+            if a is None or hi > a[1] + a[2]:
+                bad = lo if a is None else a[1] + a[2]
+                raise MemoryFault(f"cp.async.bulk.tensor {verb} global bytes {lo:#x}..{hi - 1:#x}: byte {bad:#x} is "
+                                  f"{self._describe_addr('global', bad)} (global_address {gaddr:#x}, "
+                                  f"coordinates {tuple(coords)}), {self._where(lid)}")
+        return idx.shape[1], inb, gaddrs
+
+    @staticmethod
+    def _tma_smem_addrs(base, n, esize, span):
+        """Shared byte addresses of the n box elements from `base`, swizzled (with span's
+        pattern a permutation of base .. base + n * esize - 1, box_dim[0] * esize being the span)."""
+        start = base + np.arange(n, dtype=np.int64) * esize
+        if span:
+            start ^= ((start >> 7) & (span // 16 - 1)) << 4
+        return (start[:, None] + np.arange(esize)).ravel()
+
     def _tma_load(self, lid, dst, tmap, coords, mbar):
         """cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::complete_tx::bytes [dst],
         [tmap, {coords}], [mbar]: read global memory now; queue the shared-memory writes on
@@ -264,35 +350,16 @@ class TmaRuntime:
         cta = self.cta
         mb = self._mb_get(lid, mbar, "cp.async.bulk.tensor")
         gaddr, esize, box, gdim, gstride, span = self._tma_map(lid, tmap, len(coords))
-        rank = len(box)
-        # box element k (dense order, innermost fastest) has box coordinates b[:, k]
-        b = np.indices(tuple(reversed(box)), dtype=np.int64).reshape(rank, -1)[::-1]
-        idx = b + np.array(coords, dtype=np.int64)[:, None]
-        inb = np.all((idx >= 0) & (idx < np.array(gdim, dtype=np.int64)[:, None]), axis=0)
-        n = idx.shape[1]
+        n, inb, src = self._tma_box(lid, gaddr, esize, box, gdim, gstride, coords, "reads")
         data = np.zeros((n, esize), np.uint8)
-        if inb.any():
-            off = idx[0] * esize
-            for d in range(1, rank):
-                off = off + idx[d] * gstride[d - 1]
-            src = gaddr + off[inb]
-            lo, hi = int(src.min()), int(src.max()) + esize
-            a = self._global_alloc(lo)
-            if a is None or hi > a[1] + a[2]:
-                bad = lo if a is None else a[1] + a[2]
-                raise MemoryFault(f"cp.async.bulk.tensor reads global bytes {lo:#x}..{hi - 1:#x}: byte {bad:#x} is "
-                                  f"{self._describe_addr('global', bad)} (global_address {gaddr:#x}, "
-                                  f"coordinates {tuple(coords)}), {where}")
+        if src.size:
             G = np.asarray(self.gviews["B"])
             data[inb] = G[(src - GLOBAL_BASE)[:, None] + np.arange(esize)]
         # destination
         if dst % 128:
             raise PTXRuntimeError(f"cp.async.bulk.tensor destination {dst:#x} (shared offset {dst - SHARED_BASE}) "
                                   f"is not 128-byte aligned, {where}")
-        start = dst + np.arange(n, dtype=np.int64) * esize
-        if span:
-            start ^= ((start >> 7) & (span // 16 - 1)) << 4
-        addrs = (start[:, None] + np.arange(esize)).ravel()
+        addrs = self._tma_smem_addrs(dst, n, esize, span)
         lo, hi = int(addrs.min()), int(addrs.max()) + 1
         self._tma_check_dst(lid, dst, lo, hi)
         for c in cta.bulk_inflight:
@@ -300,13 +367,15 @@ class TmaRuntime:
                 raise PTXRuntimeError(f"cp.async.bulk.tensor writes shared offsets {lo - SHARED_BASE}.."
                                       f"{hi - 1 - SHARED_BASE}, which overlap a copy still in flight "
                                       f"({self._where(c.lid)}), {where}")
+        if cta.bs_unread:
+            self._bs_clobber(lid, lo, hi - lo, "cp.async.bulk.tensor load")
         self.tma_count += 1
         cta.bulk_seq += 1
         copy = BulkCopy(cta.bulk_seq, lid, lo, hi, addrs, data.ravel(), n * esize)
         cta.bulk_inflight.append(copy)
         self._mb_add_bulk(lid, mb, copy)
 
-    def _tma_check_dst(self, lid, dst, lo, hi):
+    def _tma_check_dst(self, lid, dst, lo, hi, what="destination"):
         off = dst - SHARED_BASE
         for name, (pos, size) in self.shared_syms.items():
             end = self.launch_shared if size is None else pos + size
@@ -317,11 +386,127 @@ class TmaRuntime:
                                       f"{self._where(lid)}")
                 break
         else:
-            raise MemoryFault(f"cp.async.bulk.tensor destination {dst:#x} (shared offset {off}) is in no shared "
+            raise MemoryFault(f"cp.async.bulk.tensor {what} {dst:#x} (shared offset {off}) is in no shared "
                               f"variable, {self._where(lid)}")
-        if self.uses_mbarrier:
+        if self.uses_mbarrier and what == "destination":
             mbw = self.ns["MBW"]
             for a in range(lo & -8, hi, 8):
                 if a in mbw:
                     raise PTXRuntimeError(f"cp.async.bulk.tensor writes shared offset {a - SHARED_BASE}, which "
                                           f"holds a live mbarrier, {self._where(lid)}")
+
+    # ---- TMA stores and bulk async-groups ---------------------------------------------------------
+    def _tma_store(self, lid, tmap, coords, src, tid):
+        """cp.async.bulk.tensor.Nd.global.shared::cta[.tile].bulk_group [tmap, {coords}], [src] by
+        thread `tid`: checked now; with copy_timing="eager" it reads shared memory and writes
+        global memory now, else when its thread's wait_group[.read] retires it (or the CTA ends)."""
+        where = self._where(lid)
+        cta = self.cta
+        gaddr, esize, box, gdim, gstride, span = self._tma_map(lid, tmap, len(coords))
+        n, inb, dst = self._tma_box(lid, gaddr, esize, box, gdim, gstride, coords, "writes")
+        if src is None:
+            raise PTXRuntimeError(f"cp.async.bulk.tensor source address from an uninitialized register, {where}")
+        if not SHARED_BASE <= src < SHARED_BASE + self.launch_shared:
+            raise MemoryFault(f"cp.async.bulk.tensor source {src:#x} is not in the CTA's {self.launch_shared} "
+                              f"shared bytes, {where}")
+        if src % 128:
+            raise PTXRuntimeError(f"cp.async.bulk.tensor source {src:#x} (shared offset {src - SHARED_BASE}) "
+                                  f"is not 128-byte aligned, {where}")
+        addrs = self._tma_smem_addrs(src, n, esize, span)
+        lo, hi = int(addrs.min()), int(addrs.max()) + 1
+        self._tma_check_dst(lid, src, lo, hi, "source")
+        for c in cta.bulk_inflight:
+            if lo < c.hi and c.lo < hi:
+                raise PTXRuntimeError(f"cp.async.bulk.tensor store reads shared offsets {lo - SHARED_BASE}.."
+                                      f"{hi - 1 - SHARED_BASE}, which a TMA load still in flight writes (its "
+                                      f"mbarrier phase has not completed; {self._where(c.lid)}), {where}")
+        w = self.ns["PXW"][lo - SHARED_BASE:hi - SHARED_BASE]
+        tids = w & 4095
+        bad = np.flatnonzero((w >= 0) & ((w >> 32) == np.array(self.ns["PXF"], np.int64)[tids]))
+        if bad.size:
+            o, v = lo - SHARED_BASE + int(bad[0]), int(w[bad[0]])
+            raise PTXRuntimeError(f"cp.async.bulk.tensor store reads shared offset {o}, which thread {v & 4095} "
+                                  f"stored to ({self._where((v >> 12) & 0xFFFFF)}) with no fence.proxy.async since: "
+                                  f"the async proxy may not see the data, {where}")
+        self.tma_store_count += 1
+        cta.bulk_seq += 1
+        op = BulkStore(cta.bulk_seq, lid, tid, lo, hi, addrs, inb, dst, esize)
+        if self.eager:
+            self._bs_read(op)
+            self._bs_write(op)
+        cta.bs_threads.setdefault(tid, BulkGroups()).uncommitted.append(op)
+        cta.bs_unread.append(op)
+
+    def _bs_read(self, op):
+        if op.data is None:
+            op.data = np.asarray(self.sviews["B"])[op.addrs].reshape(-1, op.esize)[op.inb]
+
+    def _bs_write(self, op):
+        if not op.written:
+            self._bs_read(op)
+            G = np.asarray(self.gviews["B"])
+            G[(op.gaddrs - GLOBAL_BASE)[:, None] + np.arange(op.esize)] = op.data
+            op.written = True
+
+    def _bs_commit(self, lid, tid):
+        """cp.async.bulk.commit_group: the thread's uncommitted bulk operations (maybe none) form a group."""
+        st = self.cta.bs_threads.setdefault(tid, BulkGroups())
+        st.groups.append(st.uncommitted)
+        st.uncommitted = []
+
+    def _bs_wait(self, lid, tid, keep, read_only):
+        """cp.async.bulk.wait_group[.read] keep: all but the `keep` most recent groups of the thread
+        have read their source (.read), or completed (without .read: written global memory)."""
+        st = self.cta.bs_threads.get(tid)
+        if st is None:
+            return
+        done = st.groups[:max(0, len(st.groups) - keep)]
+        unread = self.cta.bs_unread
+        for g in done:
+            for op in g:
+                self._bs_read(op)
+                if op in unread:
+                    unread.remove(op)
+                if not read_only:
+                    self._bs_write(op)
+        if not read_only:
+            st.groups = st.groups[len(done):]
+
+    def _bs_clobber(self, lid, x, size, what="store"):
+        """A write of shared bytes x .. x + size - 1 while TMA stores are unread: not onto their source."""
+        for op in self.cta.bs_unread:
+            if op.lo < x + size and x < op.hi:
+                o = max(x, op.lo) - SHARED_BASE
+                raise PTXRuntimeError(f"{what} to shared offset {o} overwrites shared memory a bulk store may "
+                                      f"still be reading ({self._where(op.lid)}, issued by thread {op.tid}; no "
+                                      f"cp.async.bulk.wait_group.read of that thread has retired it), "
+                                      f"{self._where(lid)}")
+
+    def _bs_generic_store(self, lid, tid, x, size):
+        """A generic-proxy shared store outside generated code (generic st, stmatrix); the generated
+        code's own does the same: PXW holds, per shared byte, the latest generic store to it as
+        (its thread's fence count then) << 32 | lid << 12 | thread, and a fence.proxy.async of
+        the thread bumps its count (PXF), which makes its earlier stores visible."""
+        if self.cta.bs_unread:
+            self._bs_clobber(lid, x, size)
+        o = x - SHARED_BASE
+        self.ns["PXW"][o:o + size] = (self.ns["PXF"][tid] << 32) | (lid << 12) | tid
+
+    def _bs_exit(self, tid):
+        """Thread `tid` exits: every TMA store it issued must have been read (its shared memory may go)."""
+        st = self.cta.bs_threads.get(tid)
+        if st is None:
+            return
+        for op in st.uncommitted + [op for g in st.groups for op in g]:
+            if op in self.cta.bs_unread:
+                why = ("no cp.async.bulk.commit_group put it in a bulk async-group" if op in st.uncommitted
+                       else "no cp.async.bulk.wait_group.read or wait_group retired its group")
+                raise PTXRuntimeError(f"thread {tid} exits with a cp.async.bulk.tensor store whose shared-memory "
+                                      f"read it never waited for ({why}; {self._where(op.lid)}): the CTA's shared "
+                                      f"memory may be released under the copy")
+
+    def _bs_cta_end(self):
+        """The CTA has finished: its TMA stores not yet written write global memory, in issue order."""
+        ops = [op for st in self.cta.bs_threads.values() for op in st.uncommitted + [o for g in st.groups for o in g]]
+        for op in sorted(ops, key=lambda op: op.seq):
+            self._bs_write(op)

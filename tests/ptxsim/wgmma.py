@@ -75,7 +75,7 @@ independent of tilec's emitter, which it must agree with:
   records the values of the registers any register-A mma_async of the kernel
   reads, and a different value at issue is reported: rewriting the same value
   goes unnoticed), and every thread of the warpgroup that stored to shared
-  memory (st.shared) having executed fence.proxy.async since (wgmma reads
+  memory (st.shared, stmatrix) having executed fence.proxy.async since (wgmma reads
   through the async proxy). Writes by threads of other warpgroups are not
   tracked.
 * Numerics: products exact, summed in f64 with D (unless scale-d is false),
