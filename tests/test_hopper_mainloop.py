@@ -313,3 +313,37 @@ def test_proven_alignment_drops_the_run_time_vector_test():
     unaligned one keeps it."""
     assert "$L_scalar_access" not in ptx(ALIGNED) and "st.global.v2.b16" in ptx(ALIGNED)
     assert "$L_scalar_access" in ptx(UNALIGNED)
+
+
+def test_an_occupancy_hint_the_tensor_core_tiles_cannot_keep_is_not_honoured(run_cli, tmp_path):
+    """Three attention CTAs per SM leave each consumer thread 64 registers, fewer
+    than the 96 that S, P and O hold at once (wgmma operands in flight cannot
+    spill: ptxas refused TileGym's gemma attention at two, C7602). The hint is
+    advice: the schedule warns and keeps one CTA. The 128x128 GEMM's 128
+    accumulator registers fit two CTAs' budget, and it keeps that hint
+    (test_occupancy_sizes_registers_and_stages_for_that_many_ctas)."""
+    src = tmp_path / "att.mlir"
+    src.write_text(_with_occupancy(ATTENTION, 3))
+    rc, out, err = run_cli("compile", str(src), "--arch", "sm_90a", "-o", str(tmp_path / "att.ptx"))
+    assert rc == 0, err
+    assert re.search(r"warning: occupancy 3 leaves each consumer thread 64 registers, fewer than the 96 its "
+                     r"tensor-core tiles hold at once; using 1 CTA per SM", err)
+    threads = int(re.search(r"\.reqntid (\d+)", (tmp_path / "att.ptx").read_text()).group(1))
+    assert _ctas_per_sm((tmp_path / "att.ptx").read_text(), threads) == 1
+
+
+def test_mbarriers_keep_their_shared_memory_for_the_whole_kernel():
+    """The PTX ISA lets an mbarrier's memory serve nothing else until it is
+    invalidated, and tilec never invalidates one: a buffer of a later phase (a
+    second batch of tensor maps, between two pipelined loops) is never placed
+    over a pipeline's barriers, although their last use is an earlier phase."""
+    from tilec.codegen.ptx.builder import KernelBuilder
+    kb = KernelBuilder("k")
+    bars = kb.shared_buffer(64, 8, "full", span=kb.WHOLE_KERNEL)
+    kb.mark_phase(0)
+    kb.emit(f"mbarrier.init.shared.b64 \t[{bars}], 1")
+    kb.mark_phase(2)
+    later = kb.shared_buffer(128, 128, "tmap")
+    kb.emit(f"st.shared.u32 \t[{later}], 0")
+    offsets, _, _ = kb.shared_layout()
+    assert offsets[later] >= offsets[bars] + 64 or offsets[later] + 128 <= offsets[bars]

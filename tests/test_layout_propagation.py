@@ -303,6 +303,41 @@ def test_warps_count_the_register_operands_of_several_dots(k, dots, warps):
     assert default_num_warps(ops, "sm_90a") == warps
 
 
+_CHAINED = """cuda_tile.module @m {
+  entry @k(%a: tile<ptr<f16>>, %c: tile<ptr<f32>>) {
+    %ta = make_tensor_view %a, shape = [512, 512], strides = [512, 1] : tensor_view<512x512xf16, strides=[512,1]>
+    %tc = make_tensor_view %c, shape = [512, 64], strides = [64, 1] : tensor_view<512x64xf32, strides=[64,1]>
+    %pq = make_partition_view %ta : partition_view<tile=(128x16), tensor_view<512x512xf16, strides=[512,1]>>
+    %pk = make_partition_view %ta : partition_view<tile=(16x64), tensor_view<512x512xf16, strides=[512,1]>>
+    %pc = make_partition_view %tc : partition_view<tile=(128x64), tensor_view<512x64xf32, strides=[64,1]>>
+    %z = constant <i32: 0> : tile<i32>
+    %q, %t0 = load_view_tko weak %pq[%z, %z] : partition_view<tile=(128x16), tensor_view<512x512xf16, strides=[512,1]>>, tile<i32> -> tile<128x16xf16>, token
+    %kt, %t1 = load_view_tko weak %pk[%z, %z] : partition_view<tile=(16x64), tensor_view<512x512xf16, strides=[512,1]>>, tile<i32> -> tile<16x64xf16>, token
+    %acc = constant <f32: 0.0> : tile<128x64xf32>
+    %s = mmaf %q, %kt, %acc : tile<128x16xf16>, tile<16x64xf16>, tile<128x64xf32>
+    SECOND
+    %t2 = store_view_tko weak %r, %pc[%z, %z] : tile<128x64xf32>, partition_view<tile=(128x64), tensor_view<512x64xf32, strides=[64,1]>>, tile<i32> -> token
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("second,warps", [
+    ("%r = mmaf %q, %kt, %s : tile<128x16xf16>, tile<16x64xf16>, tile<128x64xf32>", 4),
+    ("%u = mmaf %q, %kt, %acc : tile<128x16xf16>, tile<16x64xf16>, tile<128x64xf32>\n"
+     "    %r = addf %s, %u : tile<128x64xf32>", 8)])
+def test_a_dot_accumulating_onto_another_adds_no_registers(second, warps):
+    """MLA's S = Q K^T + Q_pe K_pe^T: the second dot accumulates onto the first's
+    result and takes its registers. Two separate 128x64 f32 results and the
+    operands need 8 warps; one result and the operands fit 4. TileGym's prefill
+    MLA then keeps one consumer warpgroup, whose 64-row tiles wgmma can run."""
+    from tilec.compiler import default_num_warps
+    ops, ok, msgs = parse(_CHAINED.replace("SECOND", second))
+    assert ok, msgs
+    assert default_num_warps(ops, "sm_90a") == warps
+
+
 # ---- backward rematerialization of layout-free values -----------------------------------------
 
 CAUSAL = "examples/cutile/attention_causal_f16.mlir"

@@ -48,7 +48,9 @@ def default_num_warps(ops, arch: str) -> int:
     two). The dots of one block count together, and a dot whose A is another
     dot's result (attention's P) adds that operand's registers: flash
     attention with 128 query rows (S, P and O) gets two consumer warpgroups
-    on sm_90a, as tileiras runs it on 256 threads. In a block of several dots
+    on sm_90a, as tileiras runs it on 256 threads. A dot that accumulates
+    onto another's result (MLA's S = Q K^T + Q_pe K_pe^T) adds nothing: its
+    result takes that accumulator's registers. In a block of several dots
     their other operands count too: they are register tiles there, where a
     lone K-loop dot reads its own from pipeline slots (TileGym's MLA decode,
     two 128x512 f16 operands beside its accumulators, spilled 2360 bytes on
@@ -66,7 +68,8 @@ def default_num_warps(ops, arch: str) -> int:
         for block in dots.values():
             regs = 0
             for op in block:
-                regs += _regs(op.results[0].type)
+                if not _from_dot(op.operands[2]):       # else it accumulates in that dot's registers
+                    regs += _regs(op.results[0].type)
                 if _from_dot(op.operands[0]):
                     regs += _regs(op.operands[0].type)
             if len(block) > 1:

@@ -19,6 +19,7 @@ from ..rewrite.effects import is_side_effect_free
 LOAD = "nv_tileas.tiled_load"
 COMPUTE = ("nv_tileas.dot",)  # register-only compute: no memory effects
 COMBINING = ("nv_tileas.reduce", "nv_tileas.scan")
+LOOP_CARRIED_ADDRESS = "a load address depends on loop-carried or loaded data"
 
 
 # reads other than tiled loads (a gather through a tile of pointers): not pipelined, but a
@@ -118,7 +119,7 @@ def analyze_loop(loop) -> LoopSchedule:
                 varying = True
                 continue
             if v in iters or v in loaded:
-                s.reason = "a load address depends on loop-carried or loaded data"
+                s.reason = LOOP_CARRIED_ADDRESS
                 return s
             d = getattr(v, "op", None)
             if d is None or d not in in_body or d in seen:

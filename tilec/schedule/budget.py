@@ -71,3 +71,38 @@ def largest_tile_regs(analysis, agents: int) -> int:
     sizes = [tile_regs(r.type, threads) for op in analysis.body.ops for o in op.walk() for r in o.results
              if getattr(r.type, "shape", None)]
     return max(sizes, default=0)
+
+
+def pinned_registers(analysis, num_warps: int) -> int:
+    """Registers per consumer thread that the loop's tensor-core dots hold at
+    once and ptxas cannot spill: every dot's accumulator (a wgmma group in
+    flight keeps its accumulator in registers; a dot accumulating onto
+    another's result shares its registers) and every A operand computed from
+    another dot's result (attention's P, read from registers), plus
+    OVERHEAD_REGS / 2 for the addresses and loop state beside them."""
+    threads = 32 * max(WARPGROUP, num_warps)
+    made = {op.results[0] for op in analysis.computes}
+    need = OVERHEAD_REGS // 2
+    for op in analysis.computes:
+        if _reaches(op.operands[2], made) is None:
+            need += tile_regs(op.results[0].type, threads)
+        if _reaches(op.operands[0], made) is not None:
+            need += tile_regs(op.operands[0].type, threads)
+    return need
+
+
+def _reaches(v, made, depth: int = 12):
+    """The dot result in `made` that `v` is computed from through ops keeping its
+    shape (within `depth` ops), or None."""
+    shape = tuple(getattr(v.type, "shape", ()))
+    work, seen = [(v, 0)], set()
+    while work:
+        v, n = work.pop()
+        if v in made:
+            return v
+        d = getattr(v, "op", None)
+        if d is None or n >= depth or id(d) in seen:
+            continue
+        seen.add(id(d))
+        work.extend((u, n + 1) for u in d.operands if tuple(getattr(u.type, "shape", ())) == shape)
+    return None

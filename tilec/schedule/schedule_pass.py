@@ -9,7 +9,7 @@ from ..conversion.lower_to_tileas import TARGET_ATTR, entries
 from ..conversion.target import ARCHES, smem_per_cta, target_for
 from ..ir.diagnostics import current_engine
 from ..passes.base import Pass, target_blocks
-from .analysis import analyze_loop, candidate_loops
+from .analysis import LOOP_CARRIED_ADDRESS, analyze_loop, candidate_loops
 from .budget import estimate_registers, fit_stages, largest_tile_regs
 from .materialize import MaterializeOptions, materialize_schedule
 from .pipeline import create_pipelines, pipeline_agents, pipeline_single_stream
@@ -92,6 +92,22 @@ def auto_occupancy(analysis, stages, target, num_warps, tma, reserve, smem_budge
     return 2 if fit_stages(stages, target, 2, reserve, half) == 2 else 1
 
 
+def _honoured_occupancy(analysis, stages, target, num_warps, occupancy, engine) -> int:
+    """The CTAs per SM asked for (`occupancy`, a hint), or 1 when that many leave
+    the consumers fewer registers than the dots' accumulators and register
+    operands need at once: ptxas can spill other values, not those of a wgmma
+    in flight, and refuses the kernel (C7602)."""
+    from .budget import pinned_registers
+    regs = estimate_registers(analysis, stages, target, num_warps, occupancy)
+    need = pinned_registers(analysis, num_warps)
+    if need <= regs.consumer_budget:
+        return occupancy
+    engine.warning(analysis.loop.location,
+                   f"occupancy {occupancy} leaves each consumer thread {regs.consumer_budget} registers, fewer than "
+                   f"the {need} its tensor-core tiles hold at once; using 1 CTA per SM")
+    return 1
+
+
 def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True, grow=False,
                   smem_budget=None, occupancy=None, staged=None) -> bool:
     """Pipeline one loop. `occupancy` CTAs are to share an SM: the stage buffers
@@ -126,6 +142,8 @@ def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True,
     if occupancy is None:
         occupancy = auto_occupancy(analysis, stages, target, num_warps, tma, reserve + staging,
                                    smem_budget or target.smem_bytes)
+    elif occupancy > 1 and target.warp_specialized:
+        occupancy = _honoured_occupancy(analysis, stages, target, num_warps, occupancy, engine)
     budget = min(smem_budget or target.smem_bytes, smem_per_cta(target, occupancy))
     if staging:
         kept = max(2, fit_stages(stages, target, num_stages, reserve, budget))
@@ -223,6 +241,10 @@ class Schedule(Pass):
             if loop.parent is None:
                 continue
             a = analyze_loop(loop)
+            if a.reason == LOOP_CARRIED_ADDRESS and loop.name == "scf.for":
+                from .induction import rewrite_counters
+                if rewrite_counters(loop):
+                    a = analyze_loop(loop)
             if a.pipelinable:
                 ok = schedule_loop(a, t, stages, warps, engine, self.options["tma"],
                                    grow=not self.options["num-stages"],

@@ -90,6 +90,10 @@ class KernelBuilder:
             self.spans[sym] = span
         return sym
 
+    # mbarriers are never invalidated, and the PTX ISA lets their memory serve nothing else
+    # until they are: their buffers are live from the first phase to the last
+    WHOLE_KERNEL = (-1, 1 << 30)
+
     def mark_phase(self, index: int):
         self.out.append(f"{self.PHASE}{index}")
 

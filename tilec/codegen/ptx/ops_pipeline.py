@@ -100,8 +100,8 @@ def _create_pipeline(em, op):
     if any(producers) or any(consumers):
         p_threads = 1 if tma else next((t for t in producers if t), em.group.threads)
         c_threads = next((t for t in consumers if t), em.group.threads)
-        full = kb.shared_buffer(8 * stages, 8, "full")
-        empty = kb.shared_buffer(8 * stages, 8, "empty")
+        full = kb.shared_buffer(8 * stages, 8, "full", span=kb.WHOLE_KERNEL)
+        empty = kb.shared_buffer(8 * stages, 8, "empty", span=kb.WHOLE_KERNEL)
         lead = em.leader()
         for i in range(stages):
             kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{full}+{8 * i}], {p_threads}")
@@ -111,7 +111,7 @@ def _create_pipeline(em, op):
     elif all(slot_fill(u.regions[0].blocks[0]) is not None
              for u in op.results[0].users if u.name.endswith("produce_one")):
         # one group, slots filled by cp.async: a `full` mbarrier per slot tracks the copies
-        full = kb.shared_buffer(8 * stages, 8, "full")
+        full = kb.shared_buffer(8 * stages, 8, "full", span=kb.WHOLE_KERNEL)
         lead = em.leader()
         for i in range(stages):
             kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{full}+{8 * i}], {1 if tma else em.group.threads}")

@@ -1,0 +1,86 @@
+"""Counters carried through a loop, rewritten as functions of its induction variable.
+
+cuTile kernels often walk a loop with a counter of their own beside the range
+variable: `for j in range(lo, hi, BLOCK): ... load(K, (.., kv, ..)); kv += 1`.
+The counter reaches the loop as an iter_arg that each trip advances by a
+constant. A load indexed by it depends on a loop-carried value, so the
+producer of a pipeline could not compute the address of trip i + d ahead of
+the trip, and the loop stayed unpipelined: synchronous loads, and no operand
+in shared memory for the tensor cores to read in place.
+
+Such a counter is an induction variable: on trip t = (iv - lb) / step it holds
+init + t * K. The rewrite gives its uses in the body that value (computed in
+`index`, then truncated, so a 32-bit counter wraps the same way), leaving the
+iter_arg to carry the final count out of the loop. Only the yield's `addi` of
+the counter and an invariant K is recognised.
+"""
+from __future__ import annotations
+
+from ..dialects.nv_tileas.builders import Builder, build_addi, build_divsi, build_muli, build_subi
+from ..dialects.nv_tileas.ops.casts import IndexCastOp
+from ..ir.types import IndexType, IntegerType
+
+ADD = ("cuda_tile.addi", "arith.addi")
+
+
+def _invariant(v, loop) -> bool:
+    """Whether `v` is defined outside `loop` (so the same on every trip)."""
+    block = v.owner_block()
+    while block is not None:
+        if block.parent_op is loop:
+            return False
+        block = getattr(block.parent_op, "parent", None)
+    return True
+
+
+def _integer(t) -> bool:
+    if isinstance(t, (IndexType, IntegerType)):
+        return True
+    return tuple(getattr(t, "shape", (1,))) == () and isinstance(getattr(t, "element_type", None), IntegerType)
+
+
+def _step_of(arg, new, loop):
+    """K when `new` (the yielded value of iter_arg `arg`) is arg + K, K invariant; else None."""
+    d = getattr(new, "op", None)
+    if d is None or d.name not in ADD:
+        return None
+    a, b = d.operands[0], d.operands[1]
+    if a is arg and _invariant(b, loop):
+        return b
+    if b is arg and _invariant(a, loop):
+        return a
+    return None
+
+
+def _to_index(b, v, loc):
+    if isinstance(v.type, IndexType):
+        return v
+    return b.create(IndexCastOp, loc, input=v, result=IndexType()).result
+
+
+def rewrite_counters(loop) -> int:
+    """Rewrite the constant-stride counters of scf.for `loop` (module docstring); how many."""
+    body = loop.regions[0].blocks[0]
+    yield_op = body.last_op
+    iv = body.arguments[0]
+    inits = list(loop.operands[3:])
+    done = 0
+    first = body.first_op or yield_op
+    for i, arg in enumerate(body.arguments[1:]):
+        if not _integer(arg.type) or i >= len(yield_op.operands):
+            continue
+        k = _step_of(arg, yield_op.operands[i], loop)
+        uses = [u for u in arg.uses if u.owner is not yield_op]
+        if k is None or not uses or not _integer(k.type):
+            continue
+        loc = loop.location
+        b = Builder(body, before=first, location=loc)
+        lb, step = loop.operands[0], loop.operands[2]
+        trip = build_divsi(b, build_subi(b, iv, lb), step)
+        at = build_addi(b, _to_index(b, inits[i], loc), build_muli(b, trip, _to_index(b, k, loc)))
+        if not isinstance(arg.type, IndexType):
+            at = b.create(IndexCastOp, loc, input=at, result=arg.type).result
+        for u in uses:
+            u.owner.set_operand(u.index, at)
+        done += 1
+    return done
