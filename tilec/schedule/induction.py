@@ -58,13 +58,31 @@ def _to_index(b, v, loc):
     return b.create(IndexCastOp, loc, input=v, result=IndexType()).result
 
 
-def rewrite_counters(loop) -> int:
-    """Rewrite the constant-stride counters of scf.for `loop` (module docstring); how many."""
+class CounterRewrite:
+    """What rewrite_counters changed, to put back when the loop is not pipelined
+    after all (its ops would only cost registers)."""
+
+    def __init__(self):
+        self.uses, self.ops = [], []
+
+    def __len__(self):
+        return len(self.ops)
+
+    def undo(self):
+        for owner, index, old in self.uses:
+            owner.set_operand(index, old)
+        for op in reversed(self.ops):
+            op.erase()
+        self.uses, self.ops = [], []
+
+
+def rewrite_counters(loop) -> CounterRewrite:
+    """Rewrite the constant-stride counters of scf.for `loop` (module docstring)."""
     body = loop.regions[0].blocks[0]
     yield_op = body.last_op
     iv = body.arguments[0]
     inits = list(loop.operands[3:])
-    done = 0
+    done = CounterRewrite()
     first = body.first_op or yield_op
     for i, arg in enumerate(body.arguments[1:]):
         if not _integer(arg.type) or i >= len(yield_op.operands):
@@ -81,6 +99,17 @@ def rewrite_counters(loop) -> int:
         if not isinstance(arg.type, IndexType):
             at = b.create(IndexCastOp, loc, input=at, result=arg.type).result
         for u in uses:
+            done.uses.append((u.owner, u.index, arg))
             u.owner.set_operand(u.index, at)
-        done += 1
+        done.ops.extend(_made_before(first, done.ops))
     return done
+
+
+def _made_before(first, known):
+    """The ops inserted before `first` since the last call (those not in `known`), in order."""
+    out = []
+    op = first.prev_op
+    while op is not None and op not in known:
+        out.append(op)
+        op = op.prev_op
+    return list(reversed(out))

@@ -152,10 +152,13 @@ def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True,
     reserve += staging
     fitted = fit_stages(stages, target, num_stages, reserve, budget)
     if fitted == 0:
-        engine.error(loc, f"the stage buffers of this loop need {stages.smem_bytes(1)} bytes of shared memory "
-                          f"per stage, more than the {budget} bytes of {target.arch}"
-                          + (f" each of {occupancy} CTAs may use" if occupancy > 1 else ""))
-        return False
+        # not even one stage fits: the loop keeps its synchronous loads (tileiras compiles such
+        # loops too), and nothing of the schedule has been written into the IR yet
+        engine.warning(loc, f"the stage buffers of this loop need {stages.smem_bytes(1)} bytes of shared memory "
+                            f"per stage, more than the {budget} bytes of {target.arch}"
+                            + (f" each of {occupancy} CTAs may use" if occupancy > 1 else "")
+                            + "; the loop is not pipelined")
+        return True
     if fitted < num_stages:
         beside = f" less {reserve} for the loop's invariant dot operands" if reserve else ""
         engine.warning(loc, f"{num_stages} pipeline stages need {stages.smem_bytes(num_stages)} bytes of shared "
@@ -241,9 +244,11 @@ class Schedule(Pass):
             if loop.parent is None:
                 continue
             a = analyze_loop(loop)
+            counters = None
             if a.reason == LOOP_CARRIED_ADDRESS and loop.name == "scf.for":
                 from .induction import rewrite_counters
-                if rewrite_counters(loop):
+                counters = rewrite_counters(loop)
+                if counters:
                     a = analyze_loop(loop)
             if a.pipelinable:
                 ok = schedule_loop(a, t, stages, warps, engine, self.options["tma"],
@@ -251,6 +256,8 @@ class Schedule(Pass):
                                    smem_budget=self.options["smem-budget"] or t.smem_bytes,
                                    occupancy=self._occupancy(_entry_of(loop), t),
                                    staged=staged if self.options["tma-store"] else None) and ok
+            if counters and loop.parent is not None:
+                counters.undo()           # not pipelined after all: the loop as it was
         if ok and t.warp_specialized and self.options["merge-agents"]:
             from .merge_agents import merge_agent_switches
             from .share_pipelines import share_pipelines
