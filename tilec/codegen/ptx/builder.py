@@ -200,7 +200,8 @@ class KernelBuilder:
         out = []
         for ln in lines:
             if ln.startswith(self.PHASE):
-                if int(ln[len(self.PHASE):]) in barriers:
+                # (a CTA barrier just before, with nothing between, already separates the phases)
+                if int(ln[len(self.PHASE):]) in barriers and (not out or out[-1] != "\tbar.sync \t0;"):
                     out.append("\tbar.sync \t0;")
             else:
                 out.append(self.PLACEHOLDER.sub(sub, ln) if "__tilec_smem_" in ln else ln)
