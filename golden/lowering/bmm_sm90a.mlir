@@ -20,4 +20,5 @@
 // CHECK: } {nv_tileas.layouts = [#nv_tileas<layout wgmma>, #nv_tileas<layout none>, #nv_tileas<layout none>]}
 // CHECK-NEXT: ftof {{.*}}nv_tileas.layouts = [#nv_tileas<layout wgmma>]
 // CHECK-NEXT: reshape {{.*}}nv_tileas.layouts = [#nv_tileas<layout slice, axes = [-1, 0, 1], parent = [64, 64] wgmma>]} : tile<64x64xf16> -> tile<1x64x64xf16>
-// CHECK: "nv_tileas.tiled_store"
+// CHECK: nv_tileas.alloc_tensor {nv_tileas.staging_buffer = 0 : i32} : tensor<1x64x64xf16>
+// CHECK: nv_tileas.async.tiled_tma_store {{.*}}atom = #nv_tileas<atom tma_store_3d>

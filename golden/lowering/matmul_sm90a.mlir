@@ -7,15 +7,17 @@
 // propagate_layouts.py): the slots' tiles are shared, the accumulator is in the wgmma layout
 // from the loop's carried registers through the dot to the f16 conversion of the epilogue.
 // CHECK: entry @matmul_f16_aligned
-// CHECK: nv_tileas.alloc_tensor {nv_tileas.stage_buffer = 0 : i32} : tensor<6x128x64xf16>
-// CHECK: nv_tileas.view %{{.*}} -> !nv_tileaa.tiled_view<6x128x64xf16, SMEM>
-// CHECK: nv_tileas.async.pipeline.create_pipeline {{.*}}numStages = 6 : i32{{.*}}sharedMem = true
+// five stages beside the epilogue's 32 KB staging tile (test_tma_store.py)
+// CHECK: nv_tileas.alloc_tensor {nv_tileas.stage_buffer = 0 : i32} : tensor<5x128x64xf16>
+// CHECK: nv_tileas.view %{{.*}} -> !nv_tileaa.tiled_view<5x128x64xf16, SMEM>
+// CHECK: nv_tileas.async.pipeline.create_pipeline {{.*}}numStages = 5 : i32{{.*}}sharedMem = true
 // CHECK: nv_tileas.async.pipeline.create_iterator %producer
 // CHECK: nv_tileas.async.pipeline.create_iterator %consumer
-// CHECK: tensor<6x64x128xf16>
-// CHECK: create_pipeline {{.*}}numStages = 6 : i32
+// CHECK: tensor<5x64x128xf16>
+// CHECK: create_pipeline {{.*}}numStages = 5 : i32
 // CHECK: %[[DA:.*]] = nv_tileas.make_tiled_tma_desc %{{.*}} box[%{{.*}}, %{{.*}}] {atom = #nv_tileas<atom tma_load_2d>, oob_mode = #nv_tileas.oob_mode<zero>, swizzle_mode = #nv_tileas.swizzle_mode<128B>} : !nv_tileaa.tiled_view<?x?xf16, GMEM, strides = [?, 1]>
 // CHECK: %[[DB:.*]] = nv_tileas.make_tiled_tma_desc
+// CHECK: %[[DC:.*]] = nv_tileas.make_tiled_tma_desc {{.*}}atom = #nv_tileas<atom tma_store_2d>{{.*}}swizzle_mode<128B>
 // CHECK: "nv_tileas.async.pipeline.agent_switch"() <{max_regs = array<i32: 40, 240>, num_agents_per_group = 1 : i32, num_warps = array<i32: 4, 4>}>
 // producer agent: a loop of produce_one regions, each a TMA load into the stage's SMEM
 // CHECK: scf.for
@@ -53,8 +55,13 @@
 // CHECK: scf.yield
 // the epilogue runs in the consumer agent, before its yield (sink-epilogue)
 // CHECK: } {nv_tileas.layouts = [#nv_tileas<layout wgmma>, #nv_tileas<layout none>, #nv_tileas<layout none>]}
-// CHECK-NEXT: ftof %{{.*}} {nv_tileas.layouts = [#nv_tileas<layout wgmma>]}
-// CHECK: "nv_tileas.tiled_store"
+// CHECK-NEXT: %[[C:.*]] = ftof %{{.*}} {nv_tileas.layouts = [#nv_tileas<layout wgmma>]}
+// and goes out through a swizzled staging tile and a TMA store
+// CHECK: %[[BUF:.*]] = nv_tileas.alloc_tensor {nv_tileas.staging_buffer = 0 : i32} : tensor<128x128xf16>
+// CHECK-NEXT: %[[STV:.*]] = nv_tileas.view %[[BUF]] : tensor<128x128xf16> -> !nv_tileaa.tiled_view<128x128xf16, SMEM>
+// CHECK-NEXT: "nv_tileas.store"(%[[STV]], %[[C]])
+// CHECK: %[[ST:.*]] = nv_tileas.async.tiled_tma_store %[[DC]], %[[STV]][%{{.*}}, %{{.*}}] {atom = #nv_tileas<atom tma_store_2d>}
+// CHECK-NEXT: nv_tileas.async.wait %[[ST]] : !async.token
 // CHECK: nv_tileas.async.pipeline.yield
 // CHECK: }) {nv_tileas.layouts = [#nv_tileas<layout none>]} : () -> !cuda_tile.tile<128x128xf32>
 // CHECK-NEXT: return

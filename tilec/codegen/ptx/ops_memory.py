@@ -218,7 +218,7 @@ def _alloc_tensor(em, op):
     # swizzle pattern does (wgmma reads such slots in place)
     slot_2d = len(t.shape) >= 3 and all(d == 1 for d in t.shape[1:-2])
     es = byte_size(t.element_type)
-    from .ops_tma import staging_swizzle
+    from .swizzle import staging_swizzle
     swz = staging_swizzle(op)
     align = 1024 if swz is not None or (slot_2d and es in (1, 2) and n * es >= 1024) else 128
     sym = em.kb.shared_buffer(n * byte_size(t.element_type), align, "stage", span=live_span(op))

@@ -199,29 +199,6 @@ class BulkStore:
         self.op = op
 
 
-def staging_swizzle(op):
-    """The Swizzle of staging buffer `op` (an alloc_tensor that a TMA store reads
-    through a view): that of the store's map, over the tile's rows flattened
-    (a box is dense, innermost first); None when unswizzled or not staging."""
-    from .swizzle import Swizzle
-    from .tensormap import SWIZZLE_SPAN
-    for view in op.results[0].users:
-        for u in view.results[0].users if view.name == "nv_tileas.view" else ():
-            if u.name != "nv_tileas.async.tiled_tma_store" or u.operands[1] is not view.results[0]:
-                continue
-            mode = getattr(u.operands[0].op.attributes.get("swizzle_mode"), "value", "none")
-            span = SWIZZLE_SPAN.get(mode)
-            if span is None:
-                return None
-            shape = op.results[0].type.shape
-            rows = 1
-            for d in shape[:-1]:
-                rows *= d
-            swz = Swizzle.for_rows(shape[-1] * byte_size(op.results[0].type.element_type), rows)
-            return swz if swz is not None and swz.row_bytes == span else None
-    return None
-
-
 @handles("nv_tileas.async.tiled_tma_store")
 def _tma_store(em, op):
     """Every thread of the group fences its shared stores of the tile for the

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from ...ir.record import frozen
 
-from .ptxtypes import B32
+from .ptxtypes import B32, byte_size
 
 LINE = 128       # bytes: one bank line, the widest swizzle
 
@@ -145,3 +145,25 @@ class Swizzle:
             imm = self.stored(off - rem)
             return f"[{reg}+{imm}]"
         return where
+
+
+def staging_swizzle(op):
+    """The Swizzle of staging buffer `op` (an alloc_tensor that a TMA store reads
+    through a view): that of the store's map, over the tile's rows flattened
+    (a box is dense, innermost first); None when unswizzled or not staging."""
+    from .tensormap import SWIZZLE_SPAN
+    for view in op.results[0].users:
+        for u in view.results[0].users if view.name == "nv_tileas.view" else ():
+            if u.name != "nv_tileas.async.tiled_tma_store" or u.operands[1] is not view.results[0]:
+                continue
+            mode = getattr(u.operands[0].op.attributes.get("swizzle_mode"), "value", "none")
+            span = SWIZZLE_SPAN.get(mode)
+            if span is None:
+                return None
+            shape = op.results[0].type.shape
+            rows = 1
+            for d in shape[:-1]:
+                rows *= d
+            swz = Swizzle.for_rows(shape[-1] * byte_size(op.results[0].type.element_type), rows)
+            return swz if swz is not None and swz.row_bytes == span else None
+    return None
