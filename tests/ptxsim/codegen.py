@@ -58,6 +58,9 @@ class KernelCodegen:
         # for fence.proxy.async and for overwriting a store's source before it is read
         self.uses_bulk_store = any(isinstance(x, Instr) and x.op == "cp" and x.mods[:2] == ["async", "bulk"]
                                    and "bulk_group" in x.mods for x in entry.body)
+        # both read shared memory through the async proxy: the latest generic store to each shared byte
+        # (PXW) and each thread's latest fence.proxy.async (PXF) tell whether the proxy may see it (tma.py)
+        self.tracks_proxy = self.uses_wgmma or self.uses_bulk_store
         # registers any register-A wgmma.mma_async reads: wgmma.fence records their values
         aregs = {x.slot: x for ins in entry.body if isinstance(ins, Instr) and ins.op == "wgmma"
                  and ins.mods[:1] == ["mma_async"] and len(ins.operands) == 7 and isinstance(ins.operands[1], Vec)
@@ -451,12 +454,13 @@ class KernelCodegen:
                 self._fail("fence.proxy.tensormap::generic.acquire size")
             self._guarded(ins, [f"_tm_acquire({self._lid}, {self._raw_addr(a)}, {size.ival})"])
             return
-        if (self.uses_wgmma or self.uses_bulk_store) and ins.mods[:2] == ["proxy", "async"]:
+        if self.tracks_proxy and ins.mods[:2] == ["proxy", "async"]:
             ep = self.regs["%%epkey"]      # the thread's shared stores are now visible to the async proxy
             self._used.add(ep)
-            lines = [f"PXD.discard({ep.var} & 4095)"] if self.uses_wgmma else []
-            if self.uses_bulk_store and ins.mods[2:] in ([], ["shared::cta"], ["shared::cluster"]):
-                lines.append(f"PXF[{ep.var} & 4095] += 1")     # (.global orders no shared stores)
+            lines = []
+            if ins.mods[2:] in ([], ["shared::cta"], ["shared::cluster"]):
+                # (.global orders no shared stores)
+                lines += ["PXC[0] += 1", f"PXF[{ep.var} & 4095] = PXC[0]"]
             self._guarded(ins, lines or ["pass"])
             return
         self._emit("pass")
@@ -1118,15 +1122,16 @@ class KernelCodegen:
             if store and self.uses_mbarrier:
                 for j in range(0, total, 8):
                     lines.append(f"if ((_x + {j}) & -8) in MBW: _mb_clobber({lid}, _x + {j})")
-            if store and self.uses_bulk_store:
-                # a generic-proxy write: not onto a TMA store's unread source, and unseen by the async
-                # proxy until this thread's fence.proxy.async
+            if store and self.tracks_proxy:
+                # a generic-proxy write (st, atom/red, cp.async): not onto a TMA store's unread source, and
+                # unseen by the async proxy (TMA store, wgmma) until this thread's fence.proxy.async
                 ep = self.regs["%%epkey"]
                 self._used.add(ep)
-                lines.append(f"if BSP: _bs_clobber({lid}, _x, {total})")
+                if self.uses_bulk_store:
+                    lines.append(f"if BSP: _bs_clobber({lid}, _x, {total})")
                 lines.append(f"_tq = {ep.var} & 4095")
                 lines.append(f"PXW[_x - {SHARED_BASE}:_x - {SHARED_BASE - total}] = "
-                             f"(PXF[_tq] << 32) | {lid << 12} | _tq")
+                             f"(PXC[0] << 32) | {lid << 12} | _tq")
             if not store and self.race_checkable:
                 ep = self.regs["%%epkey"]
                 self._used.add(ep)
@@ -1254,17 +1259,13 @@ class KernelCodegen:
                 lines.append(f"_st_local({self._lid}, {self.regs['%%local'].var}, '{fmt}', _x + {j * t.bytes}, {val})")
             elif view is None:
                 tid = ""
-                if self.uses_bulk_store:
+                if self.tracks_proxy:
                     ep = self.regs["%%epkey"]
                     self._used.add(ep)
                     tid = f", {ep.var} & 4095"
                 lines.append(f"_st_generic({self._lid}, '{fmt}', _x + {j * t.bytes}, {val}{tid})")
             else:
                 ix = idx if j == 0 else f"(_x >> {_SHIFT[t.bytes]}) + {j}"
-                if view == "S" and self.uses_wgmma and j == 0:   # generic-proxy write: wgmma needs a proxy fence
-                    ep = self.regs["%%epkey"]
-                    self._used.add(ep)
-                    lines.append(f"PXD.add({ep.var} & 4095)")
                 if view == "S" and self.race_checkable:
                     ep = self.regs["%%epkey"]
                     self._used.add(ep)

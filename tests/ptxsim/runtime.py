@@ -53,11 +53,12 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
               "_dirround": _dirround, "_fma_dir": _fma_dir, "_ld_local": self._ld_local,
               "_st_local": self._st_local, "_cvta_local": _cvta_local, "_cvta_to_local": _cvta_to_local,
               "_vprintf": self._vprintf, "_assertfail": self._assertfail, "RC": False,
-              "_rc_ld": self._rc_ld, "_rc_st": self._rc_st, "_wg_fence": self._wg_fence, "PXD": set(),
+              "_rc_ld": self._rc_ld, "_rc_st": self._rc_st, "_wg_fence": self._wg_fence,
               "_mb_expect_tx": self._mb_expect_tx, "_tm_replace": self._tm_replace, "_tm_acquire": self._tm_acquire,
               "_tm_prefetch": self._tm_prefetch,
               "_tma_load": self._tma_load, "_tma_store": self._tma_store, "_bs_commit": self._bs_commit,
               "_bs_wait": self._bs_wait, "_bs_clobber": self._bs_clobber, "PXW": None, "PXF": [],
+              "PXC": [0],
               "BSP": []}
         for k in SPECIAL_PER_CTA.values():
             ns[k] = 0
@@ -96,7 +97,8 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
         return views[fmt][off // struct.calcsize(fmt)]
 
     def _st_generic(self, lid, fmt, addr, val, tid=None):
-        """tid: the storing thread, given in kernels with TMA stores (tma.py's generic-store tracking)."""
+        """tid: the storing thread, given in kernels with TMA stores or wgmma (tma.py's generic-store
+        tracking)."""
         size = struct.calcsize(fmt)
         space, views, off = self._resolve_generic(lid, addr, size)
         if space == "shared" and self.uses_mbarrier and (addr & -8) in self.ns["MBW"]:
@@ -374,6 +376,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
                 self._wg_check_copy(lid, "cp.async.bulk.tensor", copy.addrs - SHARED_BASE)
             np.asarray(self.sviews["B"])[copy.addrs] = copy.data
             copy.landed = True
+            self._px_async_write(copy.addrs)
         mb.bulk.append(copy)
         mb.bulk_bytes += copy.nbytes
         if mb.pending == 0:
@@ -400,15 +403,18 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
     def _mb_complete(self, mb):
         cta = self.cta
         smem = self.sviews["B"]
-        for dst, data in mb.copies:      # the tracked cp.async copies land before the phase completes
-            if data is not None:         # (None: landed at issue, copy_timing="eager")
+        for dst, data, lid, ep in mb.copies:   # the tracked cp.async copies land before the phase completes
+            if data is not None:               # (None: landed at issue, copy_timing="eager")
                 smem[dst:dst + len(data)] = data
+                if self.tracks_proxy:          # a generic-proxy write, made now: a fence must follow it
+                    self._px_store(lid, ep & 4095, dst, len(data))
         mb.copies = []
         if mb.bulk:
             S = np.asarray(smem)
             for c in mb.bulk:
                 if not c.landed:
                     S[c.addrs] = c.data
+                    self._px_async_write(c.addrs)
                 cta.bulk_inflight.remove(c)
             mb.bulk = []
         mb.tx = mb.bulk_bytes = 0
@@ -453,7 +459,13 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
                 self._wg_check_copy(lid, "cp.async", slice(o, o + size))
             self.sviews["B"][dst:dst + size] = data
             data = None
-        self.cta.cp_pending.setdefault(tid, []).append((dst, None if data is None else bytes(data)))
+        self.cta.cp_pending.setdefault(tid, []).append((dst, None if data is None else bytes(data), lid, tid))
+
+    def _px_async_write(self, addrs):
+        """A TMA load wrote shared `addrs` through the async proxy: no generic store is the latest
+        write to them any more, so the async proxy reads them without a fence.proxy.async."""
+        if self.tracks_proxy:
+            self.ns["PXW"][addrs - SHARED_BASE] = -1
 
     def _cp_arrive(self, lid, addr, tid):
         """cp.async.mbarrier.arrive.noinc: one arrival, carrying the thread's copies."""
@@ -564,7 +576,6 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
                         self.rc = ([-1] * shared_total, [-1] * shared_total, [0] * shared_total,
                                    [0] * shared_total)
                     ns["MBW"] = set()
-                    ns["PXD"] = set()
                     ns["CTAID_X"], ns["CTAID_Y"], ns["CTAID_Z"] = x, y, z
                     ns["SMID"] = stats["ctas"] % NSMID
                     reverse = thread_order == "reverse" or (thread_order == "alternate" and stats["ctas"] % 2)
@@ -587,9 +598,10 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
         cta = CTA(ctaid, n)
         self.cta = cta
         self.ns["BSP"] = cta.bs_unread
-        if self.uses_bulk_store:
+        if self.tracks_proxy:
             self.ns["PXW"] = np.full(self.launch_shared, -1, np.int64)    # tma.py: the latest generic store
-            self.ns["PXF"] = [0] * n                                       # per thread: its proxy fences
+            self.ns["PXF"] = [0] * n                   # per thread: the sequence number of its latest proxy fence
+            self.ns["PXC"] = [0]                       # proxy fences so far
         if self.eager and self.uses_wgmma:
             cta.wg_reads = np.zeros(self.launch_shared, np.int32)
         slots = self.nslots
@@ -719,10 +731,8 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
                 for j in (0, 8):
                     if a + j in self.ns["MBW"]:
                         self._mb_clobber(lid, a + j)
-            if self.uses_bulk_store:
+            if self.tracks_proxy:
                 self._bs_generic_store(lid, t, a, 16)
-            if self.uses_wgmma:
-                self.ns["PXD"].add(t)
             if self.ns["RC"]:
                 self._rc_st(lid, a, 16, key, [h[a // 2 + c] for c in range(8)] == vals)
             for c in range(8):
@@ -1097,7 +1107,7 @@ class MBarrier:
     def __init__(self, addr, count):
         self.addr, self.count, self.pending, self.phase = addr, count, count, 0
         self.waiters = []
-        self.copies = []     # (shared address, bytes) of cp.async copies tracked by this phase
+        self.copies = []     # (shared address, bytes, lid, thread key) of cp.async copies tracked by this phase
         self.tx = 0          # transaction bytes expect_tx announced for this phase
         self.bulk = []       # tma.BulkCopy: cp.async.bulk.tensor copies completing on this phase
         self.bulk_bytes = 0

@@ -50,9 +50,11 @@ shared memory, and the box inside the shared variable holding it; the global
 bytes written lie inside the allocation holding the first one. Checked at
 issue: no TMA load still in flight writes the source, and the latest
 generic-proxy store to each source byte (st/atom/red/cp.async on shared memory,
-generic st, stmatrix; by any thread) was followed by its thread's
-fence.proxy.async (or .shared::{cta,cluster}; .global does not count) -- the
-async proxy reads the source. An earlier store that a later one overwrote needs
+cp.async again as it lands, generic st, stmatrix; by any thread) was followed by
+its thread's fence.proxy.async (or .shared::{cta,cluster}; .global does not
+count) -- the async proxy reads the source (wgmma.mma_async's operands likewise,
+or fenced by its whole warpgroup, wgmma.py); a TMA load's write since, async
+proxy itself, needs no fence. An earlier store that a later one overwrote needs
 no fence of its own: the async proxy cannot read a value coherence-ordered
 before one it sees (a tensor-map scratch area reused as a staging tile).
 
@@ -421,8 +423,7 @@ class TmaRuntime:
                                       f"{hi - 1 - SHARED_BASE}, which a TMA load still in flight writes (its "
                                       f"mbarrier phase has not completed; {self._where(c.lid)}), {where}")
         w = self.ns["PXW"][lo - SHARED_BASE:hi - SHARED_BASE]
-        tids = w & 4095
-        bad = np.flatnonzero((w >= 0) & ((w >> 32) == np.array(self.ns["PXF"], np.int64)[tids]))
+        bad = np.flatnonzero(self._px_unfenced(w))
         if bad.size:
             o, v = lo - SHARED_BASE + int(bad[0]), int(w[bad[0]])
             raise PTXRuntimeError(f"cp.async.bulk.tensor store reads shared offset {o}, which thread {v & 4095} "
@@ -483,14 +484,27 @@ class TmaRuntime:
                                       f"{self._where(lid)}")
 
     def _bs_generic_store(self, lid, tid, x, size):
-        """A generic-proxy shared store outside generated code (generic st, stmatrix); the generated
-        code's own does the same: PXW holds, per shared byte, the latest generic store to it as
-        (its thread's fence count then) << 32 | lid << 12 | thread, and a fence.proxy.async of
-        the thread bumps its count (PXF), which makes its earlier stores visible."""
+        """A generic-proxy shared store outside generated code (generic st, stmatrix)."""
         if self.cta.bs_unread:
             self._bs_clobber(lid, x, size)
+        self._px_store(lid, tid, x, size)
+
+    def _px_store(self, lid, tid, x, size):
+        """Thread `tid` wrote shared bytes x .. x + size - 1 through the generic proxy (the generated
+        code inlines the same). PXW holds, per shared byte, the latest such write as (proxy fences
+        of the CTA so far, PXC) << 32 | lid << 12 | thread; a fence.proxy.async numbers itself
+        (PXC += 1) and becomes its thread's latest (PXF), so a thread has fenced since a write
+        when its PXF exceeds the write's count."""
         o = x - SHARED_BASE
-        self.ns["PXW"][o:o + size] = (self.ns["PXF"][tid] << 32) | (lid << 12) | tid
+        self.ns["PXW"][o:o + size] = (self.ns["PXC"][0] << 32) | (lid << 12) | tid
+
+    def _px_unfenced(self, w, fenced_after=-1):
+        """Which of the PXW entries `w` are generic writes their thread has not fenced since (-1:
+        none, or a TMA load's write since) and that came no earlier than the fence count
+        `fenced_after` (a fence along the way to the reader, wgmma.py)."""
+        pxf = np.array(self.ns["PXF"], np.int64)
+        seq = w >> 32
+        return (w >= 0) & (pxf[np.where(w >= 0, w & 4095, 0)] <= seq) & (seq >= fenced_after)
 
     def _bs_exit(self, tid):
         """Thread `tid` exits: every TMA store it issued must have been read (its shared memory may go)."""

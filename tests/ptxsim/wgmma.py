@@ -74,10 +74,15 @@ independent of tilec's emitter, which it must agree with:
   written between the thread's last wgmma.fence and the mma_async (the fence
   records the values of the registers any register-A mma_async of the kernel
   reads, and a different value at issue is reported: rewriting the same value
-  goes unnoticed), and every thread of the warpgroup that stored to shared
-  memory (st.shared, stmatrix) having executed fence.proxy.async since (wgmma reads
-  through the async proxy). Writes by threads of other warpgroups are not
-  tracked.
+  goes unnoticed), and, for every shared byte the descriptors A and B name (wgmma
+  reads through the async proxy), the latest generic-proxy write to it (st,
+  st through a generic address, stmatrix, atom/red, cp.async as it lands) having
+  been followed by a fence.proxy.async of the thread that wrote it (the rule
+  tma.py applies to TMA stores) or of every thread of the warpgroup (a fence on
+  the consumer's side of the barrier or mbarrier wait, as the memory model's
+  "proxy fence along the causality path" allows). A TMA load's write, async
+  proxy itself, needs none; generic writes to bytes the wgmma does not read
+  need no fence.
 * Numerics: products exact, summed in f64 with D (unless scale-d is false),
   rounded once to f32; imm-scale-a/-b of -1 negate A/B.
 """
@@ -195,7 +200,7 @@ class WgmmaOp:
         self.slots = [r.slot for r in w.args["d"]]                   # D
         self.aslots = list(w.args["a"]) if w.args["reg_a"] else []   # register A
         self.a_bits = None       # (64, 16) uint16: register A as read at issue
-        self.read_bytes = []     # copy_timing="eager": shared offsets its descriptor operands read
+        self.read_bytes = []     # copy_timing="eager": shared offsets its descriptor operands read (counted)
 
 
 class WgmmaRuntime:
@@ -240,10 +245,6 @@ class WgmmaRuntime:
         if missing:
             raise PTXRuntimeError(f"wgmma.mma_async without a wgmma.fence since the warpgroup's last "
                                   f"wgmma.wait_group (threads {missing[0]}..., {where})")
-        dirty = [t for t in threads if t in self.ns["PXD"]]
-        if dirty:
-            raise PTXRuntimeError(f"wgmma.mma_async after st.shared by thread {dirty[0]} with no "
-                                  f"fence.proxy.async since: the async proxy may not see the data ({where})")
 
         def uniform(what, values):
             if any(v is None for v in values):
@@ -263,6 +264,8 @@ class WgmmaRuntime:
                 raise PTXRuntimeError(f"wgmma matrix descriptor {d:#x}: a nonzero base offset is not "
                                       f"simulated ({where})")
         op = WgmmaOp(w, threads, adesc, bdesc, scale_d)
+        reads = self._wg_operand_bytes(op)
+        self._wg_proxy_check(reads, threads, where)
         d_live, a_live = self._wg_live(st)
         if reg_a:
             op.a_bits = self._wgmma_read_a(op, lanes, st, d_live, where)
@@ -285,7 +288,48 @@ class WgmmaRuntime:
                 R[s] = None                       # reads before the wait see an uninitialized register
         st.uncommitted.append(op)
         if self.cta.wg_reads is not None:
+            op.read_bytes = reads
             self._wg_track(op, 1)
+
+    def _wg_operand_bytes(self, op):
+        """The shared offsets (index arrays) that `op`'s descriptor operands read, as _wgmma_run
+        reads them. An operand the run will reject (layout not simulated, out of bounds) is left
+        out: the run reports it."""
+        w, out = op.w, []
+        for desc, rows, mn, et in ((op.adesc, 64, w.args["trans_a"], w.args["atype"]),
+                                   (op.bdesc, w.args["n"], w.args["trans_b"], w.args["btype"])):
+            if desc is None:
+                continue
+            esize = 1 if et in FP8_TYPES else 2
+            try:
+                offs = operand_offsets(rows, desc, mn, esize).ravel()
+            except PTXRuntimeError:
+                continue
+            offs = (offs[:, None] + np.arange(esize)).ravel()
+            if offs.min() >= 0 and offs.max() < self.launch_shared:
+                out.append(offs)
+        return out
+
+    def _wg_proxy_check(self, reads, threads, where):
+        """Every shared byte the wgmma reads (`reads`, offset arrays) whose latest write was a
+        generic-proxy one must have been fenced since (tma.py's PXW/PXF) by the writing thread or
+        by every issuing thread (`threads`): the PTX memory model asks for a proxy fence on the
+        causality path from the write to the wgmma, and a consumer's fence after the barrier or
+        mbarrier wait that ordered the write is on it. (A consumer fence the simulator ran
+        after the write but before that wait counts too; running threads in other orders, as
+        thread_order does, catches it.)"""
+        if not reads:
+            return
+        offs = np.concatenate(reads)
+        pxw = self.ns["PXW"][offs]
+        pxf = self.ns["PXF"]
+        bad = self._px_unfenced(pxw, min(pxf[t] for t in threads))
+        if bad.any():
+            i = int(np.argmin(np.where(bad, offs, np.iinfo(np.int64).max)))   # the lowest such offset
+            o, v = int(offs[i]), int(pxw[i])
+            raise PTXRuntimeError(f"wgmma.mma_async reads shared offset {o}, which thread {v & 4095} stored to "
+                                  f"({self._where((v >> 12) & 0xFFFFF)}) with no fence.proxy.async since: the "
+                                  f"async proxy may not see the data ({where})")
 
     def _wgmma_read_a(self, op, lanes, st, d_live, where):
         """Register A of `op` at issue: (64, 16) uint16 bits, thread l's register j
@@ -355,24 +399,10 @@ class WgmmaRuntime:
 
     def _wg_track(self, op, sign):
         """copy_timing="eager": count (sign 1, at issue) or uncount (-1, when a wait_group
-        retires it) the shared bytes `op` reads through its descriptors, so that a copy
-        landing on them in between is reported (_wg_check_copy). An operand the run will
-        reject (layout not simulated, out of bounds) is not tracked."""
+        retires it) the shared bytes `op` reads through its descriptors (op.read_bytes, from
+        _wg_operand_bytes), so that a copy landing on them in between is reported
+        (_wg_check_copy)."""
         cnt = self.cta.wg_reads
-        if sign > 0:
-            w = op.w
-            for desc, rows, mn, et in ((op.adesc, 64, w.args["trans_a"], w.args["atype"]),
-                                       (op.bdesc, w.args["n"], w.args["trans_b"], w.args["btype"])):
-                if desc is None:
-                    continue
-                esize = 1 if et in FP8_TYPES else 2
-                try:
-                    offs = operand_offsets(rows, desc, mn, esize).ravel()
-                except PTXRuntimeError:
-                    continue
-                offs = (offs[:, None] + np.arange(esize)).ravel()
-                if offs.min() >= 0 and offs.max() < len(cnt):
-                    op.read_bytes.append(offs)
         for offs in op.read_bytes:
             cnt[offs] += sign
 
