@@ -74,13 +74,15 @@ def plan_tma(load, loop):
 TMA_BOX_MAX = 256       # elements per box dimension
 
 
-def build_descriptor(b, plan, loc):
+def build_descriptor(b, plan, loc, swizzle="128B"):
+    """plan.desc: a make_tiled_tma_desc of plan's tensor view, box and atom
+    (the swizzle of a load's slots is settled later: settle_swizzle)."""
     tvt = plan.tensor_view.type
     gview = b.create(layout.ViewOp, loc, source=plan.tensor_view, indices=[],
                      result=TiledViewType(tuple(tvt.shape), tvt.element_type, "GMEM", tuple(tvt.strides))).result
     dims = [build_constant(b, d, IndexType()) for d in plan.box]
     plan.desc = b.create(MakeTiledTmaDescOp, loc, global_view=gview, box_dims=dims, atom=plan.atom,
-                         swizzle_mode=SwizzleModeAttr("128B"), oob_mode=OobModeAttr("zero"),
+                         swizzle_mode=SwizzleModeAttr(swizzle), oob_mode=OobModeAttr("zero"),
                          result=TmaDescType(plan.atom)).result
 
 

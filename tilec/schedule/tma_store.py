@@ -25,12 +25,12 @@ stores are planned only when the loop keeps two stages beside it.
 """
 from __future__ import annotations
 
-from ..dialects.nv_tileas.attributes import AtomAttr, OobModeAttr, SwizzleModeAttr
+from ..dialects.nv_tileas.attributes import AtomAttr
 from ..dialects.nv_tileas.builders import Builder, build_constant, build_muli
 from ..dialects.nv_tileas.operands import swizzle_fits
 from ..dialects.nv_tileas.ops import layout, memops, slices, tokens
-from ..dialects.nv_tileas.ops.tma import AsyncTiledTmaStoreOp, MakeTiledTmaDescOp
-from ..dialects.nv_tileas.types import AsyncTokenType, TiledViewType, TmaDescType, element_width
+from ..dialects.nv_tileas.ops.tma import AsyncTiledTmaStoreOp
+from ..dialects.nv_tileas.types import AsyncTokenType, TiledViewType, element_width
 from ..ir import attributes as A
 from ..ir.types import IndexType, IntegerType, RankedTensorType
 
@@ -110,13 +110,8 @@ def plan_tma_stores(loop) -> list[TmaStorePlan]:
 
 
 def build_store_descriptor(b, plan, loc):
-    tvt = plan.tensor_view.type
-    gview = b.create(layout.ViewOp, loc, source=plan.tensor_view, indices=[],
-                     result=TiledViewType(tuple(tvt.shape), tvt.element_type, "GMEM", tuple(tvt.strides))).result
-    dims = [build_constant(b, d, IndexType()) for d in plan.box]
-    plan.desc = b.create(MakeTiledTmaDescOp, loc, global_view=gview, box_dims=dims, atom=plan.atom,
-                         swizzle_mode=SwizzleModeAttr(plan.swizzle), oob_mode=OobModeAttr("zero"),
-                         result=TmaDescType(plan.atom)).result
+    from .tma import build_descriptor
+    build_descriptor(b, plan, loc, plan.swizzle)
 
 
 def stage_through_shared(plan, index):

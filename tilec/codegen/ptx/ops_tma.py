@@ -129,6 +129,20 @@ def _acquired(em, m):
     return lead
 
 
+def _panels(em, m, swz, base, coords, cols):
+    """(shared address, coordinate list) of each copy of a tile `cols` wide
+    through map `m`: one per swizzle panel, `swz.panel_bytes` and
+    `m.panel_elems` columns apart (coords innermost first)."""
+    kb = em.kb
+    for p in range(cols // m.panel_elems):
+        at, c0 = base, coords[0]
+        if p:
+            at, c0 = kb.reg(B32), kb.reg(B32)
+            kb.emit(f"add.u32 \t{at}, {base}, {p * swz.panel_bytes}")
+            kb.emit(f"add.s32 \t{c0}, {coords[0]}, {p * m.panel_elems}")
+        yield at, ", ".join([c0] + coords[1:])
+
+
 def _issue_tma(em, op, desc, dest, base):
     """cp.async.bulk.tensor copies of the slot at `base` from `desc`'s map, by
     the group's thread 0, completing on the slot's `full` barrier. Only for a
@@ -147,14 +161,7 @@ def _issue_tma(em, op, desc, dest, base):
     coords = [em.tile(v).reg for v in op.coords]
     coords = [as_b32(em, c) for c in reversed(coords)]      # the map's order: innermost first
     kb.emit(f"@{lead} mbarrier.arrive.expect_tx.shared::cta.b64 \t_, [{bar}], {nbytes}")
-    panels = dest.shape[-1] // m.panel_elems
-    for p in range(panels):
-        dst, c0 = base, coords[0]
-        if p:
-            dst, c0 = kb.reg(B32), kb.reg(B32)
-            kb.emit(f"add.u32 \t{dst}, {base}, {p * swz.panel_bytes}")
-            kb.emit(f"add.s32 \t{c0}, {coords[0]}, {p * m.panel_elems}")
-        where = ", ".join([c0] + coords[1:])
+    for dst, where in _panels(em, m, swz, base, coords, dest.shape[-1]):
         kb.emit(f"@{lead} cp.async.bulk.tensor.{len(coords)}d.shared::cluster.global.mbarrier::complete_tx::bytes "
                 f"\t[{dst}], [{m.address(em)}, {{{where}}}], [{bar}]")
     em.async_issued = "tma"
@@ -228,13 +235,7 @@ def _tma_store(em, op):
     lead = _acquired(em, m)
     swz = em.swizzle_of.get(base)
     coords = [as_b32(em, c) for c in reversed(coords)]      # the map's order: innermost first
-    for p in range(src.shape[-1] // m.panel_elems):
-        at, c0 = base, coords[0]
-        if p:
-            at, c0 = kb.reg(B32), kb.reg(B32)
-            kb.emit(f"add.u32 \t{at}, {base}, {p * swz.panel_bytes}")
-            kb.emit(f"add.s32 \t{c0}, {coords[0]}, {p * m.panel_elems}")
-        where = ", ".join([c0] + coords[1:])
+    for at, where in _panels(em, m, swz, base, coords, src.shape[-1]):
         kb.emit(f"@{lead} cp.async.bulk.tensor.{len(coords)}d.global.shared::cta.bulk_group "
                 f"\t[{m.address(em)}, {{{where}}}], [{at}]")
     kb.emit(f"@{lead} cp.async.bulk.commit_group")
