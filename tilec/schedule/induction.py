@@ -19,18 +19,9 @@ from __future__ import annotations
 from ..dialects.nv_tileas.builders import Builder, build_addi, build_divsi, build_muli, build_subi
 from ..dialects.nv_tileas.ops.casts import IndexCastOp
 from ..ir.types import IndexType, IntegerType
+from .layouts import _defined_outside
 
 ADD = ("cuda_tile.addi", "arith.addi")
-
-
-def _invariant(v, loop) -> bool:
-    """Whether `v` is defined outside `loop` (so the same on every trip)."""
-    block = v.owner_block()
-    while block is not None:
-        if block.parent_op is loop:
-            return False
-        block = getattr(block.parent_op, "parent", None)
-    return True
 
 
 def _integer(t) -> bool:
@@ -45,45 +36,46 @@ def _step_of(arg, new, loop):
     if d is None or d.name not in ADD:
         return None
     a, b = d.operands[0], d.operands[1]
-    if a is arg and _invariant(b, loop):
+    if a is arg and _defined_outside(b, loop):
         return b
-    if b is arg and _invariant(a, loop):
+    if b is arg and _defined_outside(a, loop):
         return a
     return None
 
 
-def _to_index(b, v, loc):
+def _to_index(b, v):
     if isinstance(v.type, IndexType):
         return v
-    return b.create(IndexCastOp, loc, input=v, result=IndexType()).result
+    return b.create(IndexCastOp, b.location, input=v, result=IndexType()).result
 
 
 class CounterRewrite:
     """What rewrite_counters changed, to put back when the loop is not pipelined
-    after all (its ops would only cost registers)."""
+    after all (its ops would only cost registers): the uses it redirected, and
+    the ops it inserted, all before the body's first op."""
 
-    def __init__(self):
-        self.uses, self.ops = [], []
+    def __init__(self, first):
+        self.first, self.uses = first, []
 
     def __len__(self):
-        return len(self.ops)
+        return len(self.uses)
 
     def undo(self):
         for owner, index, old in self.uses:
             owner.set_operand(index, old)
-        for op in reversed(self.ops):
-            op.erase()
-        self.uses, self.ops = [], []
+        while self.uses and self.first.prev_op is not None:
+            self.first.prev_op.erase()
+        self.uses = []
 
 
 def rewrite_counters(loop) -> CounterRewrite:
     """Rewrite the constant-stride counters of scf.for `loop` (module docstring)."""
     body = loop.regions[0].blocks[0]
     yield_op = body.last_op
-    iv = body.arguments[0]
     inits = list(loop.operands[3:])
-    done = CounterRewrite()
-    first = body.first_op or yield_op
+    done = CounterRewrite(body.first_op or yield_op)
+    b = Builder(body, before=done.first, location=loop.location)
+    trip = None
     for i, arg in enumerate(body.arguments[1:]):
         if not _integer(arg.type) or i >= len(yield_op.operands):
             continue
@@ -91,25 +83,12 @@ def rewrite_counters(loop) -> CounterRewrite:
         uses = [u for u in arg.uses if u.owner is not yield_op]
         if k is None or not uses or not _integer(k.type):
             continue
-        loc = loop.location
-        b = Builder(body, before=first, location=loc)
-        lb, step = loop.operands[0], loop.operands[2]
-        trip = build_divsi(b, build_subi(b, iv, lb), step)
-        at = build_addi(b, _to_index(b, inits[i], loc), build_muli(b, trip, _to_index(b, k, loc)))
+        if trip is None:          # (iv - lb) / step, once for every counter
+            trip = build_divsi(b, build_subi(b, body.arguments[0], loop.operands[0]), loop.operands[2])
+        at = build_addi(b, _to_index(b, inits[i]), build_muli(b, trip, _to_index(b, k)))
         if not isinstance(arg.type, IndexType):
-            at = b.create(IndexCastOp, loc, input=at, result=arg.type).result
+            at = b.create(IndexCastOp, loop.location, input=at, result=arg.type).result
         for u in uses:
             done.uses.append((u.owner, u.index, arg))
             u.owner.set_operand(u.index, at)
-        done.ops.extend(_made_before(first, done.ops))
     return done
-
-
-def _made_before(first, known):
-    """The ops inserted before `first` since the last call (those not in `known`), in order."""
-    out = []
-    op = first.prev_op
-    while op is not None and op not in known:
-        out.append(op)
-        op = op.prev_op
-    return list(reversed(out))
