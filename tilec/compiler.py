@@ -162,6 +162,7 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
     if wgmma is True and arch != "sm_90a":
         engine.error(None, WGMMA_NEEDS_SM90A.format(arch=arch))
         return None
+    split_tile_blocks(ops, arch)
     if num_warps is None:
         num_warps = default_num_warps(ops, arch)
     start = len(engine.diagnostics)
@@ -194,6 +195,7 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
             num_stages, scratch_limit, merge = fallbacks.pop(0)
             del engine.diagnostics[start:]      # the next attempt reports afresh
             ops = reload()
+            split_tile_blocks(ops, arch)
             continue
         except CodegenError as e:
             return _codegen_error(engine, e, arch)
@@ -207,6 +209,21 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
                            f"'{first.op.name}' op needs {first.needed} bytes of shared memory as first compiled, "
                            f"more than the {first.limit} bytes of {arch}; compiled with {' and '.join(how)}")
         return ptx
+
+
+def split_tile_blocks(ops, arch: str):
+    """Entries that ask for a CGA (`num_cta_in_cga`) run each tile block on a
+    cluster of CTAs where the rule of transforms.split_tile_blocks can cut
+    them (clusters need sm_90a); before the warp count is chosen, which
+    follows the cut tiles."""
+    if arch != "sm_90a":
+        return
+    from .transforms.split_tile_blocks import requested_ctas, split_entry, MAX_CLUSTER
+    for top in ops:
+        for entry in [op for op in top.walk() if op.name == "cuda_tile.entry"]:
+            ctas = requested_ctas(entry, arch)
+            if ctas and ctas <= MAX_CLUSTER:
+                split_entry(entry, ctas)
 
 
 def static_shared_budget(arch: str) -> int | None:

@@ -143,6 +143,8 @@ class Entry:
         self.name = name
         self.params = []          # (name, T, offset)
         self.reqntid = None
+        self.cluster = None       # .reqnctapercluster (x, y, z)
+        self.blocks_are_clusters = False   # .blocksareclusters: a launch's grid counts clusters
         self.regs = {}            # name -> Reg
         self.shared = []          # kernel-scope VarDecl
         self.local = []           # kernel-scope .local VarDecl
@@ -307,6 +309,11 @@ def _parse_entry(mod, src, m, lineno_at):
                 e.reqntid = tuple(dims)
             elif e.reqntid is None:
                 e.reqntid = None
+        elif d.group(1) == "reqnctapercluster":
+            dims = [int(x) for x in re.findall(r"\d+", d.group(2))]
+            e.cluster = tuple(dims + [1] * (3 - len(dims)))
+        elif d.group(1) == "blocksareclusters":
+            e.blocks_are_clusters = True
         elif d.group(1) in ("minnctapersm", "maxnreg", "maxnctapersm", "noreturn", "pragma"):
             pass
         else:

@@ -498,6 +498,11 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
             raise PTXSimError(f"copy_timing {copy_timing!r}: late or eager")
         self.eager = copy_timing == "eager"
         grid = _dims(grid)
+        if self.entry.blocks_are_clusters:
+            if self.entry.cluster is None:
+                raise PTXSimError(".blocksareclusters without .reqnctapercluster")
+            # the grid counts clusters: each of its blocks runs as a cluster of CTAs
+            grid = tuple(g * c for g, c in zip(grid, self.entry.cluster))
         block = _dims(block if block is not None else (self.entry.reqntid or None), "block")
         if self.entry.reqntid is not None and tuple(block) != tuple(self.entry.reqntid):
             raise PTXSimError(f"block {block} differs from .reqntid {self.entry.reqntid}")

@@ -20,6 +20,8 @@ BUILTIN = {
                         "lower cuda_tile to nv_tileas for a target (option arch=sm_80|sm_90a)"),
     "schedule": ("tilec.schedule.schedule_pass:Schedule",
                  "software-pipeline K loops: stages, producer/consumer pipelines, agents"),
+    "split-tile-blocks": ("tilec.transforms.split_tile_blocks:SplitTileBlocks",
+                          "run each tile block that asks for a CGA (num_cta_in_cga) on a cluster of CTAs"),
     "synthesize-debug-info-scopes": ("tilec.transforms.debug_scopes:SynthesizeDebugInfoScopes",
                                      "give functions without a debug info scope a subprogram and their ops di_locs"),
     "test-debuginfo-update-symbol-name": ("tilec.transforms.rename_symbol:UpdateSymbolName",

@@ -10,6 +10,8 @@ from ...ir.attributes import DialectAttr
 from ..cuda_tile.attributes import EnumAttr
 
 DIALECT = "nv_tileas"
+# on a cuda_tile.entry: each tile block runs on a cluster of this many CTAs (split-tile-blocks)
+BLOCKS_ARE_CLUSTERS = "nv_tileas.blocks_are_clusters"
 
 _TMA = re.compile(r"tma_(load|store|reduce)_([1-5])d$")
 BLOCK_SCALED_ATOMS = ("mxf8f6f4", "mxf4", "mxf4nvf4")
