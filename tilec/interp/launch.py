@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 
+from ..dialects.nv_tileas.attributes import BLOCKS_ARE_CLUSTERS
 from ..ir.diagnostics import Diagnostic, DiagnosticEngine
 from ..ir.types import FloatType, IntegerType
 from . import ops_control, ops_convert, ops_core, ops_float, ops_int, ops_memory, ops_mma, ops_view  # noqa: F401
@@ -203,6 +204,10 @@ def launch(module, kernel=None, grid=(1, 1, 1), args=(), *, stdout=None, check_a
     Undefined behaviour, unsupported ops and failed assertions raise LaunchError."""
     entry, global_ops = find_kernel(module, kernel)
     grid = _grid(grid)
+    ctas = entry.attributes.get(BLOCKS_ARE_CLUSTERS)
+    if ctas is not None:
+        # split-tile-blocks' output: each tile block asked for is `ctas` blocks along x
+        grid = (grid[0] * ctas.value,) + grid[1:]
     memory = Memory()
     machine = Machine(memory, grid, stdout if stdout is not None else sys.stdout,
                       check_assumptions, max_loop_iterations)
