@@ -27,16 +27,22 @@ except ImportError:
     from tests import ptxsim
 
 # C[64m.., 256n..] = A @ B + bias (pointer loads from an iota), and the column
-# sums of each 64-row block (a reduction over M, which the N cut keeps whole)
+# sums of each 64-row block (a reduction over M, which the N cut keeps whole);
+# 16-aligned views: the loads arrive by TMA into warp-specialized agents
 BIAS_MM = """cuda_tile.module @m {
   entry @bias_mm(%a: tile<ptr<f16>>, %b: tile<ptr<f16>>, %bias: tile<ptr<f32>>, %c: tile<ptr<f32>>, %cs: tile<ptr<f32>>, %m: tile<i32>, %n: tile<i32>, %k: tile<i32>) optimization_hints=<sm_90 = {num_cta_in_cga = CTAS}> {
     %tok = make_token : token
     %one = constant <i32: 1> : tile<i32>
     %zero = constant <i32: 0> : tile<i32>
     %bx, %by, %bz = get_tile_block_id : tile<i32>
-    %va = make_tensor_view %a, shape = [%m, %k], strides = [%k, 1] : tile<i32> -> tensor_view<?x?xf16, strides=[?,1]>
-    %vb = make_tensor_view %b, shape = [%k, %n], strides = [%n, 1] : tile<i32> -> tensor_view<?x?xf16, strides=[?,1]>
-    %vc = make_tensor_view %c, shape = [%m, %n], strides = [%n, 1] : tile<i32> -> tensor_view<?x?xf32, strides=[?,1]>
+    %a16 = assume div_by<16>, %a : tile<ptr<f16>>
+    %b16 = assume div_by<16>, %b : tile<ptr<f16>>
+    %c16 = assume div_by<16>, %c : tile<ptr<f32>>
+    %k16 = assume div_by<16>, %k : tile<i32>
+    %n16 = assume div_by<16>, %n : tile<i32>
+    %va = make_tensor_view %a16, shape = [%m, %k16], strides = [%k16, 1] : tile<i32> -> tensor_view<?x?xf16, strides=[?,1]>
+    %vb = make_tensor_view %b16, shape = [%k16, %n16], strides = [%n16, 1] : tile<i32> -> tensor_view<?x?xf16, strides=[?,1]>
+    %vc = make_tensor_view %c16, shape = [%m, %n16], strides = [%n16, 1] : tile<i32> -> tensor_view<?x?xf32, strides=[?,1]>
     %pa = make_partition_view %va : partition_view<tile=(64x64), tensor_view<?x?xf16, strides=[?,1]>>
     %pb = make_partition_view %vb : partition_view<tile=(64x256), tensor_view<?x?xf16, strides=[?,1]>>
     %pc = make_partition_view %vc : partition_view<tile=(64x256), tensor_view<?x?xf32, strides=[?,1]>>
@@ -198,6 +204,23 @@ def test_the_ptx_asks_for_clusters(sm90_ptx, tmp_path):
         pytest.skip("no ptxas")
     f = tmp_path / "k.ptx"
     f.write_text(sm90_ptx)
+    r = subprocess.run(["ptxas", "-arch=sm_90a", "-v", str(f), "-o", str(tmp_path / "k.cubin")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert " 0 bytes spill stores" in r.stderr
+
+
+def test_a_lone_consumer_warpgroup_enters_with_room_for_an_m64n256_wgmma(tmp_path):
+    """ptxas allocates every instruction within the kernel's .maxnreg, whatever
+    setmaxnreg grants later: a 64x256 accumulator in one consumer warpgroup
+    beside a 40-register producer averaged to 144 and was refused (C7602)."""
+    ptx = compile_text(kernel(ctas=1), arch="sm_90a")
+    assert "m64n256k16" in ptx and ".blocksareclusters" not in ptx
+    assert int(re.search(r"^\.maxnreg (\d+)", ptx, re.M).group(1)) >= 160
+    if shutil.which("ptxas") is None:
+        pytest.skip("no ptxas")
+    f = tmp_path / "k.ptx"
+    f.write_text(ptx)
     r = subprocess.run(["ptxas", "-arch=sm_90a", "-v", str(f), "-o", str(tmp_path / "k.cubin")],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr

@@ -551,10 +551,37 @@ def _register_split(em, op, warps):
     counts = [min(256, max(24, v // 8 * 8)) for v in budgets.values]
     total = sum(c * w for c, w in zip(counts, warps))
     entry = -(-total // (sum(warps) * 8)) * 8
+    # ptxas allocates each instruction within the kernel's `.maxnreg`, whatever
+    # setmaxnreg later grants: a lone consumer warpgroup's m64n256 wgmma (128
+    # accumulator registers) beside a producer's 40 averaged to 144 and was
+    # refused (C7602, "register target of 154 or higher")
+    fragment = max((_dot_fragment_regs(r) for r in op.regions), default=0)
+    if fragment:
+        entry = max(entry, min(max(counts), -(-(fragment + WGMMA_SIDE_REGS) // 8) * 8))
     if entry > 255 or em.maxnreg not in (None, entry):
         return None
     em.maxnreg = entry
     return entry, counts
+
+
+# a wgmma's descriptors, addresses and loop state beside its accumulator fragment
+WGMMA_SIDE_REGS = 32
+
+
+def _dot_fragment_regs(region) -> int:
+    """32-bit registers per thread of the accumulator fragment of the widest
+    single wgmma agent `region` issues: m64nN writes 64 x N values over a
+    warpgroup, N wide at most 256 (its whole accumulator may take several)."""
+    from ...dialects.nv_tileas.operands import DOT
+    best = 0
+    for b in region.blocks:
+        for x in b.ops:
+            for o in x.walk():
+                if o.name == DOT and o.results and len(getattr(o.results[0].type, "shape", ())) >= 2:
+                    t = o.results[0].type
+                    n = min(256, t.shape[-1])
+                    best = max(best, 64 * n * max(32, getattr(t.element_type, "width", 32)) // (32 * 128))
+    return best
 
 
 def tma_producer(em, region) -> bool:
