@@ -34,6 +34,20 @@ def parse_verified(text, filename="in.mlir"):
     return engine.ops
 
 
+def ptxas_stderr(ptx, tmp_path, arch="sm_90a"):
+    """ptxas -v's report on `ptx`, which it must accept (skips without ptxas)."""
+    import shutil
+    import subprocess
+    if shutil.which("ptxas") is None:
+        pytest.skip("ptxas not on PATH")
+    f = tmp_path / "k.ptx"
+    f.write_text(ptx)
+    r = subprocess.run(["ptxas", f"-arch={arch}", "-v", str(f), "-o", str(tmp_path / "k.cubin")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return r.stderr
+
+
 @pytest.fixture
 def run_cli(capsys):
     """Run `tilec ARGS` in-process; return (exit code, stdout, stderr)."""

@@ -7,12 +7,12 @@ against the interpreter, and a mutation the simulator must catch)."""
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from conftest import ptxas_stderr
 
 from tilec.codegen.ptx import compile_text
 from tilec.frontend import parse_and_verify
@@ -197,14 +197,7 @@ def sm90_ptx():
 
 
 def assemble_without_spills(ptx, tmp_path):
-    if shutil.which("ptxas") is None:
-        pytest.skip("no ptxas")
-    f = tmp_path / "k.ptx"
-    f.write_text(ptx)
-    r = subprocess.run(["ptxas", "-arch=sm_90a", "-v", str(f), "-o", str(tmp_path / "k.cubin")],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    assert " 0 bytes spill stores" in r.stderr
+    assert " 0 bytes spill stores" in ptxas_stderr(ptx, tmp_path)
 
 
 def test_the_ptx_asks_for_clusters(sm90_ptx, tmp_path):
