@@ -213,17 +213,11 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
 
 def split_tile_blocks(ops, arch: str):
     """Entries that ask for a CGA (`num_cta_in_cga`) run each tile block on a
-    cluster of CTAs where the rule of transforms.split_tile_blocks can cut
-    them (clusters need sm_90a); before the warp count is chosen, which
-    follows the cut tiles."""
-    if arch != "sm_90a":
-        return
-    from .transforms.split_tile_blocks import requested_ctas, split_entry, MAX_CLUSTER
+    cluster of CTAs where transforms.split_tile_blocks can cut them; before
+    the warp count is chosen, which follows the cut tiles."""
+    from .transforms.split_tile_blocks import split_entries
     for top in ops:
-        for entry in [op for op in top.walk() if op.name == "cuda_tile.entry"]:
-            ctas = requested_ctas(entry, arch)
-            if ctas and ctas <= MAX_CLUSTER:
-                split_entry(entry, ctas)
+        split_entries(top, arch)
 
 
 def static_shared_budget(arch: str) -> int | None:

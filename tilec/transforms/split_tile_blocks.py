@@ -30,13 +30,20 @@ tile block, unchanged. No CTA reads another's shared memory; multicast of
 the operand the cluster shares is left for later."""
 from __future__ import annotations
 
+from ..dialects.cuda_tile.attributes import RoundingModeAttr, SignednessAttr
+from ..dialects.cuda_tile.types import PartitionViewType, TileType
+from ..dialects.nv_tileas.attributes import BLOCKS_ARE_CLUSTERS as ATTR
+from ..dialects.nv_tileas.types import num_elements
 from ..ir.attributes import DenseElementsAttr, IntegerAttr
 from ..ir.core import BlockArgument
+from ..ir.types import IntegerType
 from ..passes.base import Pass
 from .canonicalize._util import op_cls
 
 ENTRY = "cuda_tile.entry"
-from ..dialects.nv_tileas.attributes import BLOCKS_ARE_CLUSTERS as ATTR
+I32 = IntegerType(32)
+SCALAR_I32 = TileType((), I32)
+UNSIGNED = SignednessAttr("unsigned")
 # the most CTAs a cluster may portably hold on Hopper
 MAX_CLUSTER = 8
 # a cut dot keeps at least this many rows and columns (wgmma's M; the N of a useful tile)
@@ -153,6 +160,8 @@ class _Cut:
             if getattr(view, "op", None) is None or view.op.name != "cuda_tile.make_partition_view" \
                     or tuple(vt.dim_map) != tuple(range(len(vt.dim_map))) or tuple(vt.tile_shape) != _shape(v):
                 raise _Refused(f"'{n}' through a view the cut cannot shrink")
+            if op.operands[_view_at(op) + 1].type != SCALAR_I32:
+                raise _Refused(f"'{n}' indexed by other than i32")      # i * C + rank is i32
         elif n == "cuda_tile.for":
             i = _index_of(op.operands, v)
             if i is not None:
@@ -202,13 +211,8 @@ class _Cut:
     def dot(self, op, v, a):
         lhs, rhs, acc = op.operands[:3]
         r = len(_shape(op.results[0]))
-        if v is lhs:
-            a = a if a != r - 1 else None
-            if a is None:
-                raise _Refused("a dot's K is the cut axis")
-        elif v is rhs:
-            if a == r - 2:
-                raise _Refused("a dot's K is the cut axis")
+        if (v is lhs and a == r - 1) or (v is rhs and a == r - 2):
+            raise _Refused("a dot's K is the cut axis")
         if a == r - 2:
             self.put(lhs, a)
         elif a == r - 1:
@@ -281,7 +285,7 @@ def plan(entry, ctas):
     for op in entry.walk():
         if any(word in op.name for word in REFUSED):
             return f"'{op.name}' would run once per CTA"
-    anchor = max(dots, key=lambda d: _elements(_shape(d.results[0])))
+    anchor = max(dots, key=lambda d: num_elements(_shape(d.results[0])))
     axis = choose_axis(anchor, ctas)
     if axis is None:
         return f"its {'x'.join(map(str, _shape(anchor.results[0])))} dot is too small to cut {ctas} ways"
@@ -297,13 +301,6 @@ def plan(entry, ctas):
     except _Refused as e:
         return str(e)
     return cut.axis
-
-
-def _elements(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 class _Rewriter:
@@ -326,22 +323,20 @@ class _Rewriter:
                            result=t).result
 
     def run(self):
-        from ..dialects.cuda_tile.attributes import RoundingModeAttr, SignednessAttr
-        from ..dialects.cuda_tile.types import TileType
         body = self.entry.regions[0].blocks[0]
         first = next(iter(body.ops))
-        ids = self.create("cuda_tile.get_tile_block_id", first, blockId_x=_I32, blockId_y=_I32, blockId_z=_I32)
-        c = self.const(first, _I32, self.ctas)
-        self.rank = self.create("cuda_tile.remi", first, lhs=ids.results[0], rhs=c,
-                                signedness=SignednessAttr("unsigned"), result=_I32).result
+        ids = self.create("cuda_tile.get_tile_block_id", first, blockId_x=SCALAR_I32, blockId_y=SCALAR_I32,
+                          blockId_z=SCALAR_I32)
+        self.c = self.const(first, SCALAR_I32, self.ctas)        # C, at the top: it dominates every use
+        self.rank = self.create("cuda_tile.remi", first, lhs=ids.results[0], rhs=self.c,
+                                signedness=UNSIGNED, result=SCALAR_I32).result
         # the tile block's own ids: the cluster's
         for op in list(self.entry.walk()):
             if op.name in ("cuda_tile.get_tile_block_id", "cuda_tile.get_num_tile_blocks") and op is not ids:
                 x = op.results[0]
-                cc = self.const(op, _I32, self.ctas)
-                q = self.create("cuda_tile.divi", op, before=False, lhs=x, rhs=cc,
-                                signedness=SignednessAttr("unsigned"), rounding=RoundingModeAttr("zero"),
-                                result=_I32)
+                q = self.create("cuda_tile.divi", op, before=False, lhs=x, rhs=self.c,
+                                signedness=UNSIGNED, rounding=RoundingModeAttr("zero"),
+                                result=SCALAR_I32)
                 for use in list(x.uses):
                     if use.owner is not q:
                         use.set(q.result)
@@ -358,22 +353,21 @@ class _Rewriter:
             elif op.name in VIEW_MEMORY:
                 data = op.results[0] if op.name == "cuda_tile.load_view_tko" else op.operands[0]
                 if data in self.axes:
-                    self.view_access(op, data, self.axes[data])
-        self.entry.attributes[ATTR] = IntegerAttr(self.ctas, _I32_ELT)
+                    self.view_access(op, self.axes[data])
+        self.entry.attributes[ATTR] = IntegerAttr(self.ctas, I32)
 
     def iota(self, op):
-        from ..dialects.cuda_tile.types import TileType
         res = op.results[0]
         n = _shape(res)[0]
         et = res.type.element_type
         start = self.create("cuda_tile.muli", op, before=False, lhs=self.rank,
-                            rhs=self.const(op, _I32, n), result=_I32)
+                            rhs=self.const(op, SCALAR_I32, n), result=SCALAR_I32)
         # rank * n in the iota's element type, as a (n,) tile
         s = start.result
         at = start
         if et.width != 32:
             name = "cuda_tile.exti" if et.width > 32 else "cuda_tile.trunci"
-            fields = {"signedness": _unsigned()} if name == "cuda_tile.exti" else {}
+            fields = {"signedness": UNSIGNED} if name == "cuda_tile.exti" else {}
             at = self.create(name, at, before=False, from_=s, to=TileType((), et), **fields)
             s = at.result
         one = self.create("cuda_tile.reshape", at, before=False, source=s, result=TileType((1,), et))
@@ -383,8 +377,7 @@ class _Rewriter:
             if use.owner is not add:
                 use.set(add.result)
 
-    def view_access(self, op, data, a):
-        from ..dialects.cuda_tile.types import PartitionViewType
+    def view_access(self, op, a):
         at = _view_at(op)
         view = op.operands[at]
         key = (view, a)
@@ -416,37 +409,16 @@ class _Rewriter:
                 anchor, before = self.rank.op, False
             else:
                 anchor, before = next(iter(idx.owner_block().ops)), True
-            c = self.create("cuda_tile.constant", anchor, before=before,
-                            value=DenseElementsAttr(idx.type, (self.ctas,), True), result=idx.type)
-            mul = self.create("cuda_tile.muli", c, before=False, lhs=idx, rhs=c.result, result=idx.type)
+            mul = self.create("cuda_tile.muli", anchor, before=before, lhs=idx, rhs=self.c, result=idx.type)
             add = self.create("cuda_tile.addi", mul, before=False, lhs=mul.result, rhs=self.rank,
                               result=idx.type)
             self.indices[idx] = add.result
         return self.indices[idx]
 
 
-def _unsigned():
-    from ..dialects.cuda_tile.attributes import SignednessAttr
-    return SignednessAttr("unsigned")
-
-
-def _i32():
-    from ..dialects.cuda_tile.types import TileType
-    from ..ir.types import IntegerType
-    return TileType((), IntegerType(32))
-
-
-_I32 = None
-_I32_ELT = None
-
-
 def split_entry(entry, ctas):
     """Cut `entry` over `ctas` CTAs per tile block; None when done, else the
     reason it was left as it is."""
-    global _I32, _I32_ELT
-    if _I32 is None:
-        from ..ir.types import IntegerType
-        _I32, _I32_ELT = _i32(), IntegerType(32)
     axes = plan(entry, ctas)
     if isinstance(axes, str):
         return axes
@@ -460,29 +432,37 @@ def requested_ctas(entry, arch):
     return n if n and n > 1 else None
 
 
+def split_entries(target, arch: str, ctas: int = 0):
+    """Cut every entry of `target` that asks for a CGA on `arch` (clusters
+    need sm_90a), or that `ctas` names; [(entry, ctas, reason)] for those
+    left as they were."""
+    if arch != "sm_90a" and not ctas:
+        return []
+    entries = [target] if target.name == ENTRY else [op for op in target.walk() if op.name == ENTRY]
+    kept = []
+    for entry in entries:
+        n = ctas or requested_ctas(entry, arch)
+        if not n or n == 1 or ATTR in entry.attributes:
+            continue
+        why = f"clusters of more than {MAX_CLUSTER} CTAs need the launch to allow them" if n > MAX_CLUSTER \
+            else split_entry(entry, n)
+        if why is not None:
+            kept.append((entry, n, why))
+    return kept
+
+
 class SplitTileBlocks(Pass):
     """Option `arch`: the target whose hint counts (clusters need sm_90a);
-    `ctas`: the CTAs per tile block, overriding the hint."""
+    `ctas`: the CTAs per tile block, overriding the hint (an entry it cannot
+    cut is then a warning)."""
     name = "split-tile-blocks"
     argument = "SplitTileBlocksPass"
     OPTIONS = {"arch": (str, "sm_90a"), "ctas": (int, 0)}
 
     def run(self, target) -> bool:
         from ..ir.diagnostics import current_engine
-        if self.options["arch"] != "sm_90a" and not self.options["ctas"]:
-            return True
-        entries = [target] if target.name == ENTRY else [op for op in target.walk() if op.name == ENTRY]
-        for entry in entries:
-            if ATTR in entry.attributes:
-                continue
-            ctas = self.options["ctas"] or requested_ctas(entry, self.options["arch"])
-            if not ctas or ctas == 1:
-                continue
-            if ctas > MAX_CLUSTER:
-                why = f"clusters of more than {MAX_CLUSTER} CTAs need the launch to allow them"
-            else:
-                why = split_entry(entry, ctas)
-            if why is not None and self.options["ctas"]:
+        for entry, ctas, why in split_entries(target, self.options["arch"], self.options["ctas"]):
+            if self.options["ctas"]:
                 current_engine().warning(entry.location, f"num_cta_in_cga = {ctas} not honoured: {why}; "
                                                          "one CTA per tile block")
         return True
