@@ -11,7 +11,8 @@
 # the logs of the steps that ran come back even when the device's time runs out.
 # `tilegym` replays the TileGym corpus (TILEGYM_CORPUS, default .gpu-artifacts/tilegym;
 # tilegym_gpu_diff.py --prepare makes it) with tilec's cubins against tileiras's;
-# `tilegym-tests` runs TileGym's own ops tests under both compilers (tilegym_gpu.sh).
+# `tilegym-tests` runs TileGym's own ops tests under both compilers (tilegym_gpu.sh);
+# TILEGYM_BMM=0 leaves out its test_bmm.py part, TILEGYM_BMM=only runs that part alone.
 # `tiles` times the matmul example at the tile sizes in $TILES (BMxBNxBK ...) for
 # tilec (mma.sync, wgmma, sm_80 PTX) next to tileiras's cubin of the same text.
 # Logs go to $OUT (or ./gpu-out): gpu-tests.log, attention.log, bmm.log, matmul.log,
@@ -175,10 +176,10 @@ if want tilegym-tests; then
     # does not reach it): it runs apart, on the shapes BMM_K picks, four workers at a time
     BMM_K=${TILEGYM_BMM_K:-test_op and (4-1024-512-511 or 4-1024-512-1024)}
     export OUT=/tmp/tilegym-logs TILEIRAS_BIN=/tmp/tileiras-tree/tileiras/bin CUTILE_MAX_LAUNCH_TIMEOUT_SEC=60
-    JOBS=${TILEGYM_JOBS:-6} TIMEOUT=$((T * 3 / 5)) timeout "$((T * 4 / 5))" \
+    [ "${TILEGYM_BMM:-1}" = only ] || JOBS=${TILEGYM_JOBS:-6} TIMEOUT=$((T * 3 / 5)) timeout "$((T * 4 / 5))" \
       bash benchmarks/tilegym_gpu.sh /tmp/TileGym "${TILEGYM_PATTERN:-.}" test_bmm.py
     T=$(left 420)
-    KEXPR=$BMM_K XDIST=4 TIMEOUT=$((T / 2)) TABLE=tilegym-bmm.txt timeout "$T" \
+    [ "${TILEGYM_BMM:-1}" = 0 ] || KEXPR=$BMM_K XDIST=4 TIMEOUT=$((T / 2)) TABLE=tilegym-bmm.txt timeout "$T" \
       bash benchmarks/tilegym_gpu.sh /tmp/TileGym test_bmm.py
     # one file per compiler and test file: packed, since few files come back from a device call
     cat /tmp/tilegym-logs/tilegym.txt /tmp/tilegym-logs/tilegym-bmm.txt > "$OUTDIR/tilegym.txt" 2>/dev/null

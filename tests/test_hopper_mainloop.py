@@ -94,6 +94,26 @@ def test_aligned_matmul_loads_by_tma_and_rebalances_registers():
     assert "wgmma.wait_group.sync.aligned \t1" in out
 
 
+def test_the_producer_takes_its_registers_back_after_the_consumers_give_theirs():
+    """setmaxnreg.inc waits until the CTA's pool holds what it asks for. A
+    producer that took its registers back as soon as its loop ended (no wait in
+    a loop of no more trips than stages) left the consumers' .inc waiting for
+    ever: TileGym's gemma attention hung on an H100 that way. The consumers give
+    back and arrive at a named barrier; the producer waits there first."""
+    out = ptx(ALIGNED)
+    give = out.index("setmaxnreg.dec.sync.aligned.u32 \t144")
+    assert re.match(r"\s*bar\.arrive \t3, 256;", out[out.index("\n", give):])
+    take = out.index("setmaxnreg.inc.sync.aligned.u32 \t144")
+    assert out[:take].rstrip().endswith("bar.sync \t3, 256;")
+
+
+@pytest.mark.parametrize("k", [0, 64])
+def test_a_loop_of_no_or_one_trip_runs_to_the_end(k):
+    """The simulator runs the producer first, as a fast producer runs on the GPU:
+    before the fix both shapes deadlocked in the consumers' setmaxnreg.inc."""
+    _simulate_aligned(128, 128, k, (1, 1, 1), 5)
+
+
 def test_tma_filled_slots_need_no_proxy_fence():
     """wgmma reads through the async proxy: slots that cp.async (generic proxy)
     filled are fenced before each read, slots TMA filled are not (the one fence

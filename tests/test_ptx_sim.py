@@ -269,6 +269,43 @@ $L_done:
         ptxsim.run_ptx(_kernel(body.replace("COUNT", "96"), threads=128), "k", 1, [np.zeros(1)])
 
 
+def test_sim_setmaxnreg_moves_registers_through_the_cta_pool():
+    """Each thread starts with the kernel's .maxnreg; a .dec gives the surplus to
+    the CTA's pool, and an .inc waits until the pool holds what it takes. A
+    warpgroup that gives its registers up and takes them back before the other
+    has taken its share leaves that one waiting for ever (the simulator runs the
+    lower threads first, so it always finds that order); ordering the take-back
+    after the other's give-back (a named barrier) runs."""
+    body = """
+  mov.u32 %r0, %tid.x;
+  setp.lt.u32 %p0, %r0, 128;
+  @!%p0 bra $L_take;
+  setmaxnreg.dec.sync.aligned.u32 64;
+  GIVER
+  setmaxnreg.inc.sync.aligned.u32 128;
+  bra.uni $L_join;
+$L_take:
+  setmaxnreg.inc.sync.aligned.u32 192;
+  setmaxnreg.dec.sync.aligned.u32 128;
+  TAKER
+$L_join:
+  bar.sync 0;
+  ret;"""
+
+    def run(giver, taker):
+        text = _kernel(body.replace("GIVER", giver).replace("TAKER", taker), threads=256)
+        ptxsim.run_ptx(text.replace(".reqntid 256, 1, 1", ".reqntid 256, 1, 1\n.maxnreg 128"), "k", 1,
+                       [np.zeros(1)])
+    run("bar.sync 1, 256;", "bar.arrive 1, 256;")
+    with pytest.raises(ptxsim.Deadlock, match=r"setmaxnreg.inc: 128 threads waiting \(tids 128-255\) for "
+                                              r"registers, 0 in the CTA's pool"):
+        run("", "")
+    with pytest.raises(ptxsim.PTXRuntimeError, match=r"setmaxnreg.inc to 64 registers, from 128"):
+        ptxsim.run_ptx(
+            _kernel("setmaxnreg.inc.sync.aligned.u32 64;\n  ret;", threads=128).replace(
+                ".reqntid 128, 1, 1", ".reqntid 128, 1, 1\n.maxnreg 128"), "k", 1, [np.zeros(1)])
+
+
 def test_sim_mbarrier_parity():
     """A fresh mbarrier's parity-1 wait succeeds at once; parity 0 waits for `count`
     arrivals. Warp 0 produces (waits on `empty` parity 1, writes, arrives on `full`),

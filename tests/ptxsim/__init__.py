@@ -105,8 +105,11 @@ Model
   are reported (tma.py). stmatrix.m8n8.x{1,2,4}[.trans].b16 is warp-collective
   like ldmatrix. %smid is the linear CTA id modulo %nsmid = 4 (CTAs
   that run one after another reuse per-SM slots); bar.warp.sync and elect.sync
-  (lowest lane of membermask elected) are warp-collective; setmaxnreg has no
-  effect (its count is checked).
+  (lowest lane of membermask elected) are warp-collective; setmaxnreg moves
+  registers between the thread (from the kernel's .maxnreg) and its CTA's pool:
+  an .inc waits until the pool holds what it takes, so a warpgroup that takes
+  back its registers before the others have returned theirs deadlocks, as on
+  the hardware.
 * Each kernel is decoded once (per PTX text) into basic blocks, each compiled
   to one Python function over the thread's register list; threads share them.
 * Anything outside the supported forms fails at decode time with

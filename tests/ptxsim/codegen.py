@@ -18,6 +18,7 @@ BAR, BAR_ARRIVE, BAR_RED, MBWAIT, MMA, LDMATRIX, SHFL = ("bar", "bar.arrive", "b
                                                          "shfl")
 STMATRIX = "stmatrix"
 WSYNC, ELECT, TMCP = "bar.warp.sync", "elect.sync", "tensormap.cp_fenceproxy"   # warp-collective too
+SETMAXNREG = "setmaxnreg"      # takes registers from, or gives them to, the CTA's pool (may block)
 from .wgmma import FP8_TYPES, WG_COMMIT, WG_WAIT, WGMMA  # noqa: E402  (warpgroup-collective wait kinds)
 
 
@@ -140,7 +141,7 @@ class KernelCodegen:
         self.block_fns = [self.ns[f] for f in fn_names]
 
     def _is_wait(self, ins):
-        if ins.op in ("bar", "barrier", "mma", "ldmatrix", "stmatrix", "shfl", "elect"):
+        if ins.op in ("bar", "barrier", "mma", "ldmatrix", "stmatrix", "shfl", "elect", "setmaxnreg"):
             return True
         if ins.op == "tensormap" and ins.mods[:1] == ["cp_fenceproxy"]:
             return True
@@ -1558,14 +1559,19 @@ class KernelCodegen:
         return term
 
     def _i_setmaxnreg(self, ins, written, k, nblocks):
-        """setmaxnreg.{inc,dec}.sync.aligned.u32 n: no effect on values."""
+        """setmaxnreg.{inc,dec}.sync.aligned.u32 n: no effect on values; the runner moves
+        registers between the thread and its CTA's pool (an .inc waits until the pool holds them)."""
         if len(ins.mods) != 4 or ins.mods[0] not in ("inc", "dec") or ins.mods[1:] != ["sync", "aligned", "u32"]:
             self._fail("setmaxnreg form (only .inc/.dec.sync.aligned.u32)")
         self._nops(ins, 1)
         n = ins.operands[0]
         if not isinstance(n, Imm) or n.ival is None or n.ival % 8 or not 24 <= n.ival <= 256:
             self._fail("setmaxnreg count must be a multiple of 8 in [24, 256]")
-        self._emit("pass")
+        if ins.guard:
+            self._fail("predicated setmaxnreg")
+        w, term = self._wait(ins, SETMAXNREG, k, nblocks)
+        w.args.update(inc=ins.mods[0] == "inc", n=n.ival)
+        return term
 
     def _i_prefetch(self, ins, written, k, nblocks):
         """prefetch.tensormap [a]: warms the TMA unit's copy of a map; no effect on values,

@@ -145,6 +145,7 @@ class Entry:
         self.reqntid = None
         self.cluster = None       # .reqnctapercluster (x, y, z)
         self.blocks_are_clusters = False   # .blocksareclusters: a launch's grid counts clusters
+        self.maxnreg = None       # .maxnreg: the registers each thread starts with (setmaxnreg moves them)
         self.regs = {}            # name -> Reg
         self.shared = []          # kernel-scope VarDecl
         self.local = []           # kernel-scope .local VarDecl
@@ -314,7 +315,9 @@ def _parse_entry(mod, src, m, lineno_at):
             e.cluster = tuple(dims + [1] * (3 - len(dims)))
         elif d.group(1) == "blocksareclusters":
             e.blocks_are_clusters = True
-        elif d.group(1) in ("minnctapersm", "maxnreg", "maxnctapersm", "noreturn", "pragma"):
+        elif d.group(1) == "maxnreg":
+            e.maxnreg = int(re.findall(r"\d+", d.group(2))[0])
+        elif d.group(1) in ("minnctapersm", "maxnctapersm", "noreturn", "pragma"):
             pass
         else:
             _unsupported(f"entry directive .{d.group(1)}", lineno_at(pos))

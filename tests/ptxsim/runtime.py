@@ -21,7 +21,7 @@ from .numerics import (
     round_exact)
 from .ptx import SPECIAL_PER_CTA, T
 from .codegen import (
-    BAR, BAR_ARRIVE, BAR_RED, ELECT, KernelCodegen, LDMATRIX, MBWAIT, MMA, SHFL, STMATRIX, TMCP, WSYNC, _FMT,
+    BAR, BAR_ARRIVE, BAR_RED, ELECT, SETMAXNREG, KernelCodegen, LDMATRIX, MBWAIT, MMA, SHFL, STMATRIX, TMCP, WSYNC, _FMT,
     _SHIFT)
 from .tma import TmaRuntime
 from .wgmma import WG_COMMIT, WG_WAIT, WGMMA, WgmmaRuntime
@@ -846,6 +846,28 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
             for i, r in enumerate(w.args["d"]):
                 lanes[l][r.slot] = dv[l][i]
 
+    def _setmaxnreg(self, cta, w, t):
+        """Thread t's registers become w's count: a .dec gives the surplus to the CTA's pool
+        (waking its waiters), an .inc waits until the pool holds what it takes, as the
+        hardware does. A kernel without .maxnreg has no known start: nothing is counted."""
+        start = self.entry.maxnreg
+        if start is None:
+            return
+        have, want, pool = cta.nregs.get(t, start), w.args["n"], cta.regpool
+        if w.args["inc"] != (want > have) and want != have:
+            raise PTXRuntimeError(f"{w.instr.where()}: setmaxnreg.{'inc' if w.args['inc'] else 'dec'} to {want} "
+                                  f"registers, from {have}")
+        if want > have:
+            while pool.free < want - have:
+                cta.waiting_at[t] = w
+                yield pool
+            pool.free -= want - have
+        else:
+            pool.free += have - want
+            cta.runnable.extend(pool.waiters)
+            pool.waiters = []
+        cta.nregs[t] = want
+
     def _deadlock_report(self, cta, blocked):
         lines = [f"deadlock in CTA {cta.ctaid}: {blocked} of {cta.nthreads} threads blocked, "
                  f"{cta.exited} exited, none can run"]
@@ -855,6 +877,11 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
                 lines.append(f"  bar.sync {bid}: {len(bar.waiters)} threads waiting (tids "
                              f"{_ranges(bar.waiters)}), {bar.arrived} of {bar.expected} arrived"
                              + (f"; first at PTX line {w.instr.lineno}" if w else ""))
+        if cta.regpool.waiters:
+            w = cta.waiting_at.get(cta.regpool.waiters[0])
+            lines.append(f"  setmaxnreg.inc: {len(cta.regpool.waiters)} threads waiting (tids "
+                         f"{_ranges(cta.regpool.waiters)}) for registers, {cta.regpool.free} in the CTA's pool"
+                         + (f"; first at PTX line {w.instr.lineno}" if w else ""))
         for addr, mb in sorted(cta.mbars.items()):
             if mb.waiters:
                 w = cta.waiting_at.get(mb.waiters[0])
@@ -928,6 +955,8 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
                                    TMCP: self._tm_cp_compute}[w.kind]
                         yield from _join(cta, w, t, (t >> 5, w.instr.lid), min(32, cta.nthreads - (t & ~31)),
                                          t & 31, R, lambda lanes, w=w, compute=compute: compute(w, lanes))
+                    elif w.kind == SETMAXNREG:
+                        yield from self._setmaxnreg(cta, w, t)
                     elif w.kind in (WSYNC, ELECT):
                         mk, mv = w.args["mask"]
                         mask = (R[mv] if mk == "reg" else mv) & 0xFFFFFFFF
@@ -1144,6 +1173,13 @@ class CTA:
         self.bs_threads = {}     # thread -> tma.BulkGroups: its TMA stores by bulk async-group
         self.bs_unread = []      # tma.BulkStore whose shared-memory read no wait_group[.read] confirmed yet
         self.wg_reads = None     # copy_timing="eager": per shared byte, the wgmma.mma_async in flight reading it
+        self.regpool = RegPool()  # registers setmaxnreg.dec gave back and no .inc has taken
+        self.nregs = {}          # thread -> its registers after its latest setmaxnreg
+
+
+class RegPool:
+    def __init__(self):
+        self.free, self.waiters = 0, []
 
 
 class SimResult:

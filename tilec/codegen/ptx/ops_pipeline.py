@@ -509,7 +509,7 @@ def _agent_switch(em, op):
         em.emit_block(region.blocks[0])
         em.loops.pop()
         if regs is not None:
-            _set_registers(em, regs[1][i], regs[0])      # every thread meets the join with the entry count
+            _give_back(em, warps, regs, i)      # every thread meets the join with the entry count
         kb.emit(f"bra.uni \t{join}")
         kb.place(skip)
         start += nw
@@ -593,6 +593,29 @@ def tma_producer(em, region) -> bool:
 
 def _produces(region):
     return any(o.name.endswith("produce_one") for b in region.blocks for x in b.ops for o in x.walk())
+
+
+def _give_back(em, warps, regs, i):
+    """Agent i, at its end, returns to the entry count. setmaxnreg.inc waits until
+    the CTA's pool holds what it asks for: a producer that took its registers back
+    at once (after a loop of no or few trips), before the consumers had taken
+    theirs, left them waiting for ever. So the agents that took registers give
+    them back and arrive at a named barrier (the one after the agents' own),
+    on which the agents that gave registers up wait before they take theirs back.
+    Both then reach the join with the entry count, as ptxas needs to allocate the
+    code after it."""
+    entry, counts = regs
+    movers = 32 * sum(w for w, c in zip(warps, counts) if c != entry)
+    both = any(c > entry for c in counts) and any(c < entry for c in counts)
+    bar = f"{len(warps) + 1}, {movers}"
+    if counts[i] > entry:
+        _set_registers(em, counts[i], entry)
+        if both:
+            em.kb.emit(f"bar.arrive \t{bar}")
+    elif counts[i] < entry:
+        if both:
+            em.kb.emit(f"bar.sync \t{bar}")
+        _set_registers(em, counts[i], entry)
 
 
 def _set_registers(em, have, want):
