@@ -158,6 +158,22 @@ def test_what_the_cut_refuses_leaves_the_entry_as_it_was(text, why):
     assert print_ops(ops) == before
 
 
+def test_a_refused_hint_is_one_warning(tmp_path):
+    """As the occupancy hint's: `tilec compile` says once, at the entry, why the
+    cluster was not made, and still compiles (exit 0). Once: a kernel that
+    overflows shared memory is cut again after each reload."""
+    src = tmp_path / "k.mlir"
+    src.write_text(kernel(reduce_dim=1))
+    r = subprocess.run([sys.executable, "-m", "tilec.cli", "compile", str(src), "--arch", "sm_90a", "-o",
+                        str(tmp_path / "k.ptx")], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    warned = [line for line in r.stderr.splitlines() if "num_cta_in_cga" in line]
+    assert len(warned) == 1, r.stderr
+    assert re.search(r"k\.mlir:2:\d+: warning: num_cta_in_cga = 2 not honoured: .*runs along the cut axis.*; "
+                     r"one CTA per tile block", warned[0])
+    assert ".blocksareclusters" not in (tmp_path / "k.ptx").read_text()
+
+
 def test_an_atomic_keeps_one_cta_per_block():
     text = kernel().replace("    return\n", "    %old, %t9 = atomic_rmw_tko relaxed device %cs, addf, %zero_f : "
                             "tile<ptr<f32>>, tile<f32> -> tile<f32>, token\n    return\n")

@@ -162,7 +162,7 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
     if wgmma is True and arch != "sm_90a":
         engine.error(None, WGMMA_NEEDS_SM90A.format(arch=arch))
         return None
-    split_tile_blocks(ops, arch)
+    split_tile_blocks(ops, arch, engine)
     if num_warps is None:
         num_warps = default_num_warps(ops, arch)
     start = len(engine.diagnostics)
@@ -211,13 +211,16 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
         return ptx
 
 
-def split_tile_blocks(ops, arch: str):
+def split_tile_blocks(ops, arch: str, engine=None):
     """Entries that ask for a CGA (`num_cta_in_cga`) run each tile block on a
     cluster of CTAs where transforms.split_tile_blocks can cut them; before
-    the warp count is chosen, which follows the cut tiles."""
-    from .transforms.split_tile_blocks import split_entries
+    the warp count is chosen, which follows the cut tiles. With `engine` (the
+    first compile, not a reload's) an entry left whole is a warning."""
+    from .transforms.split_tile_blocks import split_entries, warn_kept
     for top in ops:
-        split_entries(top, arch)
+        kept = split_entries(top, arch)
+        if engine is not None:
+            warn_kept(engine, kept)
 
 
 def static_shared_budget(arch: str) -> int | None:

@@ -451,18 +451,22 @@ def split_entries(target, arch: str, ctas: int = 0):
     return kept
 
 
+def warn_kept(engine, kept):
+    """A warning per entry left with one CTA per tile block, as the occupancy
+    hint's: the user asked for a cluster and should learn why there is none."""
+    for entry, ctas, why in kept:
+        engine.warning(entry.location, f"num_cta_in_cga = {ctas} not honoured: {why}; one CTA per tile block")
+
+
 class SplitTileBlocks(Pass):
     """Option `arch`: the target whose hint counts (clusters need sm_90a);
-    `ctas`: the CTAs per tile block, overriding the hint (an entry it cannot
-    cut is then a warning)."""
+    `ctas`: the CTAs per tile block, overriding the hint. An entry it cannot
+    cut is a warning."""
     name = "split-tile-blocks"
     argument = "SplitTileBlocksPass"
     OPTIONS = {"arch": (str, "sm_90a"), "ctas": (int, 0)}
 
     def run(self, target) -> bool:
         from ..ir.diagnostics import current_engine
-        for entry, ctas, why in split_entries(target, self.options["arch"], self.options["ctas"]):
-            if self.options["ctas"]:
-                current_engine().warning(entry.location, f"num_cta_in_cga = {ctas} not honoured: {why}; "
-                                                         "one CTA per tile block")
+        warn_kept(current_engine(), split_entries(target, self.options["arch"], self.options["ctas"]))
         return True
