@@ -40,11 +40,12 @@ def _elements(launch):
     """Elements of a launch's array arguments."""
     elems = 0
     for a in launch["args"]:
-        if a.get("kind") == "array":
-            n = 1
-            for d in a["shape"]:
-                n *= d
-            elems += n
+        for x in a.get("items", [a]) if a.get("kind") == "list" else [a]:
+            if x.get("kind") == "array":
+                n = 1
+                for d in x["shape"]:
+                    n *= d
+                elems += n
     return elems
 
 
@@ -83,7 +84,8 @@ def _array(desc, rng):
 
 def _kinds(constraints):
     """Each Python argument's constraint kind: Array, Scalar or Constant (compiled in)."""
-    return re.findall(r"\b(Array|Scalar|Constant)Constraint\(", constraints or "")
+    # a list's element constraint (ListConstraint(element=ArrayConstraint(...))) counts as the list's
+    return re.findall(r"(?<!element=)\b(List|Array|Scalar|Constant)Constraint\(", constraints or "")
 
 
 def _args(launch, rng, kinds):
@@ -98,6 +100,17 @@ def _args(launch, rng, kinds):
             flat += [(base, a.get("storage_offset", 0)) if a.get("storage_offset") else base,
                      *a["shape"], *a["strides"]]
             bases.append((f"arg{i}", base))
+        elif kind == "list":
+            # cuTile's list of arrays: a table of (address, shape, strides) rows and its length
+            from tilec.runtime import PointerTable
+            items = []
+            for j, item in enumerate(a["items"]):
+                view, base = _array(item, rng)
+                if item.get("storage_offset") or not view.flags.c_contiguous or view.size != base.size:
+                    raise ValueError(f"argument {i}: a list of strided arrays is not replayed")
+                items.append(base.reshape(view.shape))
+                bases.append((f"arg{i}[{j}]", items[-1]))
+            flat += [PointerTable(items), len(items)]
         elif kind == "value":
             v = a["value"]
             flat.append(v)
@@ -149,7 +162,14 @@ def run_one(outdir, file, launch, arch, constraints, copy_timing="late"):
     flat, bases = _args(launch, rng, _kinds(constraints))
     interp_bases = [(label, b.copy()) for label, b in bases]
     swap = {id(b): c for (_, b), (_, c) in zip(bases, interp_bases)}
-    iflat = [swap.get(id(x), x) if not isinstance(x, tuple) else (swap.get(id(x[0]), x[0]), x[1]) for x in flat]
+
+    def for_interp(x):
+        if isinstance(x, tuple):
+            return swap.get(id(x[0]), x[0]), x[1]
+        if getattr(x, "pointees", None):       # a list's table: one over the interpreter's copies
+            return type(x)([swap[id(p)] for p in x.pointees])
+        return swap.get(id(x), x)
+    iflat = [for_interp(x) for x in flat]
     grid = tuple(launch["grid"])
     try:
         # cuTile asserts divisibility of strides it never uses (div_by<4> on the unit stride of

@@ -237,6 +237,12 @@ def _gather_reverse(rng):
     return Launch((3,), arr(x) + arr(out) + [300], [("out", out, Equal(bits=True))])
 
 
+def _scale_list(rng):
+    from tilec.runtime import PointerTable
+    xs = [rng.standard_normal(n).astype(np.float32) for n in (48, 40, 64)]
+    return Launch((3,), [PointerTable(xs), len(xs)], [(f"x{i}", x, Equal(bits=True)) for i, x in enumerate(xs)])
+
+
 def _histogram(rng):
     keys = rng.integers(-500, 500, 256).astype(np.int32)
     vals = rng.standard_normal(256).astype(np.float32)
@@ -590,6 +596,7 @@ CASES = [
     Case("cutile_gather_reverse_f32", "cutile/gather_reverse_f32.mlir", _gather_reverse),
     Case("cutile_grid_stride_i32", "cutile/grid_stride_i32.mlir", _grid_stride),
     Case("cutile_histogram_i32", "cutile/histogram_i32.mlir", _histogram),
+    Case("cutile_scale_list_f32", "cutile/scale_list_f32.mlir", _scale_list),
     Case("cutile_matmul_bf16_relu", "cutile/matmul_bf16_relu.mlir", _matmul_bf16_relu),
     Case("cutile_matmul_f16", "cutile/matmul_f16.mlir", _matmul_f16),
     Case("cutile_matmul_tf32_cast", "cutile/matmul_tf32_cast.mlir", _matmul_tf32_cast),
@@ -656,7 +663,12 @@ def copy_args(args):
         if isinstance(a, tuple) and len(a) == 2 and isinstance(a[0], np.ndarray):
             return (cp(a[0]), a[1])
         return a
-    return [cp(a) for a in args], memo
+
+    def cp_table(a):       # a list's table (tilec.runtime.PointerTable): one over copies of its arrays
+        if getattr(a, "pointees", None):
+            return type(a)([cp(p) for p in a.pointees])
+        return cp(a)
+    return [cp_table(a) for a in args], memo
 
 
 def outputs_of(launch, memo):

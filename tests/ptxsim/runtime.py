@@ -519,15 +519,26 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
         for name, (off, size, init) in self.global_syms.items():
             allocs.append((name, off, size))
         arrays = []
+
+        def place(pname, arr):
+            nonlocal pos
+            if id(arr) in placements:
+                return GLOBAL_BASE + placements[id(arr)][0]
+            # a table of pointers (cuTile's list of arrays: tilec.runtime.PointerTable): the arrays
+            # it points to are placed first and their addresses written into its column 0
+            for i, x in enumerate(getattr(arr, "pointees", None) or ()):
+                arr[i, 0] = place(f"{pname}[{i}]", x)
+            host = np.ascontiguousarray(arr)
+            pos = (pos + 255) // 256 * 256
+            placements[id(arr)] = (pos, arr, host)
+            allocs.append((pname, pos, host.nbytes))
+            arrays.append(arr)
+            pos += host.nbytes + GLOBAL_GAP
+            return GLOBAL_BASE + placements[id(arr)][0]
         for (pname, pt, _), a in zip(self.entry.params, args):
             arr = a[0] if isinstance(a, tuple) and len(a) == 2 and isinstance(a[0], np.ndarray) else a
-            if isinstance(arr, np.ndarray) and id(arr) not in placements:
-                host = np.ascontiguousarray(arr)
-                pos = (pos + 255) // 256 * 256
-                placements[id(arr)] = (pos, arr, host)
-                allocs.append((pname, pos, host.nbytes))
-                arrays.append(arr)
-                pos += host.nbytes + GLOBAL_GAP
+            if isinstance(arr, np.ndarray):
+                place(pname, arr)
         total = (pos + GLOBAL_GAP + 4095) // 4096 * 4096
         gmem = bytearray(total)
         for name, (off, size, init) in self.global_syms.items():

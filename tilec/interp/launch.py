@@ -154,6 +154,9 @@ def _convert_arg(entry, name, t, a, memory, by_id, host_arrays, copy_back):
             fail("a pointer parameter takes a NumPy array, (array, element offset) or an address")
         alloc = by_id.get(id(a))
         if alloc is None:
+            from ..runtime.pointer_table import place_pointees
+            place_pointees(a, lambda x, i: int(_convert_arg(entry, f"{name}[{i}]", t, x, memory, by_id,
+                                                            host_arrays, copy_back)))
             host = a
             if not a.flags.c_contiguous or not a.flags.writeable:
                 host = np.ascontiguousarray(a).copy()

@@ -13,9 +13,10 @@ from .cuda import (CudaError, DeviceBuffer, Event, Kernel, Module, PreparedLaunc
                    device_info, flush_printf, load_cubin, load_ptx, median_ms, reset_context, synchronize, tflops,
                    time_ms, unavailable_reason)
 from .ptxinfo import CubinKernel, Entry, LaunchInfoError, Param, PtxInfo, cubin_kernels, pack_param, parse_ptx
+from .pointer_table import PointerTable
 from .signature import convert_scalars, entry_arg_types
 
 __all__ = ["CudaError", "CubinKernel", "DeviceBuffer", "Entry", "Event", "Kernel", "LaunchInfoError", "Module",
-           "Param", "PreparedLaunch", "PtxInfo", "convert_scalars", "cubin_kernels", "cuda_available",
+           "Param", "PointerTable", "PreparedLaunch", "PtxInfo", "convert_scalars", "cubin_kernels", "cuda_available",
            "device_info", "entry_arg_types", "flush_printf", "load_cubin", "load_ptx", "median_ms",
            "pack_param", "parse_ptx", "reset_context", "synchronize", "tflops", "time_ms", "unavailable_reason"]

@@ -544,6 +544,8 @@ class Kernel:
         if isinstance(a, np.ndarray) and (a.ndim > 0 or is_pointer):
             entry = by_id.get(id(a))
             if entry is None:
+                from .pointer_table import place_pointees
+                place_pointees(a, lambda x, i: Kernel._pointer(x, by_id, buffers, copy_back, True))
                 host = a
                 if not a.flags.c_contiguous or not a.flags.writeable:
                     host = np.ascontiguousarray(a).copy()
