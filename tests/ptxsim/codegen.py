@@ -1594,59 +1594,45 @@ class KernelCodegen:
         self._guarded(ins, lines + self.wr(ins.operands[0], T("u32"), f"(0xFFFFFFFF if _p < 0 else {res})",
                                            written))
 
-    def _i_ldmatrix(self, ins, written, k, nblocks):
-        """ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared{,::cta}.b16: warp-collective,
-        run by the runner once every lane has given its row address."""
+    def _matrix_form(self, ins, op):
+        """The operands of `op` (ldmatrix or stmatrix) .sync.aligned.m8n8.x{1,2,4}[.trans]
+        .shared{,::cta}.b16: (count n, trans, the n .b32 registers, the shared address)."""
         mods = [m for m in ins.mods if m not in ("shared::cta",)]
-        if mods[:3] != ["sync", "aligned", "m8n8"] or mods[-1] != "b16":
-            self._fail("ldmatrix form (only .sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16)")
+        if mods[:3] != ["sync", "aligned", "m8n8"] or mods[-1:] != ["b16"]:
+            self._fail(f"{op} form (only .sync.aligned.m8n8.x{{1,2,4}}[.trans].shared.b16)")
         mid = [m for m in mods[3:-1] if m != "shared"]
         trans = "trans" in mid
         nums = [m for m in mid if m in ("x1", "x2", "x4")]
-        if len(nums) != 1 or len(mid) != 1 + trans or ("shared" not in mods and "shared::cta" not in ins.mods):
-            self._fail("ldmatrix modifiers")
+        if len(nums) != 1 or len(mid) != 1 + trans or mods.count("shared") + ins.mods.count("shared::cta") != 1:
+            self._fail(f"{op} modifiers")
         n = int(nums[0][1])
         self._nops(ins, 2)
-        d, mem = ins.operands
-        if not isinstance(d, Vec) or len(d.items) != n or \
-                not all(isinstance(x, Reg) and x.kind == "i" and x.width == 32 for x in d.items):
-            self._fail("ldmatrix destination vector")
+        regs, mem = ins.operands if op == "ldmatrix" else ins.operands[::-1]
+        if not isinstance(regs, Vec) or len(regs.items) != n or \
+                not all(isinstance(x, Reg) and x.kind == "i" and x.width == 32 for x in regs.items):
+            self._fail(f"{op} {'destination' if op == 'ldmatrix' else 'source'} vector (.x{n}: {n} .b32 registers)")
         if not isinstance(mem, Addr):
-            self._fail("ldmatrix address")
+            self._fail(f"{op} address")
         if ins.guard:
-            self._fail("predicated ldmatrix")
+            self._fail(f"predicated {op}")
+        return n, trans, regs.items, mem
+
+    def _i_ldmatrix(self, ins, written, k, nblocks):
+        """ldmatrix: warp-collective, run by the runner once every lane has given its row address."""
+        n, trans, regs, mem = self._matrix_form(ins, "ldmatrix")
         w, term = self._wait(ins, LDMATRIX, k, nblocks)
         w.args["addr"] = self._wait_addr(mem)
-        w.args.update(d=[x.slot for x in d.items], n=n, trans=trans)
-        written.update(d.items)
+        w.args.update(d=[x.slot for x in regs], n=n, trans=trans)
+        written.update(regs)
         return term
 
     def _i_stmatrix(self, ins, written, k, nblocks):
-        """stmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared{,::cta}.b16 [addr], {r0, ..}: warp-collective
-        (the inverse of ldmatrix), run by the runner once every lane has given its row address and
-        registers. Its row writes are generic-proxy shared stores."""
-        mods = [m for m in ins.mods if m not in ("shared::cta",)]
-        if mods[:3] != ["sync", "aligned", "m8n8"] or mods[-1:] != ["b16"]:
-            self._fail("stmatrix form (only .sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16)")
-        mid = [m for m in mods[3:-1] if m != "shared"]
-        trans = "trans" in mid
-        nums = [m for m in mid if m in ("x1", "x2", "x4")]
-        if len(nums) != 1 or len(mid) != 1 + trans or ("shared" not in mods and "shared::cta" not in ins.mods) \
-                or mods.count("shared") + ins.mods.count("shared::cta") != 1:
-            self._fail("stmatrix modifiers")
-        n = int(nums[0][1])
-        self._nops(ins, 2)
-        mem, s = ins.operands
-        if not isinstance(s, Vec) or len(s.items) != n or \
-                not all(isinstance(x, Reg) and x.kind == "i" and x.width == 32 for x in s.items):
-            self._fail(f"stmatrix source vector (.x{n}: {n} .b32 registers)")
-        if not isinstance(mem, Addr):
-            self._fail("stmatrix address")
-        if ins.guard:
-            self._fail("predicated stmatrix")
+        """stmatrix: warp-collective (the inverse of ldmatrix), run by the runner once every lane
+        has given its row address and registers. Its row writes are generic-proxy shared stores."""
+        n, trans, regs, mem = self._matrix_form(ins, "stmatrix")
         w, term = self._wait(ins, STMATRIX, k, nblocks)
         w.args["addr"] = self._wait_addr(mem)
-        w.args.update(s=[x.slot for x in s.items], n=n, trans=trans)
+        w.args.update(s=[x.slot for x in regs], n=n, trans=trans)
         return term
 
     def _i_shfl(self, ins, written, k, nblocks):

@@ -865,7 +865,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
         if start is None:
             return
         have, want, pool = cta.nregs.get(t, start), w.args["n"], cta.regpool
-        if w.args["inc"] != (want > have) and want != have:
+        if (want < have) if w.args["inc"] else (want > have):
             raise PTXRuntimeError(f"{w.instr.where()}: setmaxnreg.{'inc' if w.args['inc'] else 'dec'} to {want} "
                                   f"registers, from {have}")
         if want > have:
