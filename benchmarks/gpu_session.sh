@@ -4,7 +4,7 @@
 # NVIDIA GPU, torch and cuda-python; missing pure-Python wheels (lark) may be
 # carried in .whl/, the tileiras cubin in .gpu-artifacts/ (make_tileiras_cubin.sh).
 #     bash benchmarks/gpu_session.sh [STEP[,STEP...]|all]   (default all: every step but tiles)
-#       steps: tests attention bmm bench (= cutile) tiles tilegym tilegym-tests
+#       steps: tests attention bmm bench (= cutile) overhead tiles tilegym tilegym-tests
 #     bash benchmarks/gpu_session.sh prep    (here, no GPU: tileiras cubins per tile size)
 # VARIANTS (default "sm_90a sm_80") are the targets `attention` and `bmm` time.
 # BUDGET=S (default 540) bounds the whole run: each step gets at most what is left, so
@@ -149,6 +149,19 @@ if want bench || want cutile; then
     run_mm "f16 unaligned 128x128x64 4096" --kernel $A/matmul_128x128x64.mlir --tileiras-cubin $A/matmul_128x128x64.sm_90.cubin
     run_mm "f16 unaligned 128x128x64 4096 sm_80" --arch sm_80 --kernel $A/matmul_128x128x64.mlir --tileiras-cubin $A/matmul_128x128x64.sm_90.cubin
   } 2>&1 | tee "$OUTDIR/matmul.log"
+fi
+
+# where the time of cuTile's aligned 128x128x64 matmul goes: M = N = 4096 at several K,
+# both compilers, then overhead_fit.py parts each into a CTA's fixed cost (start-up,
+# pipeline fill, epilogue) and its cost per K step
+if want overhead; then
+  A=.gpu-artifacts
+  for k in ${OVERHEAD_K:-64 256 1024 4096}; do
+    echo "=== overhead K=$k"
+    timeout "$(left 60)" python3 benchmarks/matmul_gpu.py --require-gpu --reps 20 --warmup 3 --k "$k" \
+      --kernel $A/cutile_matmul_128x128x64.mlir --tileiras-cubin $A/cutile_matmul_128x128x64.sm_90.cubin 2>&1 | grep -E "$KEY"
+  done 2>&1 | tee "$OUTDIR/overhead.log"
+  python3 benchmarks/overhead_fit.py "$OUTDIR/overhead.log" | tee -a "$OUTDIR/overhead.log"
 fi
 
 if want tiles; then

@@ -132,6 +132,8 @@ def _check(torch, name, c, ref, scale):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size", type=int, default=4096, help="M = N = K (default 4096)")
+    ap.add_argument("--k", type=int, help="K alone (default --size): a sweep over K parts a CTA's fixed "
+                    "cost (start-up, pipeline fill, epilogue) from its cost per K step")
     ap.add_argument("--batch", type=int, help="a batched matmul of this many products (rank-3 arrays, "
                     "the batch on grid axis 2, 21 parameters), against torch.bmm")
     ap.add_argument("--arch", default="sm_90a", choices=["sm_80", "sm_90a"])
@@ -184,6 +186,7 @@ def main(argv=None):
 
     tm, tn = _tile_of_output(text)
     M = N = K = opts.size
+    K = opts.k or K
     grid = (-(-M // tm), -(-N // tn), opts.batch or 1)
     flops = 2.0 * M * N * K * (opts.batch or 1)
     dev = device_info()
