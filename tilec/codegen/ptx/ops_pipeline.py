@@ -474,9 +474,17 @@ def _agent_switch(em, op):
         kb.emit(f"@{lo} bra \t{skip}")
         tid = kb.reg(B32)
         kb.emit(f"sub.u32 \t{tid}, {outer.tid}, {start * 32}")
-        group = em.enter_group(tid, nw * 32, i + 1, outer.first_thread + start * 32)
+        last = i == len(op.regions) - 1
+        lone = nw > 1 and not last and _one_warp_suffices(em, region, handoff, remat, uses[i])
+        group = em.enter_group(tid, 32 if lone else nw * 32, i + 1, outer.first_thread + start * 32)
         if regs is not None:
             _set_registers(em, regs[0], regs[1][i])
+        idle = None
+        if lone:     # the agent's other warps wait at the join (blocked, not polling its barriers)
+            idle = kb.label(f"agent{i}_idle")
+            other = kb.reg(PRED)
+            kb.emit(f"setp.ge.u32 \t{other}, {tid}, 32")
+            kb.emit(f"@{other} bra \t{idle}")
         from ...dialects.nv_tileas.layouts import linear_offsets
         for v, (tile, base) in handoff.items():   # outer tiles, re-read in this agent's layout
             if v in uses[i] and base is None:
@@ -487,7 +495,6 @@ def _agent_switch(em, op):
         for d in remat:
             if d in uses[i]:
                 em.emit_op(d)
-        last = i == len(op.regions) - 1
 
         def on_yield(values, last=last, group=group):
             if not last:
@@ -508,6 +515,8 @@ def _agent_switch(em, op):
         em.loops.append(frame)
         em.emit_block(region.blocks[0])
         em.loops.pop()
+        if idle is not None:
+            kb.place(idle)
         if regs is not None:
             _give_back(em, warps, regs, i)      # every thread meets the join with the entry count
         kb.emit(f"bra.uni \t{join}")
@@ -589,6 +598,27 @@ def tma_producer(em, region) -> bool:
     its threads need few registers: setmaxnreg)."""
     produces = [o for b in region.blocks for x in b.ops for o in x.walk() if o.name.endswith("produce_one")]
     return bool(produces) and all(getattr(em.get(p.operands[0]), "tma", False) for p in produces)
+
+
+def _one_warp_suffices(em, region, handoff, remat, uses) -> bool:
+    """Whether agent `region` runs on one warp of its warpgroup: it only fills
+    slots by TMA (one thread issues the copies; the rest would only poll the
+    `empty` barriers, in issue slots the consumers' warps share), and it computes
+    no tile outside those fills, so no layout is spread over its threads. The
+    whole warpgroup still enters it for setmaxnreg, as tileiras's load warp does."""
+    if not tma_producer(em, region):
+        return False
+    if any(v in uses for v in handoff) or any(d in uses for d in remat):
+        return False
+    stack = [x for b in region.blocks for x in b.ops]
+    while stack:
+        x = stack.pop()
+        if x.name.endswith("produce_one") or x.name == "nv_tileas.create_none":   # none: no value, no code
+            continue
+        if any(getattr(r.type, "shape", ()) for r in x.results):
+            return False
+        stack.extend(o for r in x.regions for b in r.blocks for o in b.ops)
+    return True
 
 
 def _produces(region):
