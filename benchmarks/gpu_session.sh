@@ -4,7 +4,7 @@
 # NVIDIA GPU, torch and cuda-python; missing pure-Python wheels (lark) may be
 # carried in .whl/, the tileiras cubin in .gpu-artifacts/ (make_tileiras_cubin.sh).
 #     bash benchmarks/gpu_session.sh [STEP[,STEP...]|all]   (default all: every step but tiles)
-#       steps: tests attention bmm bench (= cutile) overhead tiles tilegym tilegym-tests
+#       steps: tests attention bmm bench (= cutile) overhead ab tiles tilegym tilegym-tests
 #     bash benchmarks/gpu_session.sh prep    (here, no GPU: tileiras cubins per tile size)
 # VARIANTS (default "sm_90a sm_80") are the targets `attention` and `bmm` time.
 # BUDGET=S (default 540) bounds the whole run: each step gets at most what is left, so
@@ -162,6 +162,23 @@ if want overhead; then
       --kernel $A/cutile_matmul_128x128x64.mlir --tileiras-cubin $A/cutile_matmul_128x128x64.sm_90.cubin 2>&1 | grep -E "$KEY"
   done 2>&1 | tee "$OUTDIR/overhead.log"
   python3 benchmarks/overhead_fit.py "$OUTDIR/overhead.log" | tee -a "$OUTDIR/overhead.log"
+fi
+
+# A/B: this tree's tilec against PTX an earlier commit wrote for the same kernels
+# (.gpu-artifacts/ab/KERNEL.COMMIT.ptx, made here without a GPU), in the same call
+if want ab; then
+  A=.gpu-artifacts
+  for ptx in $A/ab/*.ptx; do
+    [ -f "$ptx" ] || continue
+    k=$(basename "$ptx"); k=${k%%.*}
+    SHAPE=(); case $k in *bmm*) SHAPE=(--batch 16 --size 2048) ;; esac
+    for run in "$ptx" now; do
+      echo "=== ab $k: ${run##*/}"
+      PTX=(); [ "$run" != now ] && PTX=(--ptx "$run")
+      timeout "$(left 60)" python3 benchmarks/matmul_gpu.py --require-gpu --reps 20 --warmup 3 "${SHAPE[@]}" "${PTX[@]}" \
+        --kernel $A/$k.mlir --tileiras-cubin $A/$k.sm_90.cubin 2>&1 | grep -E "$KEY"
+    done
+  done 2>&1 | tee "$OUTDIR/ab.log"
 fi
 
 if want tiles; then
