@@ -61,6 +61,10 @@ class Emitter:
         self.async_issued = None       # set by such a load: predicate of its cp.async path (True: always), or "tma"
         self.async_barrier = None      # the slot's `full` mbarrier, when TMA fills it (ops_tma.tma_fills)
         self.tma_pool = None           # tensormap._Pool: the CTA's tensor-map slot
+        self.cluster = 1               # CTAs per cluster (split-tile-blocks), 1: none
+        self.multicast_of: dict = {}   # TMA descriptor op -> CTAs its slots are multicast to (multicast.py)
+        self.cluster_pending = False   # a multicast pipeline's barrier inits await the cluster barrier
+        self.cluster_synced = False    # multicast is used: the CTAs meet again before the exit
         self.maxnreg = None            # registers a thread enters with (setmaxnreg rebalances them)
         self.inflight: list = []       # wgmma_inflight.InFlight of the dots kept in flight
         self.alias_loads: set = set()  # loads of a register view that read its registers in place

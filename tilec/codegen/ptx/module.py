@@ -100,6 +100,7 @@ class ModuleEmitter:
         kb = KernelBuilder(name)
         threads = cta_threads(entry, self.num_warps)
         em = Emitter(kb, self.target, threads)
+        em.cluster = cluster_ctas(entry) or 1
         em.module = self
         em.wgmma = self.wgmma
         em.scratch_limit = self.scratch_limit
@@ -136,6 +137,9 @@ class ModuleEmitter:
             kb.mark_phase(i)
             em.emit_op(op)
         kb.place(em.exit_label)
+        if em.cluster_synced:      # no multicast copy or remote arrival may reach a CTA that has left
+            from .multicast import cluster_sync
+            cluster_sync(em)
         from .tensormap import release_slot
         release_slot(em)
         kb.emit("ret")

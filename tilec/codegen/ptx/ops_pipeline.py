@@ -30,6 +30,7 @@ class Pipe:
         self.full, self.empty = full, empty   # shared symbols of the mbarrier arrays (agent mode)
         self.swizzle = swizzle                # Swizzle of every slot, or None (row-major)
         self.tma = tma                        # slots filled by TMA: `full` counts the one issuing thread
+        self.cluster = 1                      # > 1: slots multicast to the cluster's CTAs (multicast.py)
 
     @property
     def agents(self) -> bool:
@@ -100,14 +101,24 @@ def _create_pipeline(em, op):
     if any(producers) or any(consumers):
         p_threads = 1 if tma else next((t for t in producers if t), em.group.threads)
         c_threads = next((t for t in consumers if t), em.group.threads)
+        ctas = _multicast(em, op) if tma else 1
+        if ctas > 1 and op.parent_op.name != "cuda_tile.entry":
+            # created again (a persistent kernel's next tile): the last remote arrivals
+            # on these barriers from the other CTAs must land before they are re-initialized
+            from .multicast import cluster_sync
+            cluster_sync(em)
         full = kb.shared_buffer(8 * stages, 8, "full", span=kb.WHOLE_KERNEL)
         empty = kb.shared_buffer(8 * stages, 8, "empty", span=kb.WHOLE_KERNEL)
         lead = em.leader()
         for i in range(stages):
             kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{full}+{8 * i}], {p_threads}")
-            kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{empty}+{8 * i}], {c_threads // 32}")
+            # a multicast slot is refilled once the consumer warps of every CTA are done with it
+            kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{empty}+{8 * i}], {c_threads // 32 * ctas}")
+        if ctas > 1:
+            em.cluster_pending = em.cluster_synced = True
         _publish_inits(em, op)
         pipe = Pipe(view, stages, slot_bytes, full, empty, swizzle, tma)
+        pipe.cluster = ctas
     elif all(slot_fill(u.regions[0].blocks[0]) is not None
              for u in op.results[0].users if u.name.endswith("produce_one")):
         # one group, slots filled by cp.async: a `full` mbarrier per slot tracks the copies
@@ -137,7 +148,24 @@ def _publish_inits(em, op):
         return
     if em.target.hopper:
         em.kb.emit("fence.mbarrier_init.release.cluster")
+    if em.cluster_pending:      # the other CTAs' copies and arrivals may reach these barriers next
+        from .multicast import cluster_sync
+        em.cluster_pending = False
+        cluster_sync(em)
+        return
     em.sync()
+
+
+def _multicast(em, op) -> int:
+    """The CTAs pipeline `op`'s slots are multicast to: C when every fill is a
+    TMA load through a descriptor multicast.multicast_ctas gives C, else 1."""
+    from .multicast import multicast_ctas
+    fills = [slot_fill(u.regions[0].blocks[0]) for u in op.results[0].users if u.name.endswith("produce_one")]
+    descs = {getattr(f.desc, "op", None) for f in fills if f is not None}
+    if not fills or None in fills or None in descs or em.group.barrier_id != 0:
+        return 1
+    counts = {multicast_ctas(em, d) for d in descs}
+    return counts.pop() if len(counts) == 1 else 1
 
 
 def _filled_by_tma(em, op, swizzle, shape) -> bool:
@@ -233,12 +261,22 @@ def arrive(em, addr):
     em.kb.emit(f"mbarrier.arrive.shared.b64 \t{st}, [{addr}]")
 
 
-def release_slot(em, addr):
+def release_slot(em, addr, ctas=1):
     """A consumer warp is done with a slot: its lanes' reads are ordered before
     lane 0's arrival on the slot's `empty` barrier (which counts warps)."""
     em.kb.emit("bar.warp.sync \t-1")
+    arrive_empty(em, em.lane0(), addr, ctas)
+
+
+def arrive_empty(em, pred, addr, ctas=1):
+    """Arrive (where `pred`) on a slot's `empty` barrier at `addr`: in every CTA
+    of the cluster when the slot is multicast to `ctas` of them."""
+    if ctas > 1:
+        from .multicast import arrive_everywhere
+        arrive_everywhere(em, pred, addr, ctas)
+        return
     st = em.kb.reg(B64)
-    em.kb.emit(f"@{em.lane0()} mbarrier.arrive.shared.b64 \t{st}, [{addr}]")
+    em.kb.emit(f"@{pred} mbarrier.arrive.shared.b64 \t{st}, [{addr}]")
 
 
 @handles("nv_tileas.async.pipeline.produce_one")
@@ -356,9 +394,9 @@ def _consumer_release(em, op):
         from .wgmma_inflight import deferred_release
         addr = _barrier(em, held.pipe.empty, held.it)
         if not deferred_release(em, op, held, addr):
-            release_slot(em, addr)
+            release_slot(em, addr, held.pipe.cluster)
     elif held.pipe.agents:
-        release_slot(em, _barrier(em, held.pipe.empty, held.it))
+        release_slot(em, _barrier(em, held.pipe.empty, held.it), held.pipe.cluster)
     else:
         em.sync()
     em.bind(op.results[0], held.pipe)

@@ -22,8 +22,9 @@ from .tensormap import as_b32
 
 
 class TmaDesc:
-    def __init__(self, tv, box, tmap=None):
+    def __init__(self, tv, box, tmap=None, cluster=1):
         self.tv, self.box, self.tmap = tv, box, tmap    # tmap: a device-built TensorMap, or None
+        self.cluster = cluster     # > 1: each CTA copies 1/cluster of a slot, multicast (multicast.py)
 
 
 def _tensor_view_value(op):
@@ -83,15 +84,18 @@ def _make_desc(em, op):
     if device_map_mode(em.target, op) is None:
         em.bind(op.results[0], TmaDesc(tv, list(op.operands[1:])))
         return
+    from .multicast import multicast_ctas, slice_box
     from .tensormap import build_maps
     batch = _batch(em, op)
     views = [em.get(d.operands[0]) for d in batch]
-    specs = [(v, _box(d), device_map_mode(em.target, d)) for v, d in zip(views, batch)]
+    ctas = [multicast_ctas(em, d) for d in batch]
+    specs = [(v, slice_box(_box(d), c) if c > 1 else _box(d), device_map_mode(em.target, d))
+             for v, d, c in zip(views, batch, ctas)]
     # descriptors of one tensor view with one box and swizzle share a map
     distinct = list({(id(v), box, mode): (v, box, mode) for v, box, mode in specs}.values())
     built = dict(zip([(id(v), box, mode) for v, box, mode in distinct], build_maps(em, distinct)))
-    for d, (v, box, mode) in zip(batch, specs):
-        em.bind(d.results[0], TmaDesc(v, list(d.operands[1:]), built[(id(v), box, mode)]))
+    for d, (v, box, mode), c in zip(batch, specs, ctas):
+        em.bind(d.results[0], TmaDesc(v, list(d.operands[1:]), built[(id(v), box, mode)], c))
         em.early.add(d)
 
 
@@ -161,6 +165,11 @@ def _issue_tma(em, op, desc, dest, base):
     coords = [em.tile(v).reg for v in op.coords]
     coords = [as_b32(em, c) for c in reversed(coords)]      # the map's order: innermost first
     kb.emit(f"@{lead} mbarrier.arrive.expect_tx.shared::cta.b64 \t_, [{bar}], {nbytes}")
+    if desc.cluster > 1:      # this CTA's slice, into every CTA of the cluster
+        from .multicast import issue
+        issue(em, lead, m, swz, base, coords, dest.shape, byte_size(dest.etype), bar, desc.cluster)
+        em.async_issued = "tma"
+        return True
     for dst, where in _panels(em, m, swz, base, coords, dest.shape[-1]):
         kb.emit(f"@{lead} cp.async.bulk.tensor.{len(coords)}d.shared::cluster.global.mbarrier::complete_tx::bytes "
                 f"\t[{dst}], [{m.address(em)}, {{{where}}}], [{bar}]")

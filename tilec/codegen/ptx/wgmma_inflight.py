@@ -28,7 +28,7 @@ What that needs, and the rules that give it:
 """
 from __future__ import annotations
 
-from .ptxtypes import B32, B64, PRED
+from .ptxtypes import B32, PRED
 
 LOOPS = ("scf.for", "cuda_tile.for")
 
@@ -113,32 +113,33 @@ class InFlight:
 
     def __init__(self, em, consumes):
         kb = em.kb
-        self.consumes = {c: (kb.reg(PRED), kb.reg(B32)) for c in consumes}
+        self.consumes = {c: (kb.reg(PRED), kb.reg(B32), em.get(c.operands[0]).cluster) for c in consumes}
         with em._prologue():
-            for has, _ in self.consumes.values():
+            for has, _, _ in self.consumes.values():
                 kb.emit(f"setp.ne.u32 \t{has}, 0, 0")
 
     def release_previous(self, em):
         """After `wait_group 1` (which converges each warp): the previous
         iteration's slots are free; lane 0 of each warp arrives."""
+        from .ops_pipeline import arrive_empty
         kb = em.kb
-        for has, addr in self.consumes.values():
-            go, st = kb.reg(PRED), kb.reg(B64)
+        for has, addr, ctas in self.consumes.values():
+            go = kb.reg(PRED)
             kb.emit(f"and.pred \t{go}, {has}, {em.lane0()}")
-            kb.emit(f"@{go} mbarrier.arrive.shared.b64 \t{st}, [{addr}]")
+            arrive_empty(em, go, addr, ctas)
 
     def drain(self, em):
         """After the loop: every group done, the last slots released."""
         em.kb.emit("wgmma.wait_group.sync.aligned \t0")
         self.release_previous(em)
-        for has, _ in self.consumes.values():
+        for has, _, _ in self.consumes.values():
             em.kb.emit(f"setp.ne.u32 \t{has}, 0, 0")
 
     def defer(self, em, consume, barrier_addr) -> bool:
         got = self.consumes.get(consume)
         if got is None:
             return False
-        has, addr = got
+        has, addr, _ = got
         em.kb.emit(f"mov.u32 \t{addr}, {barrier_addr}")
         em.kb.emit(f"setp.eq.u32 \t{has}, 0, 0")
         return True

@@ -1,0 +1,199 @@
+"""TMA multicast among the CTAs of a cluster (tilec/codegen/ptx/multicast.py).
+
+A tile block that asks for a CGA runs on a cluster of CTAs (split-tile-blocks);
+the operand tile every CTA of the cluster loads alike is loaded once: each CTA
+copies a slice of the slot's rows into every CTA's slot. Checked in the PTX
+(which slots, the slices, the barrier counts, the remote releases, the cluster
+barriers), by ptxas, and in the simulator against the interpreter, where the
+CTAs of a cluster run together."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from conftest import ptxas_stderr
+
+from tilec.codegen.ptx import compile_text
+from tilec.interp.launch import launch
+from tilec.frontend import parse_and_verify
+from tilec.ir.diagnostics import DiagnosticEngine
+
+try:
+    import ptxsim
+except ImportError:
+    from tests import ptxsim
+
+# C = A @ B over 16-aligned f16 arrays, BMxBN tiles of K step 64; PERSISTENT
+# wraps the tile in a loop over tiles (tile t = bx, bx + grid, ...)
+MATMUL = """cuda_tile.module @m {
+  entry @mm(%a: tile<ptr<f16>>, %b: tile<ptr<f16>>, %c: tile<ptr<f32>>, %m: tile<i32>, %n: tile<i32>, %k: tile<i32>) optimization_hints=<sm_90 = {num_cta_in_cga = CTAS}> {
+    %tok = make_token : token
+    %one = constant <i32: 1> : tile<i32>
+    %zero = constant <i32: 0> : tile<i32>
+    %a16 = assume div_by<16>, %a : tile<ptr<f16>>
+    %b16 = assume div_by<16>, %b : tile<ptr<f16>>
+    %c16 = assume div_by<16>, %c : tile<ptr<f32>>
+    %k16 = assume div_by<16>, %k : tile<i32>
+    %n16 = assume div_by<16>, %n : tile<i32>
+    %va = make_tensor_view %a16, shape = [%m, %k16], strides = [%k16, 1] : tile<i32> -> tensor_view<?x?xf16, strides=[?,1]>
+    %vb = make_tensor_view %b16, shape = [%k16, %n16], strides = [%n16, 1] : tile<i32> -> tensor_view<?x?xf16, strides=[?,1]>
+    %vc = make_tensor_view %c16, shape = [%m, %n16], strides = [%n16, 1] : tile<i32> -> tensor_view<?x?xf32, strides=[?,1]>
+    %pa = make_partition_view %va : partition_view<tile=(BMx64), padding_value = zero, tensor_view<?x?xf16, strides=[?,1]>>
+    %pb = make_partition_view %vb : partition_view<tile=(64xBN), padding_value = zero, tensor_view<?x?xf16, strides=[?,1]>>
+    %pc = make_partition_view %vc : partition_view<tile=(BMxBN), tensor_view<?x?xf32, strides=[?,1]>>
+    %nk:2 = get_index_space_shape %pa : partition_view<tile=(BMx64), padding_value = zero, tensor_view<?x?xf16, strides=[?,1]>> -> tile<i32>
+    %bx, %by, %bz = get_tile_block_id : tile<i32>
+    TILES
+    %acc0 = constant <f32: 0.000000e+00> : tile<BMxBNxf32>
+    %acc = for %i in (%zero to %nk#1, step %one) : tile<i32> iter_values(%x = %acc0) -> (tile<BMxBNxf32>) {
+      %ta, %t1 = load_view_tko weak %pa[%tm, %i] token = %tok : partition_view<tile=(BMx64), padding_value = zero, tensor_view<?x?xf16, strides=[?,1]>>, tile<i32> -> tile<BMx64xf16>, token
+      %tb, %t2 = load_view_tko weak %pb[%i, %tn] token = %tok : partition_view<tile=(64xBN), padding_value = zero, tensor_view<?x?xf16, strides=[?,1]>>, tile<i32> -> tile<64xBNxf16>, token
+      %y = mmaf %ta, %tb, %x : tile<BMx64xf16>, tile<64xBNxf16>, tile<BMxBNxf32>
+      continue %y : tile<BMxBNxf32>
+    }
+    %t4 = store_view_tko weak %acc, %pc[%tm, %tn] token = %tok : tile<BMxBNxf32>, partition_view<tile=(BMxBN), tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> token
+    END
+    return
+  }
+}
+"""
+ONE_TILE = "%tm = addi %bx, %zero : tile<i32>\n    %tn = addi %by, %zero : tile<i32>"
+# persistent: the grid's x blocks walk the tiles of a grid of `%tiles_m` rows of one column
+LOOP = """%nbx, %nby, %nbz = get_num_tile_blocks : tile<i32>
+    %mt:2 = get_index_space_shape %pc : partition_view<tile=(BMxBN), tensor_view<?x?xf32, strides=[?,1]>> -> tile<i32>
+    for %tm in (%bx to %mt#0, step %nbx) : tile<i32> {
+    %tn = addi %by, %zero : tile<i32>"""
+
+
+def kernel(bm=128, bn=128, ctas=2, persistent=False):
+    text = MATMUL.replace("TILES", LOOP if persistent else ONE_TILE).replace("END", "}" if persistent else "")
+    return text.replace("BM", str(bm)).replace("BN", str(bn)).replace("CTAS", str(ctas))
+
+
+def inputs(m, n, k, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.integers(-3, 4, (m, k)).astype(np.float16), rng.integers(-3, 4, (k, n)).astype(np.float16)
+
+
+def module(text):
+    ops = parse_and_verify(text, "k.mlir", DiagnosticEngine())
+    assert ops is not None
+    return ops
+
+
+def pipelines(ptx):
+    """{full barrier symbol offset: (full count, empty count)} of the mbarrier inits, in order."""
+    inits = re.findall(r"mbarrier\.init\.shared\.b64 \t\[\w+\+(\d+)\+0\], (\d+);", ptx)
+    return [(int(inits[i][1]), int(inits[i + 1][1])) for i in range(0, len(inits), 2)]
+
+
+def test_the_shared_operand_is_multicast_in_slices(tmp_path):
+    """128x128 on 2 CTAs cuts M: B's 64x128 slot (two 128-byte panels) is the
+    same in both CTAs, so each copies 32 of its 64 rows, both panels, into both."""
+    ptx = compile_text(kernel(), arch="sm_90a")
+    copies = re.findall(r"cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.mbarrier::complete_tx::bytes"
+                        r"(\.multicast::cluster)? \t\[(%r\d+)\], \[%rd\d+, \{(%r\d+), (%r\d+)\}\], \[%r\d+\](, 3)?;", ptx)
+    assert len(copies) == 3 and [bool(c[0]) for c in copies] == [False, True, True]
+    assert all(c[4] == ", 3" for c in copies[1:])            # into CTAs 0 and 1
+    # the slice: this CTA's rows start 32 rows (4096 bytes) x rank into the slot and the box
+    rank = re.search(r"mov\.u32 \t(%r\d+), %cluster_ctarank;", ptx).group(1)
+    at = re.search(rf"mad\.lo\.u32 \t(%r\d+), {rank}, 4096, %r\d+;", ptx)
+    row = re.search(rf"mad\.lo\.u32 \t(%r\d+), {rank}, 32, %r\d+;", ptx)
+    assert at and row and copies[1][1] == at.group(1) and copies[1][3] == row.group(1)
+    # B's map copies 64 columns by 32 rows; A's, 64 by 64
+    boxes = re.findall(r"box_dim\.shared::cta\.b1024\.b32 \t\[%r\d+\], (\d), (\d+);", ptx)
+    assert [int(n) for d, n in boxes][:4] == [64, 64, 64, 32]
+    # each CTA still expects the whole slot: 64 x 128 x 2 bytes
+    assert re.search(r"expect_tx\.shared::cta\.b64 \t_, \[%r\d+\], 16384;", ptx)
+    # A's slots are released by this CTA's 4 consumer warps, B's by both CTAs' 8
+    assert pipelines(ptx) == [(1, 4), (1, 8)]
+    assert ptx.count("mapa.shared::cluster.u32") == 4                 # 2 releases x 2 CTAs
+    assert re.search(r"mbarrier\.arrive\.release\.cluster\.shared::cluster\.b64 \t_, \[%r\d+\];", ptx)
+    # the CTAs meet after the inits and before the exit
+    assert re.search(r"fence\.mbarrier_init\.release\.cluster;\n\tbarrier\.cluster\.arrive\.release;\n"
+                     r"\tbarrier\.cluster\.wait\.acquire;", ptx)
+    assert re.search(r"\$L_exit_\d+:\n\tbarrier\.cluster\.arrive\.release;\n\tbarrier\.cluster\.wait\.acquire;", ptx)
+    assert " 0 bytes spill stores" in ptxas_stderr(ptx, tmp_path)
+
+
+def test_an_n_cut_multicasts_a(tmp_path):
+    """64x256 on 2 CTAs cannot cut M below 64: it cuts N, and A's 64x64 slot (one
+    panel) is the shared one."""
+    ptx = compile_text(kernel(64, 256), arch="sm_90a")
+    assert pipelines(ptx) == [(1, 8), (1, 4)]
+    assert len(re.findall(r"\.multicast::cluster", ptx)) == 1
+    assert ptxas_stderr(ptx, tmp_path)
+
+
+def test_four_ctas_copy_a_quarter_each(tmp_path):
+    ptx = compile_text(kernel(256, 128, ctas=4), arch="sm_90a")
+    rank = re.search(r"mov\.u32 \t(%r\d+), %cluster_ctarank;", ptx).group(1)
+    assert re.search(rf"mad\.lo\.u32 \t%r\d+, {rank}, 16, %r\d+;", ptx)       # 64 rows / 4
+    assert re.findall(r"\.multicast::cluster \t.*, 15;", ptx)
+    assert ptx.count("mapa.shared::cluster.u32") == 8
+    assert ptxas_stderr(ptx, tmp_path)
+
+
+def test_a_persistent_kernel_meets_before_it_initializes_again(tmp_path):
+    """Pipelines created per tile: the other CTAs' last remote releases of one
+    tile must land before the barriers are initialized for the next."""
+    ptx = compile_text(kernel(persistent=True), arch="sm_90a")
+    assert ".multicast::cluster" in ptx
+    inits = re.search(r"mbarrier\.init\.shared\.b64 \t\[[^\]]+\], 8;", ptx).start()   # B's `empty`
+    assert ptx.rfind("barrier.cluster.wait.acquire", 0, inits) > ptx.rfind("$L_for_head", 0, inits) > 0
+    assert ptxas_stderr(ptx, tmp_path)
+
+
+def test_without_a_cluster_nothing_changes():
+    ptx = compile_text(kernel(ctas=1), arch="sm_90a")
+    assert "multicast" not in ptx and "barrier.cluster" not in ptx and "mapa" not in ptx
+
+
+def simulate(ptx, m, n, k, grid, **kw):
+    a, b = inputs(m, n, k)
+    c = np.zeros((m, n), np.float32)
+    ptxsim.run_ptx(ptx, "mm", grid, [a, b, c, m, n, k], **kw)
+    return c
+
+
+def want(m, n, k):
+    a, b = inputs(m, n, k)
+    return a.astype(np.float32) @ b.astype(np.float32)
+
+
+CASES = {   # name: (kernel arguments, m, n, k, grid)
+    "m_cut": (dict(), 256, 256, 384, (2, 2, 1)),
+    "n_cut": (dict(bm=64, bn=256), 128, 512, 320, (2, 2, 1)),
+    "four": (dict(bm=256, bn=128, ctas=4), 256, 128, 256, (1, 1, 1)),
+    "persistent": (dict(persistent=True), 384, 128, 256, (2, 1, 1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_simulated_clusters_match_the_interpreter(name):
+    kw, m, n, k, grid = CASES[name]
+    text = kernel(**kw)
+    a, b = inputs(m, n, k)
+    c = np.zeros((m, n), np.float32)
+    launch(module(text), grid=grid, args=[a, b, c, m, n, k])
+    np.testing.assert_array_equal(c, want(m, n, k))
+    ptx = compile_text(text, arch="sm_90a")
+    for order in ("forward", "reverse"):
+        np.testing.assert_array_equal(simulate(ptx, m, n, k, grid, thread_order=order), c)
+    np.testing.assert_array_equal(simulate(ptx, m, n, k, grid, copy_timing="eager"), c)
+
+
+def test_a_release_to_this_cta_alone_is_caught():
+    """Mutation: a consumer that releases a multicast slot in its own CTA only
+    (and an `empty` barrier that counts its own warps) lets the other CTA's
+    producer overwrite the slot while this CTA's wgmma still reads it."""
+    kw, m, n, k, grid = CASES["m_cut"]
+    ptx = compile_text(kernel(**kw), arch="sm_90a")
+    bad = re.sub(r"(mbarrier\.init\.shared\.b64 \t\[[^\]]+\], )8;", r"\g<1>4;", ptx)
+    bad = re.sub(r"\tmapa\.shared::cluster\.u32 \t(%r\d+), %r\d+, 1;\n\t@%p\d+ mbarrier\.arrive\.release\.cluster"
+                 r"\.shared::cluster\.b64 \t_, \[\1\];\n", "", bad)
+    assert bad.count("mapa.shared::cluster.u32") == ptx.count("mapa.shared::cluster.u32") // 2
+    with pytest.raises(Exception):
+        got = simulate(bad, m, n, k, grid, copy_timing="eager")
+        np.testing.assert_array_equal(got, want(m, n, k))
