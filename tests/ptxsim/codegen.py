@@ -19,6 +19,7 @@ BAR, BAR_ARRIVE, BAR_RED, MBWAIT, MMA, LDMATRIX, SHFL = ("bar", "bar.arrive", "b
 STMATRIX = "stmatrix"
 WSYNC, ELECT, TMCP = "bar.warp.sync", "elect.sync", "tensormap.cp_fenceproxy"   # warp-collective too
 SETMAXNREG = "setmaxnreg"      # takes registers from, or gives them to, the CTA's pool (may block)
+CB_ARRIVE, CB_WAIT = "barrier.cluster.arrive", "barrier.cluster.wait"   # cluster-wide, across CTAs
 from .wgmma import FP8_TYPES, WG_COMMIT, WG_WAIT, WGMMA  # noqa: E402  (warpgroup-collective wait kinds)
 
 
@@ -67,7 +68,15 @@ class KernelCodegen:
                  and ins.mods[:1] == ["mma_async"] and len(ins.operands) == 7 and isinstance(ins.operands[1], Vec)
                  for x in ins.operands[1].items if isinstance(x, Reg)}
         self.wg_aregs = [aregs[s] for s in sorted(aregs)]
-        self.race_checkable = not self.uses_mbarrier and not any(
+        # thread-block clusters: the size .reqnctapercluster fixes (1 without one)
+        cl = entry.cluster or (1, 1, 1)
+        self.cl_size = cl[0] * cl[1] * cl[2]
+        self.uses_cbar = any(isinstance(x, Instr) and x.op == "barrier" and x.mods[:1] == ["cluster"]
+                             for x in entry.body)
+        # another CTA's shared memory is reached (mapa, .shared::cluster accesses): not race-checked
+        self.uses_dsmem = any(isinstance(x, Instr) and (x.op in ("mapa", "getctarank") or (
+            x.op in ("ld", "st") and "shared::cluster" in x.mods)) for x in entry.body)
+        self.race_checkable = not self.uses_mbarrier and not self.uses_dsmem and not any(
             isinstance(x, Instr) and x.op == "tensormap" for x in entry.body) and all(
             x.mods in (["sync"], ["sync", "aligned"]) and len(x.operands) == 1
             for x in entry.body if isinstance(x, Instr) and x.op in ("bar", "barrier"))
@@ -413,6 +422,8 @@ class KernelCodegen:
         return ("imm", mem.off, 0)
 
     def _i_bar(self, ins, written, k, nblocks):
+        if ins.op == "barrier" and ins.mods[:1] == ["cluster"]:
+            return self._gen_barrier_cluster(ins, k, nblocks)
         if ins.mods == ["warp", "sync"]:        # bar.warp.sync membermask: the lanes of membermask meet
             self._nops(ins, 1)
             w, term = self._wait(ins, WSYNC, k, nblocks)
@@ -439,7 +450,28 @@ class KernelCodegen:
 
     _i_barrier = _i_bar
 
+    def _gen_barrier_cluster(self, ins, k, nblocks):
+        """barrier.cluster.arrive{.release,.relaxed}{.aligned} and barrier.cluster.wait{.acquire}{.aligned}:
+        the runner counts each thread's arrival once per phase (runtime.Kernel._cb_arrive)."""
+        mods = ins.mods[1:-1] if ins.mods[-1] == "aligned" else ins.mods[1:]
+        if mods not in (["arrive"], ["arrive", "release"], ["arrive", "relaxed"], ["wait"], ["wait", "acquire"]):
+            self._fail("barrier.cluster form (.arrive{.release,.relaxed}{.aligned} or .wait{.acquire}{.aligned})")
+        self._nops(ins, 0)
+        w, term = self._wait(ins, CB_ARRIVE if mods[0] == "arrive" else CB_WAIT, k, nblocks)
+        w.args["release"] = mods != ["arrive", "relaxed"]
+        return term
+
+    _CLUSTER_RELEASES = (["mbarrier_init", "release", "cluster"], ["sc", "cluster"], ["acq_rel", "cluster"],
+                         ["release", "cluster"], ["sc", "gpu"], ["acq_rel", "gpu"], ["release", "gpu"],
+                         ["sc", "sys"], ["acq_rel", "sys"], ["release", "sys"], ["gl"], ["sys"])
+
     def _i_fence(self, ins, written, k, nblocks):
+        if ins.mods[:1] == ["mbarrier_init"] and ins.mods != ["mbarrier_init", "release", "cluster"]:
+            self._fail("fence.mbarrier_init form (only .release.cluster)")
+        if self.cl_size > 1 and self.uses_mbarrier and ins.mods in self._CLUSTER_RELEASES:
+            # a release at cluster scope (or wider) makes the CTA's mbarrier.init visible to the cluster
+            self._guarded(ins, [f"_cl_release({self._lid})"])
+            return
         if ins.mods[:2] == ["proxy", "tensormap::generic"]:
             sem = [m for m in ins.mods[2:] if m in ("release", "acquire")]
             scope = [m for m in ins.mods[2:] if m in ("cta", "cluster", "gpu", "sys")]
@@ -492,6 +524,8 @@ class KernelCodegen:
             parts = [f"({self.rd(x, et)} << {i * w})" if i else self.rd(x, et) for i, x in enumerate(a.items)]
             self._guarded(ins, self.wr(d, T(f"b{t.width}"), " | ".join(parts), written))
             return
+        if isinstance(a, Special) and (a.name == "%is_explicit_cluster") != (t.kind == "p"):
+            self._fail("%is_explicit_cluster is read by mov.pred, other special registers by mov.u32")
         if t.kind == "p":
             self._guarded(ins, self.wr(d, t, self.rd(a, t), written))
             return
@@ -1085,8 +1119,13 @@ class KernelCodegen:
         self._guarded(ins, lines)
 
     # memory
+    _SPACES = {"global": "global", "shared": "shared", "shared::cta": "shared", "shared::cluster": "cluster",
+               "param": "param", "local": "local", "const": "const", "generic": "generic"}
+
     def _space(self, ins):
-        spaces = [m for m in ins.mods if m in ("global", "shared", "param", "local", "const", "generic")]
+        """The state space of a memory instruction: .shared::cta is .shared; .shared::cluster is
+        "cluster" (a shared::cluster address, maybe another CTA's: runtime.Kernel._cl_resolve)."""
+        spaces = [self._SPACES[m] for m in ins.mods if m in self._SPACES]
         if len(spaces) > 1:
             self._fail("two state spaces")
         if spaces and spaces[0] == "const":
@@ -1149,13 +1188,13 @@ class KernelCodegen:
                 checks += [f"not GV{size}[_x + {j}]" for j in range(size, total, size)]
             lines.append(f"if {' or '.join(checks)}: _fault({lid}, 'global', _x + {GLOBAL_BASE}, {total})")
             return lines, f"_x >> {_SHIFT[size]}", "G"
-        if space in ("generic", "local"):
+        if space in ("generic", "local", "cluster"):
             expr = str(const) if base is None else (f"{base} + {o.off}" if o.off else base)
             lines.append(f"_x = {expr}")
             if space == "local":
                 self._used.add(self.regs["%%local"])
                 return lines, None, "L"
-            return lines, None, None
+            return lines, None, "C" if space == "cluster" else None
         self._fail(f"{space} address")
 
     def _ld_view(self, t, dreg):
@@ -1171,7 +1210,8 @@ class KernelCodegen:
 
     def _i_ld(self, ins, written, k, nblocks):
         allowed = {"global", "shared", "param", "local", "const", "nc", "ca", "cg", "cs", "lu", "cv", "volatile",
-                   "relaxed", "acquire", "weak", "cta", "gpu", "sys", "v2", "v4", "L1::evict_last",
+                   "relaxed", "acquire", "weak", "cta", "cluster", "gpu", "sys", "v2", "v4", "L1::evict_last",
+                   "shared::cta", "shared::cluster",
                    "L1::no_allocate", "L2::128B", "L2::64B", "L2::256B"}
         self._mods(ins, allowed)
         (t,) = self._types(ins)
@@ -1189,6 +1229,9 @@ class KernelCodegen:
             fmt, vt = self._ld_view(t, dr)
             if view == "L":
                 val = f"_ld_local({self._lid}, {self.regs['%%local'].var}, '{fmt}', _x + {j * t.bytes})"
+            elif view == "C":       # the first element checks the whole vector's alignment
+                val = (f"_ld_cluster({self._lid}, '{fmt}', _x + {j * t.bytes}, "
+                       f"{t.bytes * len(dests) if j == 0 else t.bytes})")
             elif view is None:
                 val = f"_ld_generic({self._lid}, '{fmt}', _x + {j * t.bytes})"
             else:
@@ -1234,7 +1277,8 @@ class KernelCodegen:
 
     def _i_st(self, ins, written, k, nblocks):
         allowed = {"global", "shared", "local", "param", "wb", "cg", "cs", "wt", "volatile", "relaxed", "release",
-                   "weak", "cta", "gpu", "sys", "v2", "v4", "L1::evict_last", "L1::no_allocate"}
+                   "weak", "cta", "cluster", "gpu", "sys", "v2", "v4", "L1::evict_last", "L1::no_allocate",
+                   "shared::cta", "shared::cluster"}
         self._mods(ins, allowed)
         (t,) = self._types(ins)
         self._nops(ins, 2)
@@ -1258,6 +1302,11 @@ class KernelCodegen:
                 fmt, val = _FMT[(t.bytes, False)], self.rd(sr, T(f"b{t.width}"), signed=False)
             if view == "L":
                 lines.append(f"_st_local({self._lid}, {self.regs['%%local'].var}, '{fmt}', _x + {j * t.bytes}, {val})")
+            elif view == "C":
+                ep = self.regs["%%epkey"]
+                self._used.add(ep)
+                lines.append(f"_st_cluster({self._lid}, '{fmt}', _x + {j * t.bytes}, {val}, "
+                             f"{t.bytes * len(srcs) if j == 0 else t.bytes}, {ep.var} & 4095)")
             elif view is None:
                 tid = ""
                 if self.tracks_proxy:
@@ -1317,6 +1366,8 @@ class KernelCodegen:
         mods = [m for m in ins.mods if m not in ("shared", "b64", "release", "acquire", "relaxed", "cta", "cluster",
                                                    "shared::cta", "shared::cluster")]
         what = mods[0] if mods else None
+        if "shared::cluster" in ins.mods:
+            return self._mbarrier_cluster(ins, what, mods, written)
         if what in ("init", "expect_tx") and len(mods) == 1:
             # init [addr], count / expect_tx [addr], bytes: the barrier and one u32
             self._nops(ins, 2)
@@ -1351,6 +1402,54 @@ class KernelCodegen:
             written.add(dst)
             return term
         self._fail(None)
+
+    def _mbarrier_cluster(self, ins, what, mods, written):
+        """mbarrier.arrive{.expect_tx}...shared::cluster.b64 _, [addr]{, count | tx} and
+        mbarrier.expect_tx...shared::cluster.b64 [addr], tx: on the mbarrier at a shared::cluster
+        address, maybe in another CTA of the cluster (no state comes back: the destination is `_`)."""
+        if what == "expect_tx" and len(mods) == 1:
+            self._nops(ins, 2)
+            self._guarded(ins, [f"_mb_expect_tx_cl({self._lid}, {self._raw_addr(ins.operands[0])}, "
+                                f"{self.rd(ins.operands[1], T('u32'))})"])
+            return
+        if what != "arrive" or mods[1:] not in ([], ["expect_tx"]):
+            self._fail("mbarrier form on .shared::cluster (only .arrive{.expect_tx} and .expect_tx)")
+        tx = mods[1:] == ["expect_tx"]
+        self._nops(ins, *((3,) if tx else (2, 3)))
+        sink = ins.operands[0]
+        if not (isinstance(sink, Sym) and sink.name == "_" and not sink.off):
+            self._fail("mbarrier.arrive on .shared::cluster returns no state: its destination must be _")
+        third = self.rd(ins.operands[2], T("u32")) if len(ins.operands) == 3 else None
+        addr = self._raw_addr(ins.operands[1])
+        call = (f"_mb_arrive_cl({self._lid}, {addr}, 1, {third})" if tx
+                else f"_mb_arrive_cl({self._lid}, {addr}, {third or '1'}, 0)")
+        self._guarded(ins, [call])
+
+    def _i_mapa(self, ins, written, k, nblocks):
+        """mapa{.shared::cluster}.{u32,u64} d, a, rank: the shared::cluster (or generic) address of
+        the byte at a (a shared address, symbol or symbol + offset) in the CTA of that rank."""
+        if ins.mods not in (["shared::cluster", "u32"], ["shared::cluster", "u64"], ["u64"]):
+            self._fail("mapa form (.shared::cluster.{u32,u64} or .u64)")
+        self._nops(ins, 3)
+        d, a, r = ins.operands
+        t = T(ins.mods[-1])
+        if isinstance(a, Reg) and (a.kind != "i" or a.width != t.width) or isinstance(a, Imm):
+            self._fail(f"mapa source must be a .{t.name} register or a shared variable")
+        if isinstance(r, Reg) and (r.kind != "i" or r.width != 32):
+            self._fail("mapa rank must be a 32-bit register or an integer")
+        self._guarded(ins, self.wr(d, t, f"_mapa({self._lid}, {self.rd(a, t)}, {self.rd(r, T('u32'))})",
+                                   written))
+
+    def _i_getctarank(self, ins, written, k, nblocks):
+        """getctarank{.shared::cluster}.{u32,u64} d, a: the rank of the CTA whose shared memory holds a."""
+        if ins.mods not in (["shared::cluster", "u32"], ["shared::cluster", "u64"], ["u64"]):
+            self._fail("getctarank form (.shared::cluster.{u32,u64} or .u64)")
+        self._nops(ins, 2)
+        d, a = ins.operands
+        t = T(ins.mods[-1])
+        if isinstance(a, Reg) and (a.kind != "i" or a.width != t.width) or isinstance(a, Imm):
+            self._fail(f"getctarank source must be a .{t.name} register or a shared variable")
+        self._guarded(ins, self.wr(d, T("u32"), f"_getctarank({self._lid}, {self.rd(a, t)})", written))
 
     def _i_call(self, ins, written, k, nblocks):
         self._mods(ins, {"uni"})
@@ -1445,7 +1544,8 @@ class KernelCodegen:
 
     def _cp_bulk_tensor(self, ins):
         """cp.async.bulk.tensor.Nd.shared::cluster.global[.tile].mbarrier::complete_tx::bytes
-        [dst], [tensor map, {c0, ..}], [mbar] (a TMA load) and
+        [dst], [tensor map, {c0, ..}], [mbar] (a TMA load; with .multicast::cluster and a 16-bit
+        ctaMask operand, into every CTA of the cluster whose rank bit is set) and
         cp.async.bulk.tensor.Nd.global.shared::cta[.tile].bulk_group [tensor map, {c0, ..}], [src]
         (a TMA store, completing through the thread's bulk async-groups); tma.py."""
         mods = ins.mods[3:]
@@ -1453,18 +1553,29 @@ class KernelCodegen:
         if m and mods[1:2] == ["global"]:
             return self._cp_bulk_tensor_store(ins, int(m.group(1)))
         rest = [x for x in mods[1:] if x != "tile"]
+        multicast = rest[3:] == ["multicast::cluster"]
+        if multicast:
+            rest = rest[:3]
         if not m or len(rest) != 3 or rest[0] not in ("shared::cluster", "shared::cta") or rest[1] != "global" or \
-                rest[2] != "mbarrier::complete_tx::bytes" or mods[1:].count("tile") > 1:
+                rest[2] != "mbarrier::complete_tx::bytes" or mods[1:].count("tile") > 1 or \
+                multicast and rest[0] != "shared::cluster":
             self._fail("cp.async.bulk.tensor form (only .Nd.shared::cluster.global[.tile]"
-                       ".mbarrier::complete_tx::bytes: a load without multicast or cache hint)")
-        self._nops(ins, 3)
-        dst, tref, mbar = ins.operands
+                       ".mbarrier::complete_tx::bytes[.multicast::cluster]: a load without cache hint)")
+        self._nops(ins, 4 if multicast else 3)
+        dst, tref, mbar = ins.operands[:3]
+        mask = ""
+        if multicast:
+            cm = ins.operands[3]
+            if not (isinstance(cm, Reg) and cm.kind == "i" and cm.width == 16 or isinstance(cm, Imm) and
+                    cm.ival is not None):
+                self._fail("cp.async.bulk.tensor ctaMask must be a 16-bit register or an integer")
+            mask = f", {self.rd(cm, T('u16'))}"
         n = int(m.group(1))
         if not isinstance(dst, Addr) or not isinstance(mbar, Addr) or not isinstance(tref, TensorRef):
             self._fail("cp.async.bulk.tensor operands ([dst], [tensor map, {coordinates}], [mbar])")
         coords = self._tma_coords(tref, n)
         self._guarded(ins, [f"_tma_load({self._lid}, {self._raw_addr(dst)}, {self._raw_addr(tref.base)}, "
-                            f"({coords}), {self._raw_addr(mbar)})"])
+                            f"({coords}), {self._raw_addr(mbar)}{mask})"])
 
     def _tma_coords(self, tref, n):
         """Python tuple body of the coordinates of `tref` (n of them, .b32 registers or integers)."""

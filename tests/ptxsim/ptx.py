@@ -119,7 +119,15 @@ SPECIAL_PER_THREAD = ("%tid.x", "%tid.y", "%tid.z", "%laneid", "%warpid")
 SPECIAL_PER_CTA = {"%ctaid.x": "CTAID_X", "%ctaid.y": "CTAID_Y", "%ctaid.z": "CTAID_Z",
                    "%nctaid.x": "NCTAID_X", "%nctaid.y": "NCTAID_Y", "%nctaid.z": "NCTAID_Z",
                    "%ntid.x": "NTID_X", "%ntid.y": "NTID_Y", "%ntid.z": "NTID_Z", "%nwarpid": "NWARPID",
-                   "%smid": "SMID", "%nsmid": "NSMID"}
+                   "%smid": "SMID", "%nsmid": "NSMID",
+                   # thread-block clusters (a kernel without .reqnctapercluster: clusters of one CTA)
+                   "%cluster_ctarank": "CL_RANK", "%cluster_nctarank": "CL_NRANK",
+                   "%clusterid.x": "CLID_X", "%clusterid.y": "CLID_Y", "%clusterid.z": "CLID_Z",
+                   "%nclusterid.x": "NCLID_X", "%nclusterid.y": "NCLID_Y", "%nclusterid.z": "NCLID_Z",
+                   "%cluster_ctaid.x": "CL_CTAID_X", "%cluster_ctaid.y": "CL_CTAID_Y",
+                   "%cluster_ctaid.z": "CL_CTAID_Z", "%cluster_nctaid.x": "CL_NCTAID_X",
+                   "%cluster_nctaid.y": "CL_NCTAID_Y", "%cluster_nctaid.z": "CL_NCTAID_Z",
+                   "%is_explicit_cluster": "CL_EXPLICIT"}
 
 
 class Instr:

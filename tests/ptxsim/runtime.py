@@ -12,7 +12,8 @@ import numpy as np
 
 from .base import (
     DataRace, Deadlock, GLOBAL_BASE, GLOBAL_GAP, LOCAL_BASE, LOCAL_GENERIC_BASE, LOCAL_STRIDE,
-    MAX_BLOCK_STEPS, MemoryFault, PTXRuntimeError, PTXSimError, SHARED_BASE, SHARED_FILL)
+    MAX_BLOCK_STEPS, MAX_CLUSTER_CTAS, MemoryFault, PTXRuntimeError, PTXSimError, SHARED_BASE,
+    SHARED_CLUSTER_BASE, SHARED_CLUSTER_STRIDE, SHARED_FILL)
 from .numerics import (
     BF16FMT, E4M3FMT, E5M2FMT, F16FMT, F32FMT, F64FMT, INF, NAN, TF32FMT, _BF16F, _E4M3F, _E4M3_H, _E5M2F,
     _E5M2_H, _F16F, _MD, _MF, _MI, _MQ, _bf16_rn_f32, _clamp, _cos, _d2u, _dirround, _ex2, _f16_rn, _f2i,
@@ -21,7 +22,7 @@ from .numerics import (
     round_exact)
 from .ptx import SPECIAL_PER_CTA, T
 from .codegen import (
-    BAR, BAR_ARRIVE, BAR_RED, ELECT, SETMAXNREG, KernelCodegen, LDMATRIX, MBWAIT, MMA, SHFL, STMATRIX, TMCP, WSYNC, _FMT,
+    BAR, BAR_ARRIVE, BAR_RED, CB_ARRIVE, CB_WAIT, ELECT, SETMAXNREG, KernelCodegen, LDMATRIX, MBWAIT, MMA, SHFL, STMATRIX, TMCP, WSYNC, _FMT,
     _SHIFT)
 from .tma import TmaRuntime
 from .wgmma import WG_COMMIT, WG_WAIT, WGMMA, WgmmaRuntime
@@ -29,7 +30,10 @@ from .wgmma import WG_COMMIT, WG_WAIT, WGMMA, WgmmaRuntime
 WG_KINDS = (WGMMA, WG_COMMIT, WG_WAIT)
 
 
-NSMID = 4     # %nsmid; %smid is the linear CTA id modulo it (CTAs run one after another)
+NSMID = 4     # %nsmid; %smid is the linear CTA id modulo it (CTAs run one after another; the CTAs
+              # of a cluster, which run together, on distinct SMs: %nsmid is at least their number)
+CB_KINDS = (CB_ARRIVE, CB_WAIT)
+CB_EXITED = -2    # CTA.cb_arrived of an exited thread
 
 
 class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
@@ -59,9 +63,12 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
               "_tma_load": self._tma_load, "_tma_store": self._tma_store, "_bs_commit": self._bs_commit,
               "_bs_wait": self._bs_wait, "_bs_clobber": self._bs_clobber, "PXW": None, "PXF": [],
               "PXC": [0],
-              "BSP": []}
+              "BSP": [], "_ld_cluster": self._ld_cluster, "_st_cluster": self._st_cluster, "_mapa": self._mapa,
+              "_getctarank": self._getctarank, "_mb_arrive_cl": self._mb_arrive_cl,
+              "_mb_expect_tx_cl": self._mb_expect_tx_cl, "_cl_release": self._cl_release}
         for k in SPECIAL_PER_CTA.values():
             ns[k] = 0
+        ns["CL_EXPLICIT"] = False
         return ns
 
     # ---- runtime helpers (called from generated code) -----------------------------------------------
@@ -101,6 +108,8 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
         tracking)."""
         size = struct.calcsize(fmt)
         space, views, off = self._resolve_generic(lid, addr, size)
+        if space == "cluster":
+            return self._st_cluster(lid, fmt, addr, val, size, tid)
         if space == "shared" and self.uses_mbarrier and (addr & -8) in self.ns["MBW"]:
             self._mb_clobber(lid, addr)
         if space == "shared" and tid is not None:
@@ -120,8 +129,158 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
             return "shared", self.sviews, addr
         off = addr - GLOBAL_BASE
         if off < 0 or off >= len(self.ns["GV1"]) or not self.ns[f"GV{size}"][off]:
+            if SHARED_CLUSTER_BASE <= addr < SHARED_CLUSTER_BASE + self.cl_size * SHARED_CLUSTER_STRIDE:
+                cta, a = self._cl_resolve(lid, addr, size, "generic access")     # mapa.u64's results
+                return "cluster", cta.sviews, a
             self._fault(lid, "global", addr, size)
         return "global", self.gviews, off
+
+    # ---- thread-block clusters: another CTA's shared memory ----------------------------------------
+    def _enter(self, cta):
+        """Make `cta` the current CTA: the helpers' self.cta / self.sviews and the namespace entries
+        the generated code reads (its shared memory views, CTA ids, mbarrier set, proxy tracking)."""
+        self.cta, self.sviews, self.rc = cta, cta.sviews, cta.rc
+        self.ns.update(cta.nsd)
+
+    def _on_peer(self, lid, cta, what, fn, *args):
+        """fn(*args) with `cta` (another CTA of the cluster) current; errors name both CTAs."""
+        me = self.cta
+        self._enter(cta)
+        try:
+            return fn(*args)
+        except PTXRuntimeError as e:
+            raise type(e)(f"{e} [{what} by CTA {me.ctaid} (rank {me.rank}) on CTA {cta.ctaid} (rank "
+                          f"{cta.rank}) of its cluster]") from None
+        finally:
+            self._enter(me)
+
+    def _cl_split(self, addr):
+        """(rank, shared offset) of shared::cluster address `addr` (the CTA's own shared::cta
+        addresses are its rank's), or None."""
+        if addr is None:
+            return None
+        if SHARED_BASE <= addr < SHARED_BASE + self.launch_shared:
+            return self.cta.rank, addr - SHARED_BASE
+        if SHARED_CLUSTER_BASE <= addr < SHARED_CLUSTER_BASE + self.cl_size * SHARED_CLUSTER_STRIDE:
+            r, off = divmod(addr - SHARED_CLUSTER_BASE, SHARED_CLUSTER_STRIDE)
+            if off < self.launch_shared:
+                return r, off
+        return None
+
+    def _cl_bad(self, lid, addr, what):
+        if addr is None:
+            return PTXRuntimeError(f"{what} of an address from an uninitialized register, {self._where(lid)}")
+        if SHARED_CLUSTER_BASE <= addr < SHARED_CLUSTER_BASE + MAX_CLUSTER_CTAS * SHARED_CLUSTER_STRIDE:
+            r, off = divmod(addr - SHARED_CLUSTER_BASE, SHARED_CLUSTER_STRIDE)
+            why = (f"rank {r}, but the cluster has {self.cl_size} CTAs" if r >= self.cl_size else
+                   f"offset {off} of rank {r}, outside the CTA's {self.launch_shared} shared bytes")
+        else:
+            why = (f"neither a shared address of this CTA ({self.launch_shared} bytes from {SHARED_BASE:#x}) nor a "
+                   f"shared::cluster one from mapa")
+        return MemoryFault(f"{what} of {addr:#x}: {why}, in CTA {self.cta.ctaid}, {self._where(lid)}")
+
+    def _cl_resolve(self, lid, addr, size, what):
+        """(CTA, its shared::cta address) of an access of `size` bytes at shared::cluster address
+        `addr`: in bounds, aligned, and in a CTA whose threads have not all exited."""
+        ro = self._cl_split(addr)
+        if ro is None:
+            raise self._cl_bad(lid, addr, what)
+        r, off = ro
+        if off % size or off + size > self.launch_shared:
+            raise MemoryFault(f"{what} of {size} bytes at {addr:#x} (offset {off} of rank {r}): misaligned or past "
+                              f"the CTA's {self.launch_shared} shared bytes, in CTA {self.cta.ctaid}, "
+                              f"{self._where(lid)}")
+        cta = self.cta.cluster.ctas[r]
+        if cta.done:
+            me = self.cta
+            raise PTXRuntimeError(f"{what} by CTA {me.ctaid} (rank {me.rank}) reaches shared offset {off} of CTA "
+                                  f"{cta.ctaid} (rank {cta.rank}), whose threads have all exited: its shared "
+                                  f"memory is gone (a CTA must not exit while others of its cluster may still "
+                                  f"access it; barrier.cluster before exit), {self._where(lid)}")
+        return cta, SHARED_BASE + off
+
+    def _ld_cluster(self, lid, fmt, addr, align):
+        """ld.shared::cluster: `align` is the whole (vector) access's size."""
+        cta, a = self._cl_resolve(lid, addr, align, "ld.shared::cluster")
+        return cta.sviews[fmt][a // struct.calcsize(fmt)]
+
+    def _st_cluster(self, lid, fmt, addr, val, align, tid):
+        cta, a = self._cl_resolve(lid, addr, align, "st.shared::cluster")
+        size = struct.calcsize(fmt)
+        if cta is self.cta:
+            self._st_shared_checked(lid, fmt, a, val, size, tid)
+        else:
+            self._on_peer(lid, cta, "st.shared::cluster", self._st_shared_checked, lid, fmt, a, val, size, None)
+
+    def _st_shared_checked(self, lid, fmt, a, val, size, tid):
+        """A store to the current CTA's shared memory outside generated code: not onto a live mbarrier
+        or a TMA store's unread source; tracked for the async proxy when `tid` (the storing thread
+        of this CTA) is given. A peer CTA's store (tid None) is not tracked: a fence of its thread
+        cannot be told from one of this CTA's, so the async proxy is taken to see it."""
+        if self.uses_mbarrier and (a & -8) in self.ns["MBW"]:
+            self._mb_clobber(lid, a)
+        if self.tracks_proxy:
+            if tid is not None:
+                self._bs_generic_store(lid, tid, a, size)
+            else:
+                if self.cta.bs_unread:
+                    self._bs_clobber(lid, a, size)
+                self.ns["PXW"][a - SHARED_BASE:a - SHARED_BASE + size] = -1
+        self.sviews[fmt][a // size] = val
+
+    def _mapa(self, lid, a, rank):
+        """mapa: the shared::cluster address of shared address `a`'s byte in the CTA of `rank`. An
+        uninitialized `a` gives an uninitialized result (a mapa whose use a predicate skips)."""
+        if a is None:
+            return None
+        ro = self._cl_split(a)
+        if ro is None:
+            raise self._cl_bad(lid, a, "mapa")
+        if not 0 <= rank < self.cl_size:
+            raise MemoryFault(f"mapa to rank {rank}: the cluster has {self.cl_size} CTAs (ranks 0..{self.cl_size - 1}), "
+                              f"in CTA {self.cta.ctaid}, {self._where(lid)}")
+        return SHARED_CLUSTER_BASE + rank * SHARED_CLUSTER_STRIDE + ro[1]
+
+    def _getctarank(self, lid, a):
+        ro = self._cl_split(a)
+        if ro is None:
+            raise self._cl_bad(lid, a, "getctarank")
+        return ro[0]
+
+    def _mb_arrive_cl(self, lid, addr, count, tx):
+        """mbarrier.arrive{.expect_tx}.shared::cluster: on the mbarrier at a shared::cluster address."""
+        cta, a = self._cl_resolve(lid, addr, 8, "mbarrier.arrive")
+        if cta is self.cta:
+            self._mb_arrive(lid, a, count, tx)
+            return
+        self._mb_check_published(lid, cta, a, "mbarrier.arrive")
+        self._on_peer(lid, cta, "mbarrier.arrive", self._mb_arrive, lid, a, count, tx)
+
+    def _mb_expect_tx_cl(self, lid, addr, tx):
+        cta, a = self._cl_resolve(lid, addr, 8, "mbarrier.expect_tx")
+        if cta is self.cta:
+            self._mb_expect_tx(lid, a, tx)
+            return
+        self._mb_check_published(lid, cta, a, "mbarrier.expect_tx")
+        self._on_peer(lid, cta, "mbarrier.expect_tx", self._mb_expect_tx, lid, a, tx)
+
+    def _mb_check_published(self, lid, cta, a, what):
+        """Another CTA's mbarrier is used: its mbarrier.init must have been followed by a release at
+        cluster scope in its CTA (fence.mbarrier_init.release.cluster, barrier.cluster.arrive without
+        .relaxed, fence.acq_rel.cluster, ...): without one the cluster need not see the init."""
+        init = cta.mb_unpublished.get(a)
+        if init is not None:
+            me = self.cta
+            raise PTXRuntimeError(f"{what} by CTA {me.ctaid} (rank {me.rank}) on the mbarrier at shared offset "
+                                  f"{a - SHARED_BASE} of CTA {cta.ctaid} (rank {cta.rank}), whose mbarrier.init "
+                                  f"({self._where(init)}) no fence.mbarrier_init.release.cluster (or other release "
+                                  f"at cluster scope) of that CTA has followed: the cluster may not see the "
+                                  f"initialization, {self._where(lid)}")
+
+    def _cl_release(self, lid):
+        """A release at cluster scope: the CTA's mbarrier.init so far are visible to the cluster."""
+        if self.cta.mb_unpublished:
+            self.cta.mb_unpublished.clear()
 
     def _rc_ld(self, lid, x, size, ep):
         o = x - SHARED_BASE
@@ -336,6 +495,8 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
                                   f"land on the new barrier; wait for their phase first, {self._where(lid)}")
         cta.mbars[addr] = MBarrier(addr, count)
         self.ns["MBW"].add(addr)
+        if self.cl_size > 1:
+            cta.mb_unpublished[addr] = lid
 
     def _mb_get(self, lid, addr, what):
         mb = self.cta.mbars.get(addr)
@@ -498,11 +659,18 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
             raise PTXSimError(f"copy_timing {copy_timing!r}: late or eager")
         self.eager = copy_timing == "eager"
         grid = _dims(grid)
+        cl = self.entry.cluster or (1, 1, 1)
         if self.entry.blocks_are_clusters:
             if self.entry.cluster is None:
                 raise PTXSimError(".blocksareclusters without .reqnctapercluster")
             # the grid counts clusters: each of its blocks runs as a cluster of CTAs
-            grid = tuple(g * c for g, c in zip(grid, self.entry.cluster))
+            grid = tuple(g * c for g, c in zip(grid, cl))
+        elif any(g % c for g, c in zip(grid, cl)):
+            # the grid counts CTAs: the driver refuses one that is no whole number of clusters
+            raise PTXSimError(f"grid {grid} is not a whole number of clusters of {cl} CTAs (.reqnctapercluster "
+                              f"without .blocksareclusters: the grid counts CTAs)")
+        if self.cl_size > MAX_CLUSTER_CTAS:
+            raise PTXSimError(f"a cluster of {cl} CTAs: at most {MAX_CLUSTER_CTAS}")
         block = _dims(block if block is not None else (self.entry.reqntid or None), "block")
         if self.entry.reqntid is not None and tuple(block) != tuple(self.entry.reqntid):
             raise PTXSimError(f"block {block} differs from .reqntid {self.entry.reqntid}")
@@ -563,14 +731,16 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
         if self.extern_shared is not None:
             shared_total = self.shared_syms[self.extern_shared.name][0] + dyn
         self.launch_shared = shared_total
-        smem = bytearray(SHARED_BASE + shared_total + 64)
-        sv = _validity(len(smem), [(SHARED_BASE, shared_total)])
+        if self.cl_size > 1 and shared_total > SHARED_CLUSTER_STRIDE:
+            raise PTXSimError(f"{shared_total} shared bytes a CTA: a cluster's CTAs have at most "
+                              f"{SHARED_CLUSTER_STRIDE} in the simulator")
+        # one shared memory per rank of a cluster, reused by the clusters that run one after another
+        smems = [bytearray(SHARED_BASE + shared_total + 64) for _ in range(self.cl_size)]
+        sviews = [_views(m) for m in smems]
+        sv = _validity(len(smems[0]), [(SHARED_BASE, shared_total)])
         self.gviews = _views(gmem)
-        self.sviews = _views(smem)
         for fmt, mv in self.gviews.items():
             ns["G" + fmt] = mv
-        for fmt, mv in self.sviews.items():
-            ns["S" + fmt] = mv
         for size, v in gv.items():
             ns[f"GV{size}"] = v
         for size, v in sv.items():
@@ -578,25 +748,50 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
         ns["NTID_X"], ns["NTID_Y"], ns["NTID_Z"] = block
         ns["NCTAID_X"], ns["NCTAID_Y"], ns["NCTAID_Z"] = grid
         ns["NWARPID"] = (nthreads + 31) // 32
-        ns["NSMID"] = NSMID
+        nsmid = ns["NSMID"] = max(NSMID, self.cl_size)
+        ncl = tuple(g // c for g, c in zip(grid, cl))
+        ns["CL_NRANK"] = self.cl_size
+        ns["CL_NCTAID_X"], ns["CL_NCTAID_Y"], ns["CL_NCTAID_Z"] = cl
+        ns["NCLID_X"], ns["NCLID_Y"], ns["NCLID_Z"] = ncl
+        ns["CL_EXPLICIT"] = self.entry.cluster is not None
         self.tm_version, self.tm_seq, self.tma_count, self.tma_store_count = {}, 0, 0, 0
+        self.bulk_seq = 0
         fill = bytes([SHARED_FILL]) * shared_total
         self.printed, self.stdout = [], stdout
         ns["RC"] = bool(check_races and self.race_checkable)
-        stats = {"ctas": 0, "blocks": 0}
-        for z in range(grid[2]):
-            for y in range(grid[1]):
-                for x in range(grid[0]):
-                    smem[SHARED_BASE:SHARED_BASE + shared_total] = fill
-                    if ns["RC"]:
-                        self.rc = ([-1] * shared_total, [-1] * shared_total, [0] * shared_total,
-                                   [0] * shared_total)
-                    ns["MBW"] = set()
-                    ns["CTAID_X"], ns["CTAID_Y"], ns["CTAID_Z"] = x, y, z
-                    ns["SMID"] = stats["ctas"] % NSMID
-                    reverse = thread_order == "reverse" or (thread_order == "alternate" and stats["ctas"] % 2)
-                    self._run_cta((x, y, z), block, max_steps, reverse)
-                    stats["ctas"] += 1
+        stats = {"ctas": 0, "blocks": 0, "clusters": 0}
+        for cz in range(ncl[2]):
+            for cy in range(ncl[1]):
+                for cx in range(ncl[0]):
+                    ctas = []
+                    for rank in range(self.cl_size):
+                        rx, ry, rz = rank % cl[0], rank // cl[0] % cl[1], rank // (cl[0] * cl[1])
+                        smems[rank][SHARED_BASE:SHARED_BASE + shared_total] = fill
+                        cta = CTA((cx * cl[0] + rx, cy * cl[1] + ry, cz * cl[2] + rz), nthreads)
+                        cta.rank, cta.sviews = rank, sviews[rank]
+                        if ns["RC"]:
+                            cta.rc = ([-1] * shared_total, [-1] * shared_total, [0] * shared_total,
+                                      [0] * shared_total)
+                        nsd = cta.nsd = {"S" + fmt: mv for fmt, mv in cta.sviews.items()}
+                        nsd["MBW"], nsd["BSP"] = set(), cta.bs_unread
+                        nsd["CTAID_X"], nsd["CTAID_Y"], nsd["CTAID_Z"] = cta.ctaid
+                        nsd["SMID"] = stats["ctas"] % nsmid
+                        nsd["CL_RANK"] = rank
+                        nsd["CL_CTAID_X"], nsd["CL_CTAID_Y"], nsd["CL_CTAID_Z"] = rx, ry, rz
+                        nsd["CLID_X"], nsd["CLID_Y"], nsd["CLID_Z"] = cx, cy, cz
+                        if self.tracks_proxy:
+                            nsd["PXW"] = np.full(shared_total, -1, np.int64)   # tma.py: the latest generic store
+                            nsd["PXF"] = [0] * nthreads        # per thread: the number of its latest proxy fence
+                            nsd["PXC"] = [0]                   # proxy fences so far
+                        if self.eager and self.uses_wgmma:
+                            cta.wg_reads = np.zeros(shared_total, np.int32)
+                        if self.uses_cbar:
+                            cta.cb_arrived = [-1] * nthreads
+                        cta.reverse = thread_order == "reverse" or (thread_order == "alternate" and stats["ctas"] % 2)
+                        stats["ctas"] += 1
+                        ctas.append(cta)
+                    self._run_cluster(Cluster(ctas, nthreads), block, max_steps)
+                    stats["clusters"] += 1
         # copy back
         for off, arr, host in placements.values():
             out = np.frombuffer(bytes(gmem[off:off + host.nbytes]), dtype=host.dtype).reshape(host.shape)
@@ -609,17 +804,55 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
         stats["tma_stores"] = self.tma_store_count
         return SimResult(globals_, stats, "".join(self.printed))
 
-    def _run_cta(self, ctaid, block, max_steps, reverse=False):
-        n = block[0] * block[1] * block[2]
-        cta = CTA(ctaid, n)
-        self.cta = cta
-        self.ns["BSP"] = cta.bs_unread
-        if self.tracks_proxy:
-            self.ns["PXW"] = np.full(self.launch_shared, -1, np.int64)    # tma.py: the latest generic store
-            self.ns["PXF"] = [0] * n                   # per thread: the sequence number of its latest proxy fence
-            self.ns["PXC"] = [0]                       # proxy fences so far
-        if self.eager and self.uses_wgmma:
-            cta.wg_reads = np.zeros(self.launch_shared, np.int32)
+    def _run_cluster(self, cluster, block, max_steps):
+        """Run the CTAs of one cluster together: each CTA's runnable threads run until none is
+        left (in rank order, switching the current CTA), again while a peer's operation woke
+        some; when none can run, a TMA copy lands (the oldest complete phase, in any CTA).
+        A cluster of one CTA takes the same path."""
+        ctas = cluster.ctas
+        try:
+            self._run_ctas(cluster, ctas, block, max_steps)
+        finally:
+            for cta in ctas:           # no CTA <-> thread generator cycles left for the collector
+                cta.gens = cta.cluster = None
+
+    def _run_ctas(self, cluster, ctas, block, max_steps):
+        n = ctas[0].nthreads
+        for cta in ctas:
+            self._enter(cta)
+            cta.gens = self._threads(cta, block, max_steps)
+            cta.runnable.extend(range(n - 1, -1, -1) if cta.reverse else range(n))
+        while True:
+            for cta in ctas:
+                runnable = cta.runnable
+                if not runnable:
+                    continue
+                if self.cta is not cta:
+                    self._enter(cta)
+                gens = cta.gens
+                while runnable:
+                    t = runnable.popleft()
+                    try:
+                        w = next(gens[t])
+                    except StopIteration:
+                        cta.exited += 1
+                        if cta.exited == n:
+                            self._cta_end(cta)
+                        continue
+                    w.waiters.append(t)
+            if len(ctas) > 1 and any(cta.runnable for cta in ctas):
+                continue                   # a CTA woke threads of one the pass had left
+            if all(cta.done for cta in ctas) or not self._land_one(ctas):   # TMA copies land when nothing
+                break                                                       # else can run
+        blocked = [cta for cta in ctas if not cta.done]
+        if blocked:
+            if len(ctas) == 1:
+                raise Deadlock(self._deadlock_report(blocked[0], n - blocked[0].exited))
+            raise Deadlock(self._cluster_deadlock_report(cluster))
+
+    def _threads(self, cta, block, max_steps):
+        """The generators of `cta`'s threads (cta current)."""
+        n = cta.nthreads
         slots = self.nslots
         tx_s, ty_s, tz_s = (self.regs[s].slot for s in ("%tid.x", "%tid.y", "%tid.z"))
         lane_s, warp_s = self.regs["%laneid"].slot, self.regs["%warpid"].slot
@@ -637,23 +870,33 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
             if self.local_size:
                 R[local_s] = cta.locals[t] = LocalMem(t, self.local_size)
             gens.append(self._thread(R, t, cta, max_steps))
-        runnable = cta.runnable
-        runnable.extend(range(n - 1, -1, -1) if reverse else range(n))
-        done = 0
-        while True:
-            while runnable:
-                t = runnable.popleft()
-                try:
-                    w = next(gens[t])
-                except StopIteration:
-                    done += 1
-                    cta.exited += 1
-                    continue
-                w.waiters.append(t)
-            if done == n or not self._mb_land_one(cta):    # TMA copies land when nothing else can run
-                break
-        if done < n:
-            raise Deadlock(self._deadlock_report(cta, n - done))
+        return gens
+
+    def _land_one(self, ctas):
+        """Nothing in the cluster can run: land the oldest copies that may (False if none)."""
+        if len(ctas) == 1:
+            return self._mb_land_one(ctas[0])
+        live = [cta for cta in ctas if not cta.done]
+        for cta in live:
+            if any(mb.inflight for mb in cta.mbars.values()):
+                self._enter(cta)
+                return self._mb_land_one(cta)
+        best = None
+        for cta in live:
+            for mb in cta.mbars.values():
+                if mb.pending == 0 and mb.bulk and mb.bulk_bytes == mb.tx and (
+                        best is None or mb.bulk[0].seq < best[1].bulk[0].seq):
+                    best = (cta, mb)
+        if best is None:
+            return False
+        self._enter(best[0])
+        self._mb_complete(best[1])
+        return True
+
+    def _cta_end(self, cta):
+        """Every thread of `cta` (the current CTA) has exited: its end-of-CTA checks; from now on
+        its shared memory is gone for the rest of its cluster."""
+        cta.done = True
         self._bs_cta_end()        # TMA stores no wait_group retired write global memory now, at the latest
         if any(cta.cp_pending.values()):
             raise PTXRuntimeError(f"CTA {cta.ctaid} ended with cp.async copies no mbarrier arrive tracked")
@@ -663,12 +906,55 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
                                   f"in flight, the first from {self._where(flying[0].inflight[0][0])}")
         if cta.bulk_inflight:
             c = cta.bulk_inflight[0]
+            src = "" if c.src is cta else f", a multicast issued by CTA {c.src.ctaid} (rank {c.src.rank})"
             raise PTXRuntimeError(f"CTA {cta.ctaid} ended with {len(cta.bulk_inflight)} cp.async.bulk.tensor "
                                   f"copies in flight (their mbarrier phase never completed; the first from "
-                                  f"{self._where(c.lid)})")
+                                  f"{self._where(c.lid)}{src})")
         if any(st.uncommitted or any(st.groups) for st in cta.wgs.values()):
             raise PTXRuntimeError(f"CTA {cta.ctaid} ended with wgmma.mma_async operations no "
                                   f"wgmma.wait_group waited for")
+
+    # ---- barrier.cluster ----------------------------------------------------------------------------
+    def _barrier_cluster(self, cta, w, t):
+        """barrier.cluster.arrive counts thread t once in the cluster barrier's phase; .wait blocks
+        until every non-exited thread of every CTA of the cluster has arrived in the phase of the
+        thread's arrive (a thread exiting counts as arrived from then on)."""
+        cl = cta.cluster
+        ph = cta.cb_arrived[t]
+        if w.kind == CB_ARRIVE:
+            if ph >= 0:
+                raise PTXRuntimeError(f"{w.instr.where()}: barrier.cluster.arrive again with no barrier.cluster.wait "
+                                      f"since the thread's arrive in phase {ph}")
+            if w.args["release"] and self.cl_size > 1:
+                self._cl_release(w.instr.lid)
+            cta.cb_arrived[t] = cl.cb_phase
+            cl.cb_pending -= 1
+            if cl.cb_pending == 0:
+                self._cb_complete(cl)
+            return
+        if ph < 0:
+            raise PTXRuntimeError(f"{w.instr.where()}: barrier.cluster.wait with no barrier.cluster.arrive before it")
+        while cl.cb_phase == ph:
+            cta.waiting_at[t] = w
+            yield cta.cbw
+        cta.cb_arrived[t] = -1
+
+    def _cb_complete(self, cl):
+        cl.cb_phase += 1
+        cl.cb_pending = cl.alive
+        for c in cl.ctas:
+            if c.cbw.waiters:
+                c.runnable.extend(c.cbw.waiters)
+                c.cbw.waiters = []
+
+    def _cb_exit(self, cta, t):
+        cl = cta.cluster
+        cl.alive -= 1
+        if cta.cb_arrived[t] != cl.cb_phase:       # not arrived in this phase: no longer awaited
+            cl.cb_pending -= 1
+            if cl.cb_pending == 0 and cl.alive:
+                self._cb_complete(cl)
+        cta.cb_arrived[t] = CB_EXITED
 
     def _ldmatrix_compute(self, w, lanes):
         """ldmatrix.m8n8.b16: lanes 8i..8i+7 address the rows of matrix i (16 bytes
@@ -879,9 +1165,16 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
             pool.waiters = []
         cta.nregs[t] = want
 
-    def _deadlock_report(self, cta, blocked):
-        lines = [f"deadlock in CTA {cta.ctaid}: {blocked} of {cta.nthreads} threads blocked, "
-                 f"{cta.exited} exited, none can run"]
+    def _deadlock_report(self, cta, blocked, head=None):
+        lines = [(head or f"deadlock in CTA {cta.ctaid}: ") + f"{blocked} of {cta.nthreads} threads blocked, "
+                 f"{cta.exited} exited" + ("" if head else ", none can run")]
+        if cta.cbw.waiters:
+            w = cta.waiting_at.get(cta.cbw.waiters[0])
+            cl = cta.cluster
+            lines.append(f"  barrier.cluster.wait: {len(cta.cbw.waiters)} threads waiting (tids "
+                         f"{_ranges(cta.cbw.waiters)}) in phase {cl.cb_phase}, {cl.alive - cl.cb_pending} of "
+                         f"{cl.alive} non-exited threads of the cluster arrived"
+                         + (f"; first at PTX line {w.instr.lineno}" if w else ""))
         for (bid), bar in sorted(cta.bars.items()):
             if bar.waiters:
                 w = cta.waiting_at.get(bar.waiters[0])
@@ -914,6 +1207,26 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
                              f"{len(coll.lanes)} of {coll.expected} lanes arrived")
         return "\n".join(lines)
 
+    def _cluster_deadlock_report(self, cl):
+        ctas = cl.ctas
+        lines = [f"deadlock in the cluster of CTAs {', '.join(f'{c.ctaid} (rank {c.rank})' for c in ctas)}: "
+                 f"none of their threads can run"]
+        if any(c.cbw.waiters for c in ctas):
+            missing = []
+            for c in ctas:
+                tids = [t for t, ph in enumerate(c.cb_arrived) if ph not in (cl.cb_phase, CB_EXITED)]
+                if tids:
+                    missing.append(f"CTA {c.ctaid} (rank {c.rank}) tids {_ranges(tids)}")
+            lines.append(f"  barrier.cluster phase {cl.cb_phase}: {cl.alive - cl.cb_pending} of {cl.alive} non-exited "
+                         f"threads of the cluster arrived; not arrived: {'; '.join(missing)}")
+        for c in ctas:
+            if c.done:
+                lines.append(f"  CTA {c.ctaid} (rank {c.rank}): all {c.nthreads} threads exited")
+                continue
+            sub = self._deadlock_report(c, c.nthreads - c.exited, f"CTA {c.ctaid} (rank {c.rank}): ")
+            lines += ["  " + x for x in sub.splitlines()]
+        return "\n".join(lines)
+
     def _thread(self, R, t, cta, max_steps):
         fns, waits = self.block_fns, self.waits
         ep_slot = self.regs["%%epkey"].slot
@@ -927,6 +1240,8 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
                     if b == -1:
                         if self.uses_bulk_store:
                             self._bs_exit(t)
+                        if self.uses_cbar:
+                            self._cb_exit(cta, t)
                         return
                     w = waits[-2 - b]
                     b = w.next
@@ -968,6 +1283,8 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
                                          t & 31, R, lambda lanes, w=w, compute=compute: compute(w, lanes))
                     elif w.kind == SETMAXNREG:
                         yield from self._setmaxnreg(cta, w, t)
+                    elif w.kind in CB_KINDS:
+                        yield from self._barrier_cluster(cta, w, t)
                     elif w.kind in (WSYNC, ELECT):
                         mk, mv = w.args["mask"]
                         mask = (R[mv] if mk == "reg" else mv) & 0xFFFFFFFF
@@ -1166,9 +1483,32 @@ class Barrier:
         self.waiters = []
 
 
+class Cluster:
+    """The CTAs of one thread-block cluster (by rank) and its barrier.cluster state."""
+
+    def __init__(self, ctas, nthreads):
+        self.ctas = ctas
+        self.alive = len(ctas) * nthreads   # threads not exited
+        self.cb_phase = 0
+        self.cb_pending = self.alive        # non-exited threads not arrived in the current phase
+        for cta in ctas:
+            cta.cluster = self
+
+
+class Waiters:
+    def __init__(self):
+        self.waiters = []
+
+
 class CTA:
     def __init__(self, ctaid, nthreads):
         self.ctaid, self.nthreads = ctaid, nthreads
+        self.rank, self.cluster = 0, None   # its rank (%cluster_ctarank) in its Cluster
+        self.sviews = self.nsd = self.rc = None   # shared memory views; what Kernel._enter installs
+        self.done = False        # every thread exited: the cluster can no longer reach its shared memory
+        self.cb_arrived = None   # barrier.cluster: per thread, the phase of its outstanding arrive (-1: none)
+        self.cbw = Waiters()     # its threads blocked in barrier.cluster.wait
+        self.mb_unpublished = {}  # mbarrier address -> lid of an mbarrier.init no cluster-scope release followed
         self.runnable = deque()
         self.bars, self.mbars = {}, {}
         self.exited = 0
@@ -1180,7 +1520,6 @@ class CTA:
         self.wgs = {}            # warpgroup -> wgmma.Warpgroup (operations in flight, fences)
         self.tm_acq = {}         # tensor-map address -> the write of it this CTA acquired (fence.proxy.tensormap)
         self.bulk_inflight = []  # tma.BulkCopy in flight, by issue
-        self.bulk_seq = 0
         self.bs_threads = {}     # thread -> tma.BulkGroups: its TMA stores by bulk async-group
         self.bs_unread = []      # tma.BulkStore whose shared-memory read no wait_group[.read] confirmed yet
         self.wg_reads = None     # copy_timing="eager": per shared byte, the wgmma.mma_async in flight reading it

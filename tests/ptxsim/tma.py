@@ -122,9 +122,10 @@ def decode_tensormap(raw):
 class BulkCopy:
     """One cp.async.bulk.tensor in flight: its shared byte addresses and the bytes that land there."""
 
-    def __init__(self, seq, lid, lo, hi, addrs, data, nbytes):
+    def __init__(self, seq, lid, lo, hi, addrs, data, nbytes, src):
         self.seq, self.lid, self.lo, self.hi = seq, lid, lo, hi
         self.addrs, self.data, self.nbytes = addrs, data, nbytes
+        self.src = src           # the issuing CTA (another one of the cluster for a multicast)
         self.landed = False      # its shared-memory writes done (at issue with copy_timing="eager")
 
 
@@ -344,20 +345,82 @@ class TmaRuntime:
             start ^= ((start >> 7) & (span // 16 - 1)) << 4
         return (start[:, None] + np.arange(esize)).ravel()
 
-    def _tma_load(self, lid, dst, tmap, coords, mbar):
+    def _tma_load(self, lid, dst, tmap, coords, mbar, mask=None):
         """cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::complete_tx::bytes [dst],
-        [tmap, {coords}], [mbar]: read global memory now; queue the shared-memory writes on
-        the mbarrier's current phase."""
+        [tmap, {coords}], [mbar]{, ctaMask}: read global memory now; queue the shared-memory writes
+        on the mbarrier's current phase. dst and mbar are shared::cluster addresses in one CTA
+        (maybe another of the cluster); with .multicast::cluster the box goes to every CTA whose
+        rank bit ctaMask sets, at dst's and mbar's offsets in that CTA, each mbarrier counting the
+        bytes written into its CTA."""
         where = self._where(lid)
         cta = self.cta
-        mb = self._mb_get(lid, mbar, "cp.async.bulk.tensor")
+        if mask is None and self._cl_local(dst) and self._cl_local(mbar):
+            targets = [(cta, dst, mbar)]
+            mb = self._mb_get(lid, mbar, "cp.async.bulk.tensor")
+        else:
+            targets = self._tma_targets(lid, dst, mbar, mask)
         gaddr, esize, box, gdim, gstride, span = self._tma_map(lid, tmap, len(coords))
         n, inb, src = self._tma_box(lid, gaddr, esize, box, gdim, gstride, coords, "reads")
         data = np.zeros((n, esize), np.uint8)
         if src.size:
             G = np.asarray(self.gviews["B"])
             data[inb] = G[(src - GLOBAL_BASE)[:, None] + np.arange(esize)]
-        # destination
+        data = data.ravel()
+        self.tma_count += 1
+        for tcta, d, m in targets:
+            if tcta is cta:
+                self._tma_land_in(lid, where, d, m, n, esize, span, data, cta)
+            else:
+                self._on_peer(lid, tcta, "cp.async.bulk.tensor", self._tma_land_in, lid, where, d, m, n, esize,
+                              span, data, cta)
+
+    def _cl_local(self, addr):
+        """Whether `addr` is a shared::cta address of the current CTA (TMA loads' usual operands)."""
+        return addr is not None and SHARED_BASE <= addr < SHARED_BASE + self.launch_shared + 64
+
+    def _tma_targets(self, lid, dst, mbar, mask):
+        """[(CTA, destination, mbarrier)] (shared::cta addresses in that CTA) of a TMA load whose
+        operands are shared::cluster addresses, into the CTAs of `mask` (None: no multicast)."""
+        what = "cp.async.bulk.tensor"
+        if mask is None:
+            tcta, d = self._cl_resolve(lid, dst, 1, f"{what} destination")
+            mcta, m = self._cl_resolve(lid, mbar, 8, f"{what} mbarrier")
+            if tcta is not mcta:
+                raise PTXRuntimeError(f"{what} writes shared memory of CTA {tcta.ctaid} (rank {tcta.rank}) but "
+                                      f"completes on an mbarrier of CTA {mcta.ctaid} (rank {mcta.rank}): both must be "
+                                      f"in the destination CTA, {self._where(lid)}")
+            if tcta is not self.cta:
+                self._mb_check_published(lid, tcta, m, what)
+            return [(tcta, d, m)]
+        nrank = self.cl_size
+        if mask is None or not 0 < mask < 1 << nrank:
+            raise PTXRuntimeError(f"{what}.multicast::cluster with ctaMask {mask:#x}: the cluster has {nrank} CTAs "
+                                  f"(ranks 0..{nrank - 1}), and at least one must be named, {self._where(lid)}")
+        offs = []
+        for a, name in ((dst, "destination"), (mbar, "mbarrier")):
+            ro = self._cl_split(a)
+            if ro is None:
+                raise self._cl_bad(lid, a, f"{what} {name}")
+            offs.append(SHARED_BASE + ro[1])
+        out = []
+        for r in range(nrank):
+            if mask >> r & 1:
+                tcta = self.cta.cluster.ctas[r]
+                if tcta.done:
+                    me = self.cta
+                    raise PTXRuntimeError(f"{what}.multicast::cluster by CTA {me.ctaid} (rank {me.rank}) writes into "
+                                          f"CTA {tcta.ctaid} (rank {r}; ctaMask {mask:#x}), whose threads have all "
+                                          f"exited: its shared memory is gone, {self._where(lid)}")
+                if tcta is not self.cta:
+                    self._mb_check_published(lid, tcta, offs[1], what)
+                out.append((tcta, offs[0], offs[1]))
+        return out
+
+    def _tma_land_in(self, lid, where, dst, mbar, n, esize, span, data, issuer):
+        """The shared-memory side of a TMA load in the current CTA: checks, then the copy joins
+        the phase of the mbarrier at `mbar` (landing now with copy_timing="eager")."""
+        cta = self.cta
+        mb = self._mb_get(lid, mbar, "cp.async.bulk.tensor")
         if dst % 128:
             raise PTXRuntimeError(f"cp.async.bulk.tensor destination {dst:#x} (shared offset {dst - SHARED_BASE}) "
                                   f"is not 128-byte aligned, {where}")
@@ -371,9 +434,8 @@ class TmaRuntime:
                                       f"({self._where(c.lid)}), {where}")
         if cta.bs_unread:
             self._bs_clobber(lid, lo, hi - lo, "cp.async.bulk.tensor load")
-        self.tma_count += 1
-        cta.bulk_seq += 1
-        copy = BulkCopy(cta.bulk_seq, lid, lo, hi, addrs, data.ravel(), n * esize)
+        self.bulk_seq += 1
+        copy = BulkCopy(self.bulk_seq, lid, lo, hi, addrs, data, n * esize, issuer)
         cta.bulk_inflight.append(copy)
         self._mb_add_bulk(lid, mb, copy)
 
@@ -430,8 +492,8 @@ class TmaRuntime:
                                   f"stored to ({self._where((v >> 12) & 0xFFFFF)}) with no fence.proxy.async since: "
                                   f"the async proxy may not see the data, {where}")
         self.tma_store_count += 1
-        cta.bulk_seq += 1
-        op = BulkStore(cta.bulk_seq, lid, tid, lo, hi, addrs, inb, dst, esize)
+        self.bulk_seq += 1
+        op = BulkStore(self.bulk_seq, lid, tid, lo, hi, addrs, inb, dst, esize)
         if self.eager:
             self._bs_read(op)
             self._bs_write(op)
