@@ -200,6 +200,12 @@ def _matmul_f16_aligned(rng):
     return _mm_2x2(rng, 144, 784, 160, np.float16, 2e-3)
 
 
+def _matmul_cluster_aligned(rng):
+    # 256x128 tile blocks on clusters of two CTAs; M = 400: the second tile block's second
+    # CTA starts past the array's end (its boxes are all zero fill, its stores clipped)
+    return _mm_2x2(rng, 400, 784, 160, np.float16, 2e-3)
+
+
 def _bmm_tt_aligned(rng):
     # the last two extents divisible by 16, as the kernel assumes; K = 9.5 tiles (8 stages: the ring wraps)
     return _tt_launch(rng, 2, 64, 128, 608)
@@ -591,6 +597,7 @@ CASES = [
     Case("cutile_attention_m128_f16", "cutile/attention_m128_f16.mlir", _attention_m128),
     Case("cutile_matmul_tt_f16", "cutile/matmul_tt_f16.mlir", _matmul_tt),
     Case("cutile_matmul_f16_aligned", "cutile/matmul_f16_aligned.mlir", _matmul_f16_aligned),
+    Case("cutile_matmul_cluster_f16_aligned", "cutile/matmul_cluster_f16_aligned.mlir", _matmul_cluster_aligned),
     Case("cutile_attention_m128_f16_aligned", "cutile/attention_m128_f16_aligned.mlir", _attention_aligned),
     Case("cutile_bmm_tt_f16_aligned", "cutile/bmm_tt_f16_aligned.mlir", _bmm_tt_aligned),
     Case("cutile_gather_reverse_f32", "cutile/gather_reverse_f32.mlir", _gather_reverse),
