@@ -104,13 +104,15 @@ def test_a_read_before_the_peer_stored_sees_the_fill():
     assert (out[0, :32] == 0xFFFFFFFF).all() and (out[1, :32] == 100).all()
 
 
-def test_reading_a_peer_that_exited_is_an_error():
-    """With no barrier.cluster at all, rank 0 runs to its exit before rank 1 reads its shared memory."""
+@pytest.mark.parametrize("order, first, second, off", [("forward", 0, 1, 0), ("reverse", 1, 0, 124)])
+def test_reading_a_peer_that_exited_is_an_error(order, first, second, off):
+    """With no barrier.cluster at all, the CTA that runs first (rank 0; with thread_order="reverse",
+    rank 1) runs to its exit before the other reads its shared memory."""
     out = np.zeros((2, 64), np.uint32)
-    with pytest.raises(ptxsim.PTXRuntimeError, match=r"ld.shared::cluster by CTA \(1, 0, 0\) \(rank 1\) reaches "
-                       r"shared offset 124 of CTA \(0, 0, 0\) \(rank 0\), whose threads have all exited.*PTX line \d+: "
-                       r"ld.shared::cluster.u32 %r8"):
-        ptxsim.run_ptx(peer_kernel(sync=False, exit_sync=False), "peer", 2, [out])
+    with pytest.raises(ptxsim.PTXRuntimeError, match=rf"ld.shared::cluster by CTA \({second}, 0, 0\) \(rank {second}\) "
+                       rf"reaches shared offset {off} of CTA \({first}, 0, 0\) \(rank {first}\), whose threads have all "
+                       rf"exited.*PTX line \d+: ld.shared::cluster.u32 %r8"):
+        ptxsim.run_ptx(peer_kernel(sync=False, exit_sync=False), "peer", 2, [out], thread_order=order)
 
 
 def test_bad_cluster_addresses_fault():
@@ -122,6 +124,63 @@ def test_bad_cluster_addresses_fault():
                        r"outside the CTA's 128 shared bytes, in CTA \(1, 0, 0\)"):
         ptxsim.run_ptx(_edit(peer_kernel(), "ld.shared::cluster.u32 %r8, [%r7];", "ld.shared::cluster.u32 %r8, "
                              "[%r7+128];"), "peer", 2, [out])
+
+
+DSMEM = HEAD + """
+.visible .entry dsmem(.param .u64 out)
+.reqntid 32, 1, 1
+.reqnctapercluster 2, 1, 1
+{
+  .reg .b32 %r<24>;
+  .reg .b64 %rd<12>;
+  .shared .align 8 .b32 val[32];
+
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r0, %tid.x;
+  mov.u32 %r1, %cluster_ctarank;
+  xor.b32 %r2, %r1, 1;
+  mov.u32 %r3, val;
+  shl.b32 %r4, %r0, 2;
+  add.u32 %r5, %r3, %r4;
+  mad.lo.u32 %r6, %r1, 1000, %r0;
+  st.shared.u32 [%r5], %r6;
+  SYNC
+  cvta.shared.u64 %rd2, val;
+  mul.wide.u32 %rd3, %r0, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  mapa.u64 %rd5, %rd4, %r2;
+  ld.u32 %r7, [%rd5];
+  getctarank.u64 %r8, %rd5;
+  mapa.shared::cluster.u32 %r9, val+8, %r2;
+  getctarank.shared::cluster.u32 %r10, %r9;
+  getctarank.shared::cluster.u32 %r11, %r5;
+  ld.shared::cluster.v2.u32 {%r12, %r13}, [%r9];
+  mapa.shared::cluster.u64 %rd6, %rd4, %r1;
+  ld.shared::cluster.u32 %r14, [%rd6];
+  mov.u32 %r15, %ctaid.x;
+  mad.lo.u32 %r16, %r15, 32, %r0;
+  mul.wide.u32 %rd7, %r16, 32;
+  add.s64 %rd8, %rd1, %rd7;
+  st.global.v4.u32 [%rd8], {%r7, %r8, %r10, %r11};
+  st.global.v4.u32 [%rd8+16], {%r12, %r13, %r14, %r1};
+  EXIT_SYNC
+  ret;
+}
+""".replace("EXIT_SYNC", EXIT_SYNC).replace("  SYNC\n", "  " + SYNC + "\n")
+
+
+def test_generic_mapa_getctarank_and_vector_loads():
+    """mapa.u64 of a generic shared address and a generic load through it; getctarank of a mapa
+    result and of the CTA's own shared::cta address; ld.shared::cluster.v2 at a peer's
+    val[2..3]; mapa.shared::cluster.u64 to the CTA's own rank (its own memory)."""
+    out = np.zeros((2, 32, 8), np.uint32)
+    ptxsim.run_ptx(DSMEM, "dsmem", 2, [out])
+    t = np.arange(32)
+    for rank in range(2):
+        peer = rank ^ 1
+        np.testing.assert_array_equal(out[rank], np.stack(
+            [peer * 1000 + t, np.full(32, peer), np.full(32, peer), np.full(32, rank), np.full(32, peer * 1000 + 2),
+             np.full(32, peer * 1000 + 3), rank * 1000 + t, np.full(32, rank)], axis=1))
 
 
 # ---- a remote mbarrier arrive completes the peer's phase ----------------------------------------------
@@ -378,12 +437,19 @@ def multicast_kernel(mode="full", wait="all", cluster_sync=True, exit_sync=True)
     each builds a map of the 2-D f16 tensor `src` (128B swizzle) in slot %smid of `maps`, and
     inits its `full` mbarrier expecting the whole 64 x 16 box (2048 bytes). mode "full": rank 0
     loads the box with ctaMask 0b11; "half": each rank loads its 8 rows (box 64 x 8) into its
-    half of the slot with ctaMask 0b11. Each CTA then waits on its mbarrier (wait="rank 0": rank 0
+    half of the slot with ctaMask 0b11; "peer" (no multicast): each rank loads the box into the
+    other's slot, completing on the other's mbarrier (mapa of both). Each CTA then waits on its mbarrier (wait="rank 0": rank 0
     only) and copies its slot to out[rank]."""
-    rows = 16 if mode == "full" else 8
-    issue = ("setp.eq.u32 %p4, %r60, 0;\n  and.pred %p5, %p1, %p4;" if mode == "full" else
-             "mov.pred %p5, %p1;\n  shl.b32 %r61, %r60, 3;\n  add.u32 %r41, %r41, %r61;\n"
-             "  shl.b32 %r62, %r60, 10;\n  add.u32 %r7, %r7, %r62;")
+    rows = 8 if mode == "half" else 16
+    issue = {"full": "setp.eq.u32 %p4, %r60, 0;\n  and.pred %p5, %p1, %p4;",
+             "half": "mov.pred %p5, %p1;\n  shl.b32 %r61, %r60, 3;\n  add.u32 %r41, %r41, %r61;\n"
+                     "  shl.b32 %r62, %r60, 10;\n  add.u32 %r7, %r7, %r62;",
+             "peer": "mov.pred %p5, %p1;\n  xor.b32 %r61, %r60, 1;\n  mapa.shared::cluster.u32 %r7, %r7, %r61;\n"
+                     "  mapa.shared::cluster.u32 %r63, %r6, %r61;"}[mode]
+    tail = "[%r63];" if mode == "peer" else ".multicast::cluster [%r6], %h1;"
+    tma = (f"@%p5 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r7], "
+           f"[%rd5, {{%r40, %r41}}], {tail}").replace("bytes [%r7], [%rd5, {%r40, %r41}], .multicast::cluster",
+                                                    "bytes.multicast::cluster [%r7], [%rd5, {%r40, %r41}],")
     return MC_HEAD + f"""
 .visible .entry mc(.param .u64 src, .param .u64 out, .param .u32 gdim0, .param .u32 gdim1,
                    .param .u64 gstride0, .param .u32 c0, .param .u32 c1)
@@ -445,7 +511,7 @@ def multicast_kernel(mode="full", wait="all", cluster_sync=True, exit_sync=True)
   @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r6], 2048;
   {issue}
   mov.b16 %h1, 3;
-  @%p5 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%r7], [%rd5, {{%r40, %r41}}], [%r6], %h1;
+  {tma}
   mov.u32 %r7, slot;
   {"setp.eq.u32 %p6, %r60, 1;" if wait == "rank 0" else ""}
   {"@%p6 bra $waited;" if wait == "rank 0" else ""}
@@ -496,16 +562,25 @@ def run_multicast(ptx, coords=(30, -3), **kw):
     return out, expected_box(logical, coords, (64, 16)), res
 
 
-@pytest.mark.parametrize("mode", ["full", "half"])
+@pytest.mark.parametrize("mode", ["full", "half", "peer"])
 @pytest.mark.parametrize("timing", ["late", "eager"])
 def test_multicast_fills_the_slot_of_every_cta(mode, timing):
     """Rank 0 loads the whole box into both CTAs ("full"), or each rank its half of the rows
     ("half"); each CTA's mbarrier expects the whole box and completes on the copies that
-    land in its CTA, wherever they were issued: both CTAs see the whole box."""
+    land in its CTA, wherever they were issued: both CTAs see the whole box. ("peer": each rank
+    loads the box into the other one, without multicast.)"""
     out, want, res = run_multicast(multicast_kernel(mode), copy_timing=timing)
     for rank in range(2):
         np.testing.assert_array_equal(unswizzle(out[rank]).view(np.uint16), want.view(np.uint16))
     assert res.stats["tma_loads"] == (1 if mode == "full" else 2)
+
+
+def test_a_copy_into_one_cta_completing_in_another_is_an_error():
+    ptx = _edit(multicast_kernel("peer"), "[%r63];", "[%r6];")
+    with pytest.raises(ptxsim.PTXRuntimeError, match=r"cp.async.bulk.tensor writes shared memory of CTA \(0, 0, 0\) "
+                       r"\(rank 0\) but completes on an mbarrier of CTA \(1, 0, 0\) \(rank 1\): both must be in the "
+                       r"destination CTA"):
+        run_multicast(ptx)
 
 
 MC_MISUSE = {
@@ -550,11 +625,13 @@ def test_a_multicast_mask_outside_the_cluster_is_an_error():
 KERNELS = {
     "peer": lambda: peer_kernel(),
     "peer without barriers": lambda: peer_kernel(sync=False, exit_sync=False),
+    "dsmem": lambda: DSMEM,
     "remote arrive": lambda: REMOTE_ARRIVE,
     "cluster deadlock": lambda: CBAR_DEADLOCK,
     "sregs": lambda: sregs_kernel(".reqnctapercluster 2, 2, 1\n.blocksareclusters"),
     "multicast full": lambda: multicast_kernel("full"),
     "multicast half": lambda: multicast_kernel("half"),
+    "tma into the peer": lambda: multicast_kernel("peer"),
 }
 
 
@@ -567,3 +644,51 @@ def test_kernels_assemble(which, tmp_path):
     r = subprocess.run([PTXAS, "-arch=sm_90a", str(src), "-o", str(tmp_path / "k.cubin")],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
+
+
+# ---- forms ptxas refuses are refused at decode time too --------------------------------------------
+
+REFUSED = {
+    "a remote arrive returning state": "mbarrier.arrive.release.cluster.shared::cluster.b64 %rd1, [%r1];",
+    "a 32-bit ctaMask": "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                        ".multicast::cluster [%r1], [%rd1, {%r1, %r1}], [%r1], %r2;",
+    "a multicast into shared::cta": "cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes"
+                                    ".multicast::cluster [%r1], [%rd1, {%r1, %r1}], [%r1], %h1;",
+    "%is_explicit_cluster as a number": "mov.u32 %r1, %is_explicit_cluster;",
+    "a relaxed cluster wait": "barrier.cluster.wait.relaxed;",
+    "mapa of a 64-bit address into 32 bits": "mapa.shared::cluster.u32 %r1, %rd1, 1;",
+    "a waited remote mbarrier": "mbarrier.try_wait.parity.shared::cluster.b64 %p1, [%r1], 0;",
+}
+
+
+def refused_kernel(line):
+    return HEAD + f"""
+.visible .entry r(.param .u64 p)
+.reqntid 32, 1, 1
+.reqnctapercluster 2, 1, 1
+{{
+  .reg .pred %p<2>;
+  .reg .b16 %h<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [p];
+  mov.u32 %r1, 0;
+  mov.u32 %r2, 3;
+  mov.b16 %h1, 3;
+  {line}
+  ret;
+}}
+"""
+
+
+@pytest.mark.parametrize("name", list(REFUSED))
+def test_forms_ptxas_refuses_are_unsupported(name, tmp_path):
+    ptx = refused_kernel(REFUSED[name])
+    with pytest.raises(ptxsim.UnsupportedPTX):
+        ptxsim.run_ptx(ptx, "r", 2, [np.zeros(1, np.uint32)])
+    if PTXAS is not None:
+        src = tmp_path / "k.ptx"
+        src.write_text(ptx)
+        r = subprocess.run([PTXAS, "-arch=sm_90a", str(src), "-o", str(tmp_path / "k.cubin")],
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode != 0 and "error" in r.stderr

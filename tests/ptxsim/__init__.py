@@ -25,14 +25,43 @@ Model
   nobody wrote shows up. Module `.global` variables start zeroed (or as their
   initializers say) once per launch and keep their contents from CTA to CTA,
   so multi-MiB pools cost one allocation.
-* CTAs run one after another (x fastest, then y, then z). Inside a CTA every
-  thread is a generator: it runs until it blocks (bar.sync not yet reached by
-  all participants, an mbarrier wait not yet satisfied, a warp-collective
-  mma.sync its warp's other lanes have not reached), then the next runnable
-  thread runs. Threads start in tid order in even CTAs and in reverse order in
-  odd ones (`thread_order`), so a missing barrier between a shared store and
-  another thread's load reads stale data whichever thread is ahead. No runnable
-  thread while some are blocked raises Deadlock, naming who waits on what.
+* Clusters run one after another (x fastest, then y, then z); a kernel without
+  .reqnctapercluster has clusters of one CTA. The CTAs of a cluster run
+  together: the threads of one CTA run until none of them can, then the next
+  CTA's (rank order, or the reverse in odd clusters with the default
+  `thread_order`, in all with "reverse"), round again while any was woken.
+  Inside a CTA every thread is a generator: it runs until it blocks (bar.sync
+  not yet reached by all participants, an mbarrier wait not yet satisfied, a
+  warp-collective mma.sync its warp's other lanes have not reached), then the
+  next runnable thread runs. Threads start in tid order in even CTAs and in
+  reverse order in odd ones (`thread_order`), so a missing barrier between a
+  shared store and another thread's load reads stale data whichever thread is
+  ahead. No runnable thread in the cluster while some are blocked raises
+  Deadlock, naming who waits on what in each CTA.
+* Thread-block clusters (.reqnctapercluster X, Y, Z; with .blocksareclusters the
+  launch grid counts clusters, without it CTAs, a whole number of clusters in
+  each dimension). CTA (x, y, z) has rank (x%X) + X*((y%Y) + Y*(z%Z)); the
+  %cluster_* / %clusterid / %nclusterid / %is_explicit_cluster registers say so.
+  shared::cluster addresses: a CTA's own shared::cta addresses (from
+  SHARED_BASE) are also shared::cluster addresses of its own memory; mapa gives
+  SHARED_CLUSTER_BASE + rank * SHARED_CLUSTER_STRIDE + offset (any rank, its
+  own included; mapa.u64 gives the same numbers as generic addresses).
+  ld/st.shared::cluster, mbarrier.arrive{.expect_tx} / expect_tx on
+  .shared::cluster and cp.async.bulk.tensor (its destination and mbarrier in one
+  CTA, maybe another) reach the CTA an address names; .multicast::cluster
+  writes the box into every CTA of ctaMask at dst's offset and completes its
+  bytes on the mbarrier at mbar's offset there (each CTA's copy lands late or
+  eagerly, as any TMA load). Misuse raises: an address outside the cluster or
+  the CTA's shared bytes, a CTA reached after all its threads exited (a CTA
+  must not leave while its peers may still reach it), a CTA exiting with copies
+  in flight into it, and another CTA's mbarrier used while its mbarrier.init
+  has had no release at cluster scope after it in its CTA (fence.mbarrier_init
+  .release.cluster, barrier.cluster.arrive without .relaxed, fence.acq_rel
+  .cluster, ...). barrier.cluster.arrive counts each thread once per phase and
+  .wait waits for every non-exited thread of the cluster (an arrive twice, or a
+  wait without one, is an error); .aligned is not checked. A peer's
+  st.shared::cluster is not tracked for fence.proxy.async (it counts as
+  visible to the async proxy). %smid differs among the CTAs of a cluster.
 * Registers hold raw bit patterns per register class: .b16/.b32/.b64 (and the
   integer types) as unsigned Python ints, .pred as bool, .f32/.f64 as Python
   floats whose values are exactly representable in the class (an f32 register

@@ -790,7 +790,10 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
                         cta.reverse = thread_order == "reverse" or (thread_order == "alternate" and stats["ctas"] % 2)
                         stats["ctas"] += 1
                         ctas.append(cta)
-                    self._run_cluster(Cluster(ctas, nthreads), block, max_steps)
+                    # the CTAs of a cluster run in rank order, or the reverse as thread_order says (odd
+                    # clusters with "alternate"): a CTA that runs ahead of its peers differs from run to run
+                    backwards = thread_order == "reverse" or (thread_order == "alternate" and stats["clusters"] % 2)
+                    self._run_cluster(Cluster(ctas, nthreads), ctas[::-1] if backwards else ctas, block, max_steps)
                     stats["clusters"] += 1
         # copy back
         for off, arr, host in placements.values():
@@ -804,14 +807,14 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
         stats["tma_stores"] = self.tma_store_count
         return SimResult(globals_, stats, "".join(self.printed))
 
-    def _run_cluster(self, cluster, block, max_steps):
+    def _run_cluster(self, cluster, order, block, max_steps):
         """Run the CTAs of one cluster together: each CTA's runnable threads run until none is
-        left (in rank order, switching the current CTA), again while a peer's operation woke
+        left (in `order`, switching the current CTA), again while a peer's operation woke
         some; when none can run, a TMA copy lands (the oldest complete phase, in any CTA).
         A cluster of one CTA takes the same path."""
         ctas = cluster.ctas
         try:
-            self._run_ctas(cluster, ctas, block, max_steps)
+            self._run_ctas(cluster, order, block, max_steps)
         finally:
             for cta in ctas:           # no CTA <-> thread generator cycles left for the collector
                 cta.gens = cta.cluster = None
