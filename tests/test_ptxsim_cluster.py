@@ -353,6 +353,47 @@ def test_barrier_cluster_misuse():
         ptxsim.run_ptx(lone, "cbar", 2, [np.zeros(1, np.uint32)])
 
 
+ALIGNED = HEAD + """
+.visible .entry al(.param .u64 out)
+.reqntid 32, 1, 1
+.reqnctapercluster 2, 1, 1
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<2>;
+  mov.u32 %r0, %tid.x;
+  setp.lt.u32 %p1, %r0, 16;
+  BRANCH
+  barrier.cluster.arrive.aligned;
+  bra $w;
+$a:
+  barrier.cluster.arrive.aligned;
+$w:
+  barrier.cluster.wait.aligned;
+  ret;
+}
+"""
+
+
+@pytest.mark.parametrize("branch, exc, match", [
+    ("", None, None),
+    ("@%p1 ret;", ptxsim.PTXRuntimeError, r"CTA \([01], 0, 0\): threads 0-15 of warp 0 exited without the \.aligned "
+                                          r"barrier.cluster \(PTX line \d+: barrier.cluster.arrive.aligned\)"),
+    ("@%p1 bra $a;", ptxsim.PTXRuntimeError, r"lane \d+ of warp 0 executes this .aligned barrier.cluster where another "
+                                             r"lane of its warp executed PTX line \d+"),
+])
+def test_aligned_barrier_cluster_needs_the_whole_warp(branch, exc, match):
+    """.aligned: every lane of a warp at the same barrier.cluster instruction. Lanes that exit
+    first do not hold the barrier up (non-exited threads only), but leave their warp unaligned;
+    without .aligned the same is allowed."""
+    ptx = ALIGNED.replace("BRANCH", branch)
+    if exc is None:
+        ptxsim.run_ptx(ptx, "al", 2, [np.zeros(1, np.uint32)])
+        return
+    with pytest.raises(exc, match=match):
+        ptxsim.run_ptx(ptx, "al", 2, [np.zeros(1, np.uint32)])
+    ptxsim.run_ptx(ptx.replace(".aligned", ""), "al", 2, [np.zeros(1, np.uint32)])
+
+
 # ---- special registers and launch shapes ------------------------------------------------------------
 
 SREGS = ["%cluster_ctarank", "%cluster_nctarank", "%clusterid.x", "%clusterid.y", "%clusterid.z",
@@ -628,6 +669,7 @@ KERNELS = {
     "dsmem": lambda: DSMEM,
     "remote arrive": lambda: REMOTE_ARRIVE,
     "cluster deadlock": lambda: CBAR_DEADLOCK,
+    "aligned": lambda: ALIGNED.replace("BRANCH", "@%p1 bra $a;"),
     "sregs": lambda: sregs_kernel(".reqnctapercluster 2, 2, 1\n.blocksareclusters"),
     "multicast full": lambda: multicast_kernel("full"),
     "multicast half": lambda: multicast_kernel("half"),

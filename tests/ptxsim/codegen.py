@@ -459,6 +459,7 @@ class KernelCodegen:
         self._nops(ins, 0)
         w, term = self._wait(ins, CB_ARRIVE if mods[0] == "arrive" else CB_WAIT, k, nblocks)
         w.args["release"] = mods != ["arrive", "relaxed"]
+        w.args["aligned"] = ins.mods[-1] == "aligned"
         return term
 
     _CLUSTER_RELEASES = (["mbarrier_init", "release", "cluster"], ["sc", "cluster"], ["acq_rel", "cluster"],

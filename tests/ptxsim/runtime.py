@@ -786,7 +786,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
                         if self.eager and self.uses_wgmma:
                             cta.wg_reads = np.zeros(shared_total, np.int32)
                         if self.uses_cbar:
-                            cta.cb_arrived = [-1] * nthreads
+                            cta.cb_arrived, cta.cb_count = [-1] * nthreads, [0] * nthreads
                         cta.reverse = thread_order == "reverse" or (thread_order == "alternate" and stats["ctas"] % 2)
                         stats["ctas"] += 1
                         ctas.append(cta)
@@ -916,6 +916,14 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
         if any(st.uncommitted or any(st.groups) for st in cta.wgs.values()):
             raise PTXRuntimeError(f"CTA {cta.ctaid} ended with wgmma.mma_async operations no "
                                   f"wgmma.wait_group waited for")
+        for warp, seq in cta.cb_seq.items():
+            lanes = range(warp * 32, min(warp * 32 + 32, cta.nthreads))
+            short = [t for t in lanes if cta.cb_count[t] < len(seq)]
+            if short:
+                k = min(cta.cb_count[t] for t in short)
+                raise PTXRuntimeError(f"CTA {cta.ctaid}: threads {_ranges(short)} of warp {warp} exited without the "
+                                      f".aligned barrier.cluster ({self._where(seq[k])}) other lanes of their warp "
+                                      f"executed: .aligned needs every thread of the warp at it")
 
     # ---- barrier.cluster ----------------------------------------------------------------------------
     def _barrier_cluster(self, cta, w, t):
@@ -924,6 +932,8 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
         thread's arrive (a thread exiting counts as arrived from then on)."""
         cl = cta.cluster
         ph = cta.cb_arrived[t]
+        if w.args["aligned"]:
+            self._cb_aligned(cta, w, t)
         if w.kind == CB_ARRIVE:
             if ph >= 0:
                 raise PTXRuntimeError(f"{w.instr.where()}: barrier.cluster.arrive again with no barrier.cluster.wait "
@@ -941,6 +951,19 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
             cta.waiting_at[t] = w
             yield cta.cbw
         cta.cb_arrived[t] = -1
+
+    def _cb_aligned(self, cta, w, t):
+        """.aligned: every thread of the warp executes the same barrier.cluster instructions: the
+        k-th aligned one of each lane must be the same (and no lane may leave before it, _cta_end)."""
+        k = cta.cb_count[t]
+        seq = cta.cb_seq.setdefault(t >> 5, [])
+        if k < len(seq) and seq[k] != w.instr.lid:
+            raise PTXRuntimeError(f"{w.instr.where()}: lane {t & 31} of warp {t >> 5} executes this .aligned "
+                                  f"barrier.cluster where another lane of its warp executed {self._where(seq[k])}: "
+                                  f".aligned needs every thread of the warp at the same instruction")
+        if k == len(seq):
+            seq.append(w.instr.lid)
+        cta.cb_count[t] = k + 1
 
     def _cb_complete(self, cl):
         cl.cb_phase += 1
@@ -1510,6 +1533,8 @@ class CTA:
         self.sviews = self.nsd = self.rc = None   # shared memory views; what Kernel._enter installs
         self.done = False        # every thread exited: the cluster can no longer reach its shared memory
         self.cb_arrived = None   # barrier.cluster: per thread, the phase of its outstanding arrive (-1: none)
+        self.cb_count = None     # per thread, the .aligned barrier.cluster instructions it executed
+        self.cb_seq = {}         # warp -> the .aligned barrier.cluster instructions (lids) its lanes executed
         self.cbw = Waiters()     # its threads blocked in barrier.cluster.wait
         self.mb_unpublished = {}  # mbarrier address -> lid of an mbarrier.init no cluster-scope release followed
         self.runnable = deque()
