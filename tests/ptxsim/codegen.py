@@ -452,7 +452,7 @@ class KernelCodegen:
 
     def _gen_barrier_cluster(self, ins, k, nblocks):
         """barrier.cluster.arrive{.release,.relaxed}{.aligned} and barrier.cluster.wait{.acquire}{.aligned}:
-        the runner counts each thread's arrival once per phase (runtime.Kernel._cb_arrive)."""
+        the runner counts each thread's arrival once per phase (runtime.Kernel._barrier_cluster)."""
         mods = ins.mods[1:-1] if ins.mods[-1] == "aligned" else ins.mods[1:]
         if mods not in (["arrive"], ["arrive", "release"], ["arrive", "relaxed"], ["wait"], ["wait", "acquire"]):
             self._fail("barrier.cluster form (.arrive{.release,.relaxed}{.aligned} or .wait{.acquire}{.aligned})")

@@ -38,6 +38,14 @@ shared address is swizzled (128B: bits 4-6 ^= bits 7-9; 64B: bits 4-5 ^= 7-8;
 shared-memory writes land when the mbarrier phase it completes on completes
 (runtime.py), and it counts product(box_dim) * esize transaction bytes.
 
+In a cluster (runtime.py) the destination and the mbarrier are shared::cluster
+addresses, both in one CTA, perhaps another one (mapa). With .multicast::cluster
+and ctaMask the box, read once, goes to every CTA whose rank bit is set, at the
+destination's offset in that CTA, and counts its bytes on the mbarrier at the
+mbarrier's offset there: each CTA's copy is checked, lands and completes as a
+copy of its own would (a CTA whose threads all exited is an error; so is a
+peer's mbarrier whose init no cluster-scope release has published).
+
 The store
 ---------
 cp.async.bulk.tensor.Nd.global.shared::cta[.tile].bulk_group [map, {c0, ..}],
@@ -356,7 +364,7 @@ class TmaRuntime:
         cta = self.cta
         if mask is None and self._cl_local(dst) and self._cl_local(mbar):
             targets = [(cta, dst, mbar)]
-            mb = self._mb_get(lid, mbar, "cp.async.bulk.tensor")
+            self._mb_get(lid, mbar, "cp.async.bulk.tensor")     # reported ahead of the map's errors
         else:
             targets = self._tma_targets(lid, dst, mbar, mask)
         gaddr, esize, box, gdim, gstride, span = self._tma_map(lid, tmap, len(coords))
@@ -393,7 +401,7 @@ class TmaRuntime:
                 self._mb_check_published(lid, tcta, m, what)
             return [(tcta, d, m)]
         nrank = self.cl_size
-        if mask is None or not 0 < mask < 1 << nrank:
+        if not 0 < mask < 1 << nrank:
             raise PTXRuntimeError(f"{what}.multicast::cluster with ctaMask {mask:#x}: the cluster has {nrank} CTAs "
                                   f"(ranks 0..{nrank - 1}), and at least one must be named, {self._where(lid)}")
         offs = []
