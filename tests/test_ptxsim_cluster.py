@@ -277,11 +277,8 @@ def test_remote_arrive_misuse(name):
 
 
 def test_exiting_before_the_peer_is_done_is_an_error():
-    """Without the cluster barrier before the exit, rank 0's threads leave once its phase
-    completes; that needs rank 1's arrivals, which come after rank 1's stores into rank 0
-    -- all in flight before rank 0 exits. Rank 1 then only waits on its own mbarrier, which
-    rank 0's arrivals completed: both finish, no access reaches an exited CTA. A kernel
-    whose rank 1 stores into rank 0 after rank 0's exit is caught."""
+    """No cluster barrier before the exit, and rank 1 stores into rank 0 once more after its
+    own wait: rank 0, whose phase rank 1's arrivals completed, has left by then."""
     out = np.zeros((2, 64), np.uint32)
     ptx = _edit(REMOTE_ARRIVE, "  barrier.cluster.arrive.aligned;\n  barrier.cluster.wait.aligned;\n  ret;",
                 "  @%p3 st.shared::cluster.u32 [%r7], 7;\n  ret;")
