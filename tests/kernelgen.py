@@ -49,7 +49,8 @@ import ml_dtypes
 import numpy as np
 
 BF16 = ml_dtypes.bfloat16
-NP = {"f64": np.float64, "f32": np.float32, "f16": np.float16, "bf16": BF16, "i8": np.int8, "i16": np.int16, "i32": np.int32,
+NP = {"f64": np.float64, "f32": np.float32, "f16": np.float16, "bf16": BF16, "i8": np.int8, "i16": np.int16,
+      "i32": np.int32,
       "i64": np.int64}
 FLOATS = ("f32", "f16", "bf16", "f64")
 INTS = ("i8", "i32", "i64")
@@ -1638,7 +1639,8 @@ class Gen:
                 carried.append((rs, z.name, nv))
             if r.random() < 0.15 and self.grid[1] == 1 and not batch:   # a store in the loop
                 self.features.add("store_in_loop")
-                self.output_for(self.convert(a_tile, "f32") if r.random() < 0.5 else a_tile, loop=(kidx, self.ktiles, 1))
+                kept = self.convert(a_tile, "f32") if r.random() < 0.5 else a_tile
+                self.output_for(kept, loop=(kidx, self.ktiles, 1))
             news = [n for _, _, n in carried]
             self.emit(f"continue {', '.join(n.name for n in news)} : {', '.join(n.ty for n in news)}")
             body, self.body = self.body, saved
