@@ -6,8 +6,9 @@ simulator (tests/ptxsim) and compared with the reference interpreter.
   TILEC_FUZZ_N=500 runs seeds TILEC_FUZZ_START.. TILEC_FUZZ_START+499 instead
   (TILEC_FUZZ_FAMILY=ew|dot|attn picks one family; TILEC_FUZZ_PTXAS=1 also runs
   ptxas on every kernel).
-- test_minimized_*: kernels the fuzzer found, minimized; each is xfail(strict)
-  with the bug in one line, so it flips to XPASS (a failure) when fixed.
+- test_minimized_*: kernels the fuzzer found, minimized, kept as regression
+  tests once fixed (an open one is xfail(strict), its feature skipped through
+  KNOWN, so it flips to XPASS when fixed).
 
 A kernel fails on: a compile exception (other than a clean "not supported"
 diagnostic), ptxas rejecting the PTX, a simulator error (fault, deadlock,
@@ -40,11 +41,7 @@ CI_SEEDS = 150
 
 # Feature combinations that hit known bugs: generate() keeps making such
 # kernels, but the random-seed test skips them (each points at its xfail case).
-KNOWN = {
-    "test_minimized_masked_atomic_result": (lambda k, arch: "atomic_masked" in k.features,
-                                            "a masked atomic's unused result is staged through shared memory "
-                                            "from registers the masked-off lanes never wrote"),
-}
+KNOWN: dict = {}     # test name -> (predicate(kernel, arch), the bug in one line); none open
 
 
 def _seeds():
@@ -157,14 +154,13 @@ MASKED_ATOMIC = """cuda_tile.module @m {
 """
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN["test_minimized_masked_atomic_result"][1] +
-                   " (the simulator reports the uninitialized register; fuzz seed 182 of family ew)")
 @pytest.mark.parametrize("arch", ARCHES)
 def test_minimized_masked_atomic_result(arch):
-    """h[i & 3] += x[i] for i < 5: the atom is predicated on the mask, but its (unused)
-    result then goes through a layout change in shared memory from every owner lane,
-    the masked-off ones included, whose destination register was never written
-    (`@%p2 atom...add.u32 %r8` then `@%p1 st.shared.b32 [..], %r8`)."""
+    """h[i & 3] += x[i] for i < 5 (fuzz seed 182 of family ew): the atom is predicated
+    on the mask, and its unused result went through a layout change in shared memory
+    from every owner lane, the masked-off ones included, whose destination register
+    was never written (`@%p2 atom...add.u32 %r8` then `@%p1 st.shared.b32 [..], %r8`).
+    Now an unused result stays where it is, and a masked-off one is zero."""
     import numpy as np
     try:
         import ptxsim

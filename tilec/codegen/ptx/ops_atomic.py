@@ -103,7 +103,8 @@ def _st_type(t):
 
 
 def _finish(em, op, old, layout):
-    em.bind(op.results[0], _share(em, old, layout))
+    # an unused result (a histogram's) needs no trip through shared memory
+    em.bind(op.results[0], _share(em, old, layout) if op.results[0].users else old)
     for r in op.results[1:]:
         em.bind(r, None)
 
@@ -119,8 +120,16 @@ def _atomic_rmw(em, op):
     old = em.new_tile(t, op.results[0].type.shape, layout)
     for s, r in enumerate(old.regs):
         p = _issuer(em, layout, mask, s)
+        _undefined_where_masked(em, r, t, mask)
         em.kb.emit(f"{'@' + p + ' ' if p else ''}atom{q}.global{suffix} \t{r}, [{ptrs.at(s)}], {arg.at(s)}")
     _finish(em, op, old, layout)
+
+
+def _undefined_where_masked(em, r, t, mask):
+    """A masked-off element's old value is undefined (spec); give it zero rather
+    than leave its register unwritten, since the result is shared as a whole."""
+    if mask is not None:
+        em.kb.emit(f"mov.b{bits(t)} \t{r}, 0")
 
 
 @handles("cuda_tile.atomic_cas_tko")
@@ -135,6 +144,7 @@ def _atomic_cas(em, op):
     kb = em.kb
     for s, r in enumerate(old.regs):
         p = _issuer(em, layout, mask, s)
+        _undefined_where_masked(em, r, t, mask)
         c, v = cmp.at(s), val.at(s)
         if float_name(t):    # compare and swap the bits
             ci, vi = kb.reg(reg_class(_int_of(w))), kb.reg(reg_class(_int_of(w)))
