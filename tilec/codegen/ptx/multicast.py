@@ -25,7 +25,7 @@ rank (`_uniform`), its rows split into C slices of whole swizzle periods
 producer and the consumers in agents of their own."""
 from __future__ import annotations
 
-from .ptxtypes import B32
+from .ptxtypes import B32, B64
 
 LOAD = "nv_tileas.async.tiled_tma_load"
 # not Pure (division may trap; an assumption is a fact), but a value of their operands alone
@@ -49,11 +49,11 @@ def multicast_ctas(em, desc_op) -> int:
 
 
 def _multicast_ctas(em, desc_op) -> int:
-    from .ops_tma import _box
+    from .tensormap import desc_box
     c = cluster_ctas(em)
     if c <= 1 or not em.target.hopper:
         return 1
-    box = _box(desc_op)
+    box = desc_box(desc_op)
     if box is None or len(box) < 2 or any(d != 1 for d in box[:-2]) or box[-2] % (8 * c):
         return 1
     users = list(desc_op.results[0].users)
@@ -168,7 +168,6 @@ def slice_box(box, c):
 def issue(em, lead, m, swz, base, coords, shape, esize, bar, c):
     """CTA r's slice of the slot at `base`, multicast to the cluster's c CTAs:
     per panel of `swz` (or the whole row), rows r R/c on, `R/c` rows."""
-    from .ops_tma import _panels
     kb = em.kb
     rows = shape[-2] // c
     row_bytes = swz.row_bytes if swz is not None else shape[-1] * esize
@@ -177,9 +176,19 @@ def issue(em, lead, m, swz, base, coords, shape, esize, bar, c):
     kb.emit(f"mad.lo.u32 \t{at}, {r}, {rows * row_bytes}, {base}")
     kb.emit(f"mad.lo.u32 \t{row}, {r}, {rows}, {coords[1]}")
     mask = (1 << c) - 1
-    for dst, where in _panels(em, m, swz, at, [coords[0], row] + coords[2:], shape[-1]):
+    for dst, where in m.panels(em, swz, at, [coords[0], row] + coords[2:], shape[-1]):
         kb.emit(f"@{lead} cp.async.bulk.tensor.{len(coords)}d.shared::cluster.global.mbarrier::complete_tx::bytes"
                 f".multicast::cluster \t[{dst}], [{m.address(em)}, {{{where}}}], [{bar}], {mask}")
+
+
+def arrive_empty(em, pred, addr, ctas=1):
+    """Arrive (where `pred`) on a slot's `empty` barrier at `addr`: in every CTA
+    of the cluster when the slot is multicast to `ctas` of them."""
+    if ctas > 1:
+        arrive_everywhere(em, pred, addr, ctas)
+        return
+    st = em.kb.reg(B64)
+    em.kb.emit(f"@{pred} mbarrier.arrive.shared.b64 \t{st}, [{addr}]")
 
 
 def arrive_everywhere(em, pred, addr, c):

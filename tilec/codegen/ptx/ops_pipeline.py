@@ -264,19 +264,9 @@ def arrive(em, addr):
 def release_slot(em, addr, ctas=1):
     """A consumer warp is done with a slot: its lanes' reads are ordered before
     lane 0's arrival on the slot's `empty` barrier (which counts warps)."""
+    from .multicast import arrive_empty
     em.kb.emit("bar.warp.sync \t-1")
     arrive_empty(em, em.lane0(), addr, ctas)
-
-
-def arrive_empty(em, pred, addr, ctas=1):
-    """Arrive (where `pred`) on a slot's `empty` barrier at `addr`: in every CTA
-    of the cluster when the slot is multicast to `ctas` of them."""
-    if ctas > 1:
-        from .multicast import arrive_everywhere
-        arrive_everywhere(em, pred, addr, ctas)
-        return
-    st = em.kb.reg(B64)
-    em.kb.emit(f"@{pred} mbarrier.arrive.shared.b64 \t{st}, [{addr}]")
 
 
 @handles("nv_tileas.async.pipeline.produce_one")

@@ -17,8 +17,8 @@ from __future__ import annotations
 from .emitter import handles, quiet
 from ...dialects.nv_tileas.layouts import linear_offsets
 from .ops_memory import SharedView, async_fill, global_slots, load_slots, store_slots, vector_width
-from .ptxtypes import B32, byte_size
-from .tensormap import as_b32
+from .ptxtypes import byte_size
+from .tensormap import as_b32, desc_box
 
 
 class TmaDesc:
@@ -33,17 +33,6 @@ def _tensor_view_value(op):
     return d.operands[0] if d is not None and d.name == "nv_tileas.view" else v
 
 
-def _box(op):
-    from ...dialects.cuda_tile.divisibility import int_constant
-    out = []
-    for v in op.operands[1:]:
-        c = int_constant(v.op) if getattr(v, "op", None) is not None else None
-        if c is None:
-            return None
-        out.append(c)
-    return tuple(out)
-
-
 def device_map_mode(target, op):
     """The swizzle mode ("none", "32B", ...) of the tensor map descriptor `op`
     becomes on the device, or None when no real TMA serves it (another
@@ -52,7 +41,7 @@ def device_map_mode(target, op):
     from ...dialects.cuda_tile.divisibility import returns_early, tma_aligned
     from ...dialects.nv_tileas.types import element_width
     from .tensormap import SWIZZLE_CODE
-    box = _box(op)
+    box = desc_box(op)
     if (not target.hopper or box is None or not 1 <= len(box) <= 5 or max(box) > 256
             or op.parent_op is None or op.parent_op.name != "cuda_tile.entry"):
         return None
@@ -75,7 +64,7 @@ def tma_fills(target, load, swizzle, shape) -> bool:
     if desc is None or desc.name != "nv_tileas.make_tiled_tma_desc":
         return False
     mode = device_map_mode(target, desc)
-    return mode is not None and mode == _swizzle_name(swizzle) and _box(desc) == tuple(shape)
+    return mode is not None and mode == _swizzle_name(swizzle) and desc_box(desc) == tuple(shape)
 
 
 @handles("nv_tileas.make_tiled_tma_desc")
@@ -89,7 +78,7 @@ def _make_desc(em, op):
     batch = _batch(em, op)
     views = [em.get(d.operands[0]) for d in batch]
     ctas = [multicast_ctas(em, d) for d in batch]
-    specs = [(v, slice_box(_box(d), c) if c > 1 else _box(d), device_map_mode(em.target, d))
+    specs = [(v, slice_box(desc_box(d), c) if c > 1 else desc_box(d), device_map_mode(em.target, d))
              for v, d, c in zip(views, batch, ctas)]
     # descriptors of one tensor view with one box and swizzle share a map
     distinct = list({(id(v), box, mode): (v, box, mode) for v, box, mode in specs}.values())
@@ -133,20 +122,6 @@ def _acquired(em, m):
     return lead
 
 
-def _panels(em, m, swz, base, coords, cols):
-    """(shared address, coordinate list) of each copy of a tile `cols` wide
-    through map `m`: one per swizzle panel, `swz.panel_bytes` and
-    `m.panel_elems` columns apart (coords innermost first)."""
-    kb = em.kb
-    for p in range(cols // m.panel_elems):
-        at, c0 = base, coords[0]
-        if p:
-            at, c0 = kb.reg(B32), kb.reg(B32)
-            kb.emit(f"add.u32 \t{at}, {base}, {p * swz.panel_bytes}")
-            kb.emit(f"add.s32 \t{c0}, {coords[0]}, {p * m.panel_elems}")
-        yield at, ", ".join([c0] + coords[1:])
-
-
 def _issue_tma(em, op, desc, dest, base):
     """cp.async.bulk.tensor copies of the slot at `base` from `desc`'s map, by
     the group's thread 0, completing on the slot's `full` barrier. Only for a
@@ -170,7 +145,7 @@ def _issue_tma(em, op, desc, dest, base):
         issue(em, lead, m, swz, base, coords, dest.shape, byte_size(dest.etype), bar, desc.cluster)
         em.async_issued = "tma"
         return True
-    for dst, where in _panels(em, m, swz, base, coords, dest.shape[-1]):
+    for dst, where in m.panels(em, swz, base, coords, dest.shape[-1]):
         kb.emit(f"@{lead} cp.async.bulk.tensor.{len(coords)}d.shared::cluster.global.mbarrier::complete_tx::bytes "
                 f"\t[{dst}], [{m.address(em)}, {{{where}}}], [{bar}]")
     em.async_issued = "tma"
@@ -244,7 +219,7 @@ def _tma_store(em, op):
     lead = _acquired(em, m)
     swz = em.swizzle_of.get(base)
     coords = [as_b32(em, c) for c in reversed(coords)]      # the map's order: innermost first
-    for at, where in _panels(em, m, swz, base, coords, src.shape[-1]):
+    for at, where in m.panels(em, swz, base, coords, src.shape[-1]):
         kb.emit(f"@{lead} cp.async.bulk.tensor.{len(coords)}d.global.shared::cta.bulk_group "
                 f"\t[{m.address(em)}, {{{where}}}], [{at}]")
     kb.emit(f"@{lead} cp.async.bulk.commit_group")

@@ -38,6 +38,18 @@ SWIZZLE_CODE = {"none": 0, "32B": 1, "64B": 2, "128B": 3}
 SWIZZLE_SPAN = {"none": None, "32B": 32, "64B": 64, "128B": 128}
 
 
+def desc_box(op):
+    """The box of TMA descriptor `op` (its constant operands after the view), or None."""
+    from ...dialects.cuda_tile.divisibility import int_constant
+    out = []
+    for v in op.operands[1:]:
+        c = int_constant(v.op) if getattr(v, "op", None) is not None else None
+        if c is None:
+            return None
+        out.append(c)
+    return tuple(out)
+
+
 class TensorMap:
     """A built map: its generic address register, and how the copies use it."""
 
@@ -65,6 +77,19 @@ class TensorMap:
                 kb.emit(f"cvta.global.u64 \t{got}, {a}")
             g.owners[key] = got
         return got
+
+    def panels(self, em, swz, base, coords, cols):
+        """(shared address, coordinate list) of each copy of a tile `cols` wide
+        through this map: one per swizzle panel, `swz.panel_bytes` and
+        `panel_elems` columns apart (coords innermost first)."""
+        kb = em.kb
+        for p in range(cols // self.panel_elems):
+            at, c0 = base, coords[0]
+            if p:
+                at, c0 = kb.reg(B32), kb.reg(B32)
+                kb.emit(f"add.u32 \t{at}, {base}, {p * swz.panel_bytes}")
+                kb.emit(f"add.s32 \t{c0}, {coords[0]}, {p * self.panel_elems}")
+            yield at, ", ".join([c0] + coords[1:])
 
     @property
     def panel_elems(self) -> int:

@@ -121,7 +121,7 @@ class InFlight:
     def release_previous(self, em):
         """After `wait_group 1` (which converges each warp): the previous
         iteration's slots are free; lane 0 of each warp arrives."""
-        from .ops_pipeline import arrive_empty
+        from .multicast import arrive_empty
         kb = em.kb
         for has, addr, ctas in self.consumes.values():
             go = kb.reg(PRED)
