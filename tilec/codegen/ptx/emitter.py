@@ -260,28 +260,28 @@ class Emitter:
             g.owners[layout] = got
         return got
 
+    def group_value(self, key, cls, body) -> str:
+        """A register of class `cls` that `body(reg)` sets in the group's prologue,
+        once per group (`key` names it)."""
+        g = self.group
+        got = g.owners.get(key)
+        if got is None:
+            got = g.owners[key] = self.kb.reg(cls)
+            with self._prologue():
+                body(got)
+        return got
+
     def lane0(self) -> str:
         """A predicate true in lane 0 of each warp of the group."""
-        g = self.group
-        got = g.owners.get("lane0")
-        if got is None:
-            got, t = self.kb.reg(PRED), self.kb.reg(B32)
-            with self._prologue():
-                self.kb.emit(f"and.b32 \t{t}, {g.tid}, 31")
-                self.kb.emit(f"setp.eq.u32 \t{got}, {t}, 0")
-            g.owners["lane0"] = got
-        return got
+        def body(p):
+            t = self.kb.reg(B32)
+            self.kb.emit(f"and.b32 \t{t}, {self.group.tid}, 31")
+            self.kb.emit(f"setp.eq.u32 \t{p}, {t}, 0")
+        return self.group_value("lane0", PRED, body)
 
     def leader(self) -> str:
         """A predicate true in thread 0 of the group."""
-        g = self.group
-        got = g.owners.get("leader")
-        if got is None:
-            got = self.kb.reg(PRED)
-            with self._prologue():
-                self.kb.emit(f"setp.eq.u32 \t{got}, {g.tid}, 0")
-            g.owners["leader"] = got
-        return got
+        return self.group_value("leader", PRED, lambda p: self.kb.emit(f"setp.eq.u32 \t{p}, {self.group.tid}, 0"))
 
     def linear_base(self, layout, coeffs) -> str:
         """sum(base_d * coeffs_d) for this thread, in the group prologue."""

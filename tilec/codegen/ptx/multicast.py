@@ -150,14 +150,7 @@ def _uniform_block_arg(v, owner, c, memo) -> bool:
 
 def rank(em) -> str:
     """%cluster_ctarank, read once in the group's prologue."""
-    g = em.group
-    got = g.owners.get("cluster_rank")
-    if got is None:
-        got = em.kb.reg(B32)
-        with em._prologue():
-            em.kb.emit(f"mov.u32 \t{got}, %cluster_ctarank")
-        g.owners["cluster_rank"] = got
-    return got
+    return em.group_value("cluster_rank", B32, lambda r: em.kb.emit(f"mov.u32 \t{r}, %cluster_ctarank"))
 
 
 def slice_box(box, c):
