@@ -40,6 +40,9 @@ if [ "$WHAT" = prep ]; then
     bash benchmarks/make_tileiras_cubin.sh ".gpu-artifacts/matmul_$t.sm_90.cubin" ".gpu-artifacts/matmul_$t.mlir" \
       | grep kernels || exit 1
   done
+  # the same at 256x128x64 with num_ctas=2 (the cluster example), for `cutile`
+  bash benchmarks/make_tileiras_cubin.sh .gpu-artifacts/cutile_matmul_256x128x64_cga2.sm_90.cubin \
+    examples/cutile/matmul_cluster_f16_aligned.mlir | grep kernels || exit 1
   # cuTile's own 16-aligned matmul (TMA, setmaxnreg, wgmma in flight), for `cutile`
   for t in /work/shared/tools/reference-toolchain.sh "$ROOT/../shared/tools/reference-toolchain.sh"; do
     [ -f "$t" ] || continue
@@ -145,6 +148,8 @@ if want bench || want cutile; then
     run_mm "f16 aligned 128x128x64 8192" --kernel $A/cutile_matmul_128x128x64.mlir --size 8192 --tileiras-cubin $A/cutile_matmul_128x128x64.sm_90.cubin
     run_mm "f16 aligned 128x256x64 4096" --kernel $A/cutile_matmul_128x256x64.mlir --tileiras-cubin $A/cutile_matmul_128x256x64.sm_90.cubin
     run_mm "bf16 aligned 128x128x64 4096" --kernel $A/cutile_matmul_bf16_128x128x64.mlir --tileiras-cubin $A/cutile_matmul_bf16_128x128x64.sm_90.cubin
+    # num_ctas=2: each 256x128 tile block on a cluster of two CTAs, B multicast (both compilers)
+    run_mm "f16 aligned 256x128x64 on 2 CTAs 4096" --kernel examples/cutile/matmul_cluster_f16_aligned.mlir --tileiras-cubin $A/cutile_matmul_256x128x64_cga2.sm_90.cubin
     run_mm "fp8 aligned 128x128x128 4096" --kernel $A/cutile_matmul_fp8_128x128x128.mlir --tileiras-cubin $A/cutile_matmul_fp8_128x128x128.sm_90.cubin
     run_mm "f16 unaligned 128x128x64 4096" --kernel $A/matmul_128x128x64.mlir --tileiras-cubin $A/matmul_128x128x64.sm_90.cubin
     run_mm "f16 unaligned 128x128x64 4096 sm_80" --arch sm_80 --kernel $A/matmul_128x128x64.mlir --tileiras-cubin $A/matmul_128x128x64.sm_90.cubin
