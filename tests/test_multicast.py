@@ -197,3 +197,37 @@ def test_a_release_to_this_cta_alone_is_caught():
     with pytest.raises(Exception):
         got = simulate(bad, m, n, k, grid, copy_timing="eager")
         np.testing.assert_array_equal(got, want(m, n, k))
+
+
+def _random_configs(n, seed=2026):
+    """(kernel arguments, m, n, k, grid): tiles and clusters the cut takes, arrays that
+    are 16-aligned but rarely whole tiles, K rings that wrap."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        bm, bn = int(rng.choice([64, 128, 256])), int(rng.choice([64, 128, 256]))
+        ctas = int(rng.choice([2, 4]))
+        if bm * bn > 256 * 128 or max(bm, bn) // ctas < 64:
+            continue
+        persistent = bool(rng.random() < 0.3)
+        m = 16 * int(rng.integers(1, 2 * bm // 16 + 1))
+        n_ = 16 * int(rng.integers(1, 2 * bn // 16 + 1))
+        k = 16 * int(rng.integers(1, 40))
+        gx = -(-m // bm)
+        grid = (1 if persistent else gx, -(-n_ // bn), 1)
+        out.append((dict(bm=bm, bn=bn, ctas=ctas, persistent=persistent), m, n_, k, grid))
+    return out
+
+
+@pytest.mark.parametrize("case", _random_configs(12), ids=lambda c: "{bm}x{bn}x{ctas}{p}".format(
+    p="p" if c[0]["persistent"] else "", **{k: v for k, v in c[0].items() if k != "persistent"}))
+def test_random_cluster_shapes_match_the_interpreter(case):
+    kw, m, n, k, grid = case
+    text = kernel(**kw)
+    a, b = inputs(m, n, k)
+    c = np.zeros((m, n), np.float32)
+    launch(module(text), grid=grid, args=[a, b, c, m, n, k])
+    np.testing.assert_array_equal(c, want(m, n, k))
+    ptx = compile_text(text, arch="sm_90a")
+    assert ".multicast::cluster" in ptx
+    np.testing.assert_array_equal(simulate(ptx, m, n, k, grid, thread_order="reverse"), c)
