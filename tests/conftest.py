@@ -34,6 +34,25 @@ def parse_verified(text, filename="in.mlir"):
     return engine.ops
 
 
+def edit_ptx(ptx, old, new=""):
+    """`ptx` with `old` (which must be there) replaced: a seeded fault or a variant."""
+    assert old in ptx, old
+    return ptx.replace(old, new)
+
+
+def map_fill_2d(cols, rows):
+    """The tensormap.replace lines that fill a 2-D f16 map staged at [%r1]: base %rd1,
+    dims %r30 x %r31, row stride %rd20 bytes, a box of `cols` x `rows`, 128-byte
+    swizzle (hand-written TMA kernels of the simulator's tests)."""
+    put = "  @%p1 tensormap.replace.tile.{}.shared::cta.b1024.{} [%r1], {};"
+    fields = [("global_address", "b64", "%rd1"), ("rank", "b32", "1"), ("box_dim", "b32", f"0, {cols}"),
+              ("box_dim", "b32", f"1, {rows}"), ("global_dim", "b32", "0, %r30"), ("global_dim", "b32", "1, %r31"),
+              ("element_stride", "b32", "0, 1"), ("element_stride", "b32", "1, 1"),
+              ("global_stride", "b64", "0, %rd20"), ("elemtype", "b32", "6"), ("interleave_layout", "b32", "0"),
+              ("swizzle_mode", "b32", "3"), ("fill_mode", "b32", "0")]
+    return "\n".join(put.format(*f) for f in fields)
+
+
 def ptxas_stderr(ptx, tmp_path, arch="sm_90a"):
     """ptxas -v's report on `ptx`, which it must accept (skips without ptxas)."""
     import shutil

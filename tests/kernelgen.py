@@ -602,12 +602,10 @@ class Gen:
         return self.op(f"permute {v.name} [{', '.join(map(str, perm))}] : {v.ty} -> {ttype(shape, v.dt)}",
                        shape, v.dt, v.bound, v.tol, v.q)
 
-    def reduce(self, v, axis, kind):
-        """kind: sum | max | min."""
-        shape = v.shape[:axis] + v.shape[axis + 1:]
-        n = v.shape[axis]
+    def _combiner(self, v, n, kind):
+        """(identity, body op, signedness, bound, tol, grid) of a `kind` (sum | max | min)
+        combination of `n` elements of `v` along an axis (reduce, scan)."""
         dt = v.dt
-        st = ttype((), dt)
         if v.isfloat:
             ident = {"sum": "0.000000e+00", "max": NEG_INF[dt], "min": POS_INF[dt]}[kind]
             body_op = {"sum": "addf", "max": "maxf", "min": "minf"}[kind]
@@ -626,50 +624,37 @@ class Gen:
                     q = None
             else:
                 bound = min(bound, 2.0 ** (IBITS[dt] - 1))
-        self.features.add(f"reduce_{kind}")
-        name = self.fresh("red")
-        a, b = self.fresh("ra"), self.fresh("rb")
-        s = self.fresh("rs")
         sign = " signed" if body_op in ("maxi", "mini") else ""
-        self.emit(f"{name} = reduce {v.name} dim={axis} identities=[{ident} : {dt}] : {v.ty} -> {ttype(shape, dt)}")
+        return ident, body_op, sign, bound, tol, q
+
+    def _combine_region(self, prefix, dt, body_op, sign):
+        a, b, s = self.fresh(prefix + "a"), self.fresh(prefix + "b"), self.fresh(prefix + "s")
+        st = ttype((), dt)
         self.emit(f"({a}: {st}, {b}: {st}) {{")
         self.emit(f"  {s} = {body_op} {a}, {b}{sign} : {st}")
         self.emit(f"  yield {s} : {st}")
         self.emit("}")
+
+    def reduce(self, v, axis, kind):
+        """kind: sum | max | min."""
+        shape = v.shape[:axis] + v.shape[axis + 1:]
+        dt = v.dt
+        ident, body_op, sign, bound, tol, q = self._combiner(v, v.shape[axis], kind)
+        self.features.add(f"reduce_{kind}")
+        name = self.fresh("red")
+        self.emit(f"{name} = reduce {v.name} dim={axis} identities=[{ident} : {dt}] : {v.ty} -> {ttype(shape, dt)}")
+        self._combine_region("r", dt, body_op, sign)
         return Val(name, shape, dt, bound, tol, q)
 
     def scan(self, v, axis, kind, reverse):
-        n = v.shape[axis]
+        """kind: sum | max."""
         dt = v.dt
-        st = ttype((), dt)
-        if v.isfloat:
-            ident = {"sum": "0.000000e+00", "max": NEG_INF[dt]}[kind]
-            body_op = {"sum": "addf", "max": "maxf"}[kind]
-        else:
-            ident = {"sum": "0", "max": str(-2 ** (IBITS[dt] - 1))}[kind]
-            body_op = {"sum": "addi", "max": "maxi"}[kind]
-        bound, tol, q = v.bound, v.tol, v.q
-        if kind == "sum":
-            bound = n * v.bound
-            if v.isfloat:
-                if v.exact and fits(dt, bound, v.q):
-                    tol = 0.0
-                else:
-                    tol = n * v.tol + 2 * (math.log2(n) + 1) * EPS[dt] * bound
-                    q = None
-            else:
-                bound = min(bound, 2.0 ** (IBITS[dt] - 1))
+        ident, body_op, sign, bound, tol, q = self._combiner(v, v.shape[axis], kind)
         self.features.add(f"scan_{kind}")
         name = self.fresh("scan")
-        a, b = self.fresh("sa"), self.fresh("sb")
-        s = self.fresh("ss")
-        sign = " signed" if body_op == "maxi" else ""
         self.emit(f"{name} = scan {v.name} dim={axis} reverse={'true' if reverse else 'false'} "
                   f"identities=[{ident} : {dt}] : {v.ty} -> {v.ty}")
-        self.emit(f"({a}: {st}, {b}: {st}) {{")
-        self.emit(f"  {s} = {body_op} {a}, {b}{sign} : {st}")
-        self.emit(f"  yield {s} : {st}")
-        self.emit("}")
+        self._combine_region("s", dt, body_op, sign)
         return Val(name, v.shape, dt, bound, tol, q)
 
     def cat(self, a, b, dim):

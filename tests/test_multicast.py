@@ -162,6 +162,15 @@ def want(m, n, k):
     return a.astype(np.float32) @ b.astype(np.float32)
 
 
+def interpreted(text, m, n, k, grid):
+    """C from the interpreter over the cut grid, which must be A @ B exactly."""
+    a, b = inputs(m, n, k)
+    c = np.zeros((m, n), np.float32)
+    launch(module(text), grid=grid, args=[a, b, c, m, n, k])
+    np.testing.assert_array_equal(c, want(m, n, k))
+    return c
+
+
 CASES = {   # name: (kernel arguments, m, n, k, grid)
     "m_cut": (dict(), 256, 256, 384, (2, 2, 1)),
     "n_cut": (dict(bm=64, bn=256), 128, 512, 320, (2, 2, 1)),
@@ -174,10 +183,7 @@ CASES = {   # name: (kernel arguments, m, n, k, grid)
 def test_the_simulated_clusters_match_the_interpreter(name):
     kw, m, n, k, grid = CASES[name]
     text = kernel(**kw)
-    a, b = inputs(m, n, k)
-    c = np.zeros((m, n), np.float32)
-    launch(module(text), grid=grid, args=[a, b, c, m, n, k])
-    np.testing.assert_array_equal(c, want(m, n, k))
+    c = interpreted(text, m, n, k, grid)
     ptx = compile_text(text, arch="sm_90a")
     for order in ("forward", "reverse"):
         np.testing.assert_array_equal(simulate(ptx, m, n, k, grid, thread_order=order), c)
@@ -224,10 +230,7 @@ def _random_configs(n, seed=2026):
 def test_random_cluster_shapes_match_the_interpreter(case):
     kw, m, n, k, grid = case
     text = kernel(**kw)
-    a, b = inputs(m, n, k)
-    c = np.zeros((m, n), np.float32)
-    launch(module(text), grid=grid, args=[a, b, c, m, n, k])
-    np.testing.assert_array_equal(c, want(m, n, k))
+    c = interpreted(text, m, n, k, grid)
     ptx = compile_text(text, arch="sm_90a")
     assert ".multicast::cluster" in ptx
     np.testing.assert_array_equal(simulate(ptx, m, n, k, grid, thread_order="reverse"), c)

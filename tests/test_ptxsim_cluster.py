@@ -21,6 +21,7 @@ import subprocess
 
 import numpy as np
 import pytest
+from conftest import edit_ptx, map_fill_2d
 
 try:
     import ptxsim
@@ -36,11 +37,6 @@ HEAD = """.version 9.0
 
 SYNC = "barrier.cluster.arrive.release.aligned;\n  barrier.cluster.wait.acquire.aligned;"
 EXIT_SYNC = "barrier.cluster.arrive.aligned;\n  barrier.cluster.wait.aligned;"
-
-
-def _edit(ptx, old, new=""):
-    assert old in ptx, old
-    return ptx.replace(old, new)
 
 
 # ---- distributed shared memory: each CTA reads its peer's rank --------------------------------------
@@ -119,10 +115,10 @@ def test_bad_cluster_addresses_fault():
     """mapa to a rank outside the cluster, and a shared::cluster access past the CTA's shared memory."""
     out = np.zeros((2, 64), np.uint32)
     with pytest.raises(ptxsim.MemoryFault, match=r"mapa to rank [23]: the cluster has 2 CTAs \(ranks 0..1\)"):
-        ptxsim.run_ptx(_edit(peer_kernel(), "xor.b32 %r6, %r1, 1;", "add.u32 %r6, %r1, 2;"), "peer", 2, [out])
+        ptxsim.run_ptx(edit_ptx(peer_kernel(), "xor.b32 %r6, %r1, 1;", "add.u32 %r6, %r1, 2;"), "peer", 2, [out])
     with pytest.raises(ptxsim.MemoryFault, match=r"ld.shared::cluster of 0x20000080: offset 128 of rank 0, "
                        r"outside the CTA's 128 shared bytes, in CTA \(1, 0, 0\)"):
-        ptxsim.run_ptx(_edit(peer_kernel(), "ld.shared::cluster.u32 %r8, [%r7];", "ld.shared::cluster.u32 %r8, "
+        ptxsim.run_ptx(edit_ptx(peer_kernel(), "ld.shared::cluster.u32 %r8, [%r7];", "ld.shared::cluster.u32 %r8, "
                              "[%r7+128];"), "peer", 2, [out])
 
 
@@ -243,22 +239,22 @@ def test_a_remote_arrive_completes_the_peers_phase():
 
 REMOTE_MISUSE = {
     # the peer's mbarrier.init, with no release after it, may not be visible to this CTA
-    "no fence.mbarrier_init": (lambda p: _edit(p, "fence.mbarrier_init.release.cluster;"), ptxsim.PTXRuntimeError,
+    "no fence.mbarrier_init": (lambda p: edit_ptx(p, "fence.mbarrier_init.release.cluster;"), ptxsim.PTXRuntimeError,
                                r"mbarrier.arrive by CTA \(1, 0, 0\) \(rank 1\) on the mbarrier at shared offset 0 of "
                                r"CTA \(0, 0, 0\) \(rank 0\), whose mbarrier.init \(PTX line \d+: @%p1 mbarrier.init"
                                r".*\) no fence.mbarrier_init.release.cluster"),
     # barrier.cluster.arrive without .relaxed releases the init as well
-    "release arrive instead": (lambda p: _edit(p, "fence.mbarrier_init.release.cluster;\n  barrier.cluster.arrive"
+    "release arrive instead": (lambda p: edit_ptx(p, "fence.mbarrier_init.release.cluster;\n  barrier.cluster.arrive"
                                               ".relaxed.aligned;", "barrier.cluster.arrive.aligned;"), None, None),
     # without the cluster barrier rank 0 arrives on rank 1's mbarrier before rank 1 ran its init
-    "no cluster barrier after the init": (lambda p: _edit(p, "barrier.cluster.arrive.relaxed.aligned;\n  barrier."
+    "no cluster barrier after the init": (lambda p: edit_ptx(p, "barrier.cluster.arrive.relaxed.aligned;\n  barrier."
                                                          "cluster.wait.aligned;"), ptxsim.PTXRuntimeError,
                                           r"which no mbarrier.init initialized.*\[mbarrier.arrive by CTA \(0, 0, 0\) "
                                           r"\(rank 0\) on CTA \(1, 0, 0\) \(rank 1\) of its cluster\]"),
     # rank 0 leaves without the final cluster barrier: rank 1's arrive reaches a CTA that is gone
-    "no cluster barrier before the exit": (lambda p: _edit(p, "  barrier.cluster.arrive.aligned;\n  barrier.cluster."
+    "no cluster barrier before the exit": (lambda p: edit_ptx(p, "  barrier.cluster.arrive.aligned;\n  barrier.cluster."
                                                           "wait.aligned;\n  ret;", "  ret;"), None, None),
-    "an arrival too many": (lambda p: _edit(p, "[%r2], 64;", "[%r2], 65;"), ptxsim.Deadlock,
+    "an arrival too many": (lambda p: edit_ptx(p, "[%r2], 64;", "[%r2], 65;"), ptxsim.Deadlock,
                             r"mbarrier at shared offset 0: 64 threads waiting .* 64 of 65 arrivals"),
 }
 
@@ -280,9 +276,9 @@ def test_exiting_before_the_peer_is_done_is_an_error():
     """No cluster barrier before the exit, and rank 1 stores into rank 0 once more after its
     own wait: rank 0, whose phase rank 1's arrivals completed, has left by then."""
     out = np.zeros((2, 64), np.uint32)
-    ptx = _edit(REMOTE_ARRIVE, "  barrier.cluster.arrive.aligned;\n  barrier.cluster.wait.aligned;\n  ret;",
+    ptx = edit_ptx(REMOTE_ARRIVE, "  barrier.cluster.arrive.aligned;\n  barrier.cluster.wait.aligned;\n  ret;",
                 "  @%p3 st.shared::cluster.u32 [%r7], 7;\n  ret;")
-    ptx = _edit(ptx, "ld.shared.u32 %r10, [%r6];", "ld.shared.u32 %r10, [%r6];\n  setp.eq.u32 %p3, %r1, 1;")
+    ptx = edit_ptx(ptx, "ld.shared.u32 %r10, [%r6];", "ld.shared.u32 %r10, [%r6];\n  setp.eq.u32 %p3, %r1, 1;")
     with pytest.raises(ptxsim.PTXRuntimeError, match=r"st.shared::cluster by CTA \(1, 0, 0\) \(rank 1\) reaches "
                        r"shared offset \d+ of CTA \(0, 0, 0\) \(rank 0\), whose threads have all exited"):
         ptxsim.run_ptx(ptx, "remote", 1, [out])
@@ -336,16 +332,16 @@ def test_a_cluster_deadlock_names_every_cta():
 
 def test_exited_threads_do_not_hold_up_barrier_cluster():
     """Rank 1's threads exit without arriving: rank 0's barrier.cluster completes without them."""
-    ptx = _edit(CBAR_DEADLOCK, "@%p3 bra $wait;", "@%p3 ret;")
+    ptx = edit_ptx(CBAR_DEADLOCK, "@%p3 bra $wait;", "@%p3 ret;")
     ptxsim.run_ptx(ptx, "cbar", 2, [np.zeros(1, np.uint32)])
 
 
 def test_barrier_cluster_misuse():
-    twice = _edit(CBAR_DEADLOCK, "@%p3 bra $wait;\n  barrier.cluster.arrive.aligned;",
+    twice = edit_ptx(CBAR_DEADLOCK, "@%p3 bra $wait;\n  barrier.cluster.arrive.aligned;",
                   "@%p3 ret;\n  barrier.cluster.arrive.aligned;\n  barrier.cluster.arrive.aligned;")
     with pytest.raises(ptxsim.PTXRuntimeError, match=r"barrier.cluster.arrive again with no barrier.cluster.wait"):
         ptxsim.run_ptx(twice, "cbar", 2, [np.zeros(1, np.uint32)])
-    lone = _edit(CBAR_DEADLOCK, "@%p3 bra $wait;\n  barrier.cluster.arrive.aligned;", "@%p3 ret;")
+    lone = edit_ptx(CBAR_DEADLOCK, "@%p3 bra $wait;\n  barrier.cluster.arrive.aligned;", "@%p3 ret;")
     with pytest.raises(ptxsim.PTXRuntimeError, match=r"barrier.cluster.wait with no barrier.cluster.arrive"):
         ptxsim.run_ptx(lone, "cbar", 2, [np.zeros(1, np.uint32)])
 
@@ -520,19 +516,7 @@ def multicast_kernel(mode="full", wait="all", cluster_sync=True, exit_sync=True)
   ld.param.u32 %r30, [gdim0];
   ld.param.u32 %r31, [gdim1];
   ld.param.u64 %rd20, [gstride0];
-  @%p1 tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%r1], %rd1;
-  @%p1 tensormap.replace.tile.rank.shared::cta.b1024.b32 [%r1], 1;
-  @%p1 tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%r1], 0, 64;
-  @%p1 tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%r1], 1, {rows};
-  @%p1 tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%r1], 0, %r30;
-  @%p1 tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%r1], 1, %r31;
-  @%p1 tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%r1], 0, 1;
-  @%p1 tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%r1], 1, 1;
-  @%p1 tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%r1], 0, %rd20;
-  @%p1 tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%r1], 6;
-  @%p1 tensormap.replace.tile.interleave_layout.shared::cta.b1024.b32 [%r1], 0;
-  @%p1 tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [%r1], 3;
-  @%p1 tensormap.replace.tile.fill_mode.shared::cta.b1024.b32 [%r1], 0;
+{map_fill_2d(64, rows)}
   bar.warp.sync -1;
   tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd5], [%r1], 128;
   fence.proxy.tensormap::generic.acquire.gpu [%rd5], 128;
@@ -614,7 +598,7 @@ def test_multicast_fills_the_slot_of_every_cta(mode, timing):
 
 
 def test_a_copy_into_one_cta_completing_in_another_is_an_error():
-    ptx = _edit(multicast_kernel("peer"), "[%r63];", "[%r6];")
+    ptx = edit_ptx(multicast_kernel("peer"), "[%r63];", "[%r6];")
     with pytest.raises(ptxsim.PTXRuntimeError, match=r"cp.async.bulk.tensor writes shared memory of CTA \(0, 0, 0\) "
                        r"\(rank 0\) but completes on an mbarrier of CTA \(1, 0, 0\) \(rank 1\): both must be in the "
                        r"destination CTA"):
@@ -645,7 +629,7 @@ def test_multicast_misuse(name):
 
 def test_a_multicast_into_an_exited_cta_is_an_error():
     """Rank 1 leaves right after the cluster barrier; rank 0 then multicasts into it."""
-    ptx = _edit(multicast_kernel("full"), "  mov.u32 %r7, slot;\n  ld.param",
+    ptx = edit_ptx(multicast_kernel("full"), "  mov.u32 %r7, slot;\n  ld.param",
                 "  setp.eq.u32 %p6, %r60, 1;\n  @%p6 ret;\n  mov.u32 %r7, slot;\n  ld.param")
     with pytest.raises(ptxsim.PTXRuntimeError, match=r"cp.async.bulk.tensor.multicast::cluster by CTA \(0, 0, 0\) "
                        r"\(rank 0\) writes into CTA \(1, 0, 0\) \(rank 1; ctaMask 0x3\), whose threads have all exited"):
@@ -653,7 +637,7 @@ def test_a_multicast_into_an_exited_cta_is_an_error():
 
 
 def test_a_multicast_mask_outside_the_cluster_is_an_error():
-    ptx = _edit(multicast_kernel("full"), "mov.b16 %h1, 3;", "mov.b16 %h1, 5;")
+    ptx = edit_ptx(multicast_kernel("full"), "mov.b16 %h1, 3;", "mov.b16 %h1, 5;")
     with pytest.raises(ptxsim.PTXRuntimeError, match=r"ctaMask 0x5: the cluster has 2 CTAs"):
         run_multicast(ptx)
 

@@ -23,6 +23,7 @@ import subprocess
 
 import numpy as np
 import pytest
+from conftest import edit_ptx
 
 try:
     import ptxsim
@@ -246,9 +247,9 @@ EXPECT_FORMS = {
 
 
 def expect_form_kernel(form):
-    ptx = _edit(tma_kernel(np.float16, (64, 16), 128), _EXPECT, EXPECT_FORMS[form])
+    ptx = edit_ptx(tma_kernel(np.float16, (64, 16), 128), _EXPECT, EXPECT_FORMS[form])
     if form == "copy before expect_tx":
-        ptx = _edit(ptx, "\n  " + _TMA)
+        ptx = edit_ptx(ptx, "\n  " + _TMA)
     return ptx
 
 
@@ -270,11 +271,6 @@ def test_a_read_that_does_not_wait_sees_the_fill():
     assert (out == 0xFF).all()
 
 
-def _edit(ptx, old, new=""):
-    assert old in ptx, old
-    return ptx.replace(old, new)
-
-
 _BOX1 = "@%p1 tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%r1], 1, 16;"
 _ESTRIDE0 = "@%p1 tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%r1], 0, 1;"
 _FENCE = "fence.proxy.tensormap::generic.acquire.gpu [%rd5], 128;"
@@ -284,27 +280,27 @@ _TMA = "@%p1 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_t
 _WAIT = "$wait:\n  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r6], 0;\n  @!%p2 bra $wait;"
 
 MISUSE = {
-    "unset box_dim": (lambda p: _edit(p, _BOX1), ptxsim.PTXRuntimeError, r"box_dim\[1\] is unset"),
-    "element_stride 2": (lambda p: _edit(p, _ESTRIDE0, _ESTRIDE0.replace(", 1;", ", 2;")), ptxsim.PTXRuntimeError,
+    "unset box_dim": (lambda p: edit_ptx(p, _BOX1), ptxsim.PTXRuntimeError, r"box_dim\[1\] is unset"),
+    "element_stride 2": (lambda p: edit_ptx(p, _ESTRIDE0, _ESTRIDE0.replace(", 1;", ", 2;")), ptxsim.PTXRuntimeError,
                          r"element_stride\[0\] = 2 is not simulated"),
-    "box_dim 0": (lambda p: _edit(p, _BOX1, _BOX1.replace("16;", "0;")), ptxsim.PTXRuntimeError,
+    "box_dim 0": (lambda p: edit_ptx(p, _BOX1, _BOX1.replace("16;", "0;")), ptxsim.PTXRuntimeError,
                   r"box_dim\[1\] = 0 is invalid \(1..256\)"),
-    "rank 3 for .2d": (lambda p: _edit(p, "b32 [%r1], 1;\n", "b32 [%r1], 2;\n"), ptxsim.PTXRuntimeError,
+    "rank 3 for .2d": (lambda p: edit_ptx(p, "b32 [%r1], 1;\n", "b32 [%r1], 2;\n"), ptxsim.PTXRuntimeError,
                        r"rank = 2 is invalid \(rank 3, but the instruction is .2d\)"),
-    "no acquire fence": (lambda p: _edit(p, _FENCE), ptxsim.PTXRuntimeError,
+    "no acquire fence": (lambda p: edit_ptx(p, _FENCE), ptxsim.PTXRuntimeError,
                          r"no fence.proxy.tensormap::generic.acquire"),
-    "map never copied out": (lambda p: _edit(p, _CPFP), ptxsim.PTXRuntimeError, r"no tensormap.cp_fenceproxy"),
-    "expect_tx too small": (lambda p: _edit(p, _EXPECT, _EXPECT.replace("2048", "1024")), ptxsim.PTXRuntimeError,
+    "map never copied out": (lambda p: edit_ptx(p, _CPFP), ptxsim.PTXRuntimeError, r"no tensormap.cp_fenceproxy"),
+    "expect_tx too small": (lambda p: edit_ptx(p, _EXPECT, _EXPECT.replace("2048", "1024")), ptxsim.PTXRuntimeError,
                             r"bring 2048 bytes, more than the 1024 expect_tx announced"),
-    "expect_tx too large": (lambda p: _edit(p, _EXPECT, _EXPECT.replace("2048", "4096")), ptxsim.Deadlock,
+    "expect_tx too large": (lambda p: edit_ptx(p, _EXPECT, _EXPECT.replace("2048", "4096")), ptxsim.Deadlock,
                             r"4096 transaction bytes expected, 2048 in flight"),
-    "two copies into one slot": (lambda p: _edit(p, _TMA, _TMA + "\n  " + _TMA), ptxsim.PTXRuntimeError,
+    "two copies into one slot": (lambda p: edit_ptx(p, _TMA, _TMA + "\n  " + _TMA), ptxsim.PTXRuntimeError,
                                  r"overlap a copy still in flight"),
-    "no wait at all": (lambda p: _edit(p, _WAIT), ptxsim.PTXRuntimeError,
+    "no wait at all": (lambda p: edit_ptx(p, _WAIT), ptxsim.PTXRuntimeError,
                        r"ended with 1 cp.async.bulk.tensor copies in flight"),
-    "misaligned destination": (lambda p: _edit(p, "mov.u32 %r7, slot;", "mov.u32 %r7, slot+64;"),
+    "misaligned destination": (lambda p: edit_ptx(p, "mov.u32 %r7, slot;", "mov.u32 %r7, slot+64;"),
                                ptxsim.PTXRuntimeError, r"destination .* is not 128-byte aligned"),
-    "map in shared memory": (lambda p: _edit(p, "[%rd5, {", "[tmsm, {"), ptxsim.PTXRuntimeError,
+    "map in shared memory": (lambda p: edit_ptx(p, "[%rd5, {", "[tmsm, {"), ptxsim.PTXRuntimeError,
                              r"tensor map in shared memory"),
 }
 

@@ -23,6 +23,7 @@ import subprocess
 
 import numpy as np
 import pytest
+from conftest import edit_ptx, map_fill_2d
 
 try:
     import ptxsim
@@ -146,19 +147,7 @@ def store_kernel(rows, fill="st", trans=False, wait="read"):
   ld.param.u32 %r30, [gdim0];
   ld.param.u32 %r31, [gdim1];
   ld.param.u64 %rd20, [gstride0];
-  @%p1 tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%r1], %rd1;
-  @%p1 tensormap.replace.tile.rank.shared::cta.b1024.b32 [%r1], 1;
-  @%p1 tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%r1], 0, {ROW};
-  @%p1 tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%r1], 1, {rows};
-  @%p1 tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%r1], 0, %r30;
-  @%p1 tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%r1], 1, %r31;
-  @%p1 tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%r1], 0, 1;
-  @%p1 tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%r1], 1, 1;
-  @%p1 tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%r1], 0, %rd20;
-  @%p1 tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%r1], 6;
-  @%p1 tensormap.replace.tile.interleave_layout.shared::cta.b1024.b32 [%r1], 0;
-  @%p1 tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [%r1], 3;
-  @%p1 tensormap.replace.tile.fill_mode.shared::cta.b1024.b32 [%r1], 0;
+{map_fill_2d(ROW, rows)}
   bar.warp.sync -1;
   tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd5], [%r1], 128;
 $built:
@@ -277,7 +266,7 @@ def test_source_may_be_rewritten_after_wait_group_read(timing):
     global write in late timing) changes nothing in dst."""
     dst, tile, gdim = _case(8)
     before = dst.copy()
-    ptx = _edit(store_kernel(8), WAIT_READ, WAIT_READ + "\n  @%p2 st.shared.v4.u32 [%r7], {%r0, %r0, %r0, %r0};")
+    ptx = edit_ptx(store_kernel(8), WAIT_READ, WAIT_READ + "\n  @%p2 st.shared.v4.u32 [%r7], {%r0, %r0, %r0, %r0};")
     run_store(ptx, tile, dst, gdim, (60, 15), copy_timing=timing)
     np.testing.assert_array_equal(dst, expected_dst(before, tile, gdim, (60, 15)))
 
@@ -302,7 +291,7 @@ def test_only_the_latest_store_to_a_byte_needs_a_fence(timing):
     unfenced store is named."""
     dst, tile, gdim = _case(8)
     before = dst.copy()
-    ptx = _edit(store_kernel(8), FENCE + "\n  bar.sync 0;", OVERWRITTEN + "\n  bar.sync 0;")
+    ptx = edit_ptx(store_kernel(8), FENCE + "\n  bar.sync 0;", OVERWRITTEN + "\n  bar.sync 0;")
     run_store(ptx, tile, dst, gdim, (60, 15), copy_timing=timing)
     np.testing.assert_array_equal(dst, expected_dst(before, tile, gdim, (60, 15)))
     for edit, line in (("@%p6 fence.proxy.async.shared::cta;", r"@%p6 st.shared.u32 \[%r7\], %r12"),
@@ -310,48 +299,43 @@ def test_only_the_latest_store_to_a_byte_needs_a_fence(timing):
         who = 0 if "p6" in line else 63
         with pytest.raises(ptxsim.PTXRuntimeError, match=rf"store reads shared offset 0, which thread {who} stored "
                                                          rf"to \(PTX line \d+: {line}\) with no fence.proxy.async"):
-            run_store(_edit(ptx, edit), tile, dst, gdim, (60, 15), copy_timing=timing)
-
-
-def _edit(ptx, old, new=""):
-    assert old in ptx, old
-    return ptx.replace(old, new)
+            run_store(edit_ptx(ptx, edit), tile, dst, gdim, (60, 15), copy_timing=timing)
 
 
 _FILL_STORE = "st.shared.u32 [%r15], %r12;"
 _OVERWRITE = "overwrites shared memory a bulk store may still be reading"
 
 MISUSE = {
-    "no proxy fence": (lambda p: _edit(p, FENCE), ptxsim.PTXRuntimeError,
+    "no proxy fence": (lambda p: edit_ptx(p, FENCE), ptxsim.PTXRuntimeError,
                        r"store reads shared offset \d+, which thread \d+ stored to \(PTX line \d+: "
                        r"st.shared.u32 \[%r15\], %r12\) with no fence.proxy.async since"),
-    "a store after the fence": (lambda p: _edit(p, FENCE, FENCE + "\n  " + _FILL_STORE), ptxsim.PTXRuntimeError,
+    "a store after the fence": (lambda p: edit_ptx(p, FENCE, FENCE + "\n  " + _FILL_STORE), ptxsim.PTXRuntimeError,
                                 r"with no fence.proxy.async since"),
-    "fence of global memory only": (lambda p: _edit(p, FENCE, "fence.proxy.async.global;"),
+    "fence of global memory only": (lambda p: edit_ptx(p, FENCE, "fence.proxy.async.global;"),
                                     ptxsim.PTXRuntimeError, r"with no fence.proxy.async since"),
     "st.shared to the source before wait_group.read":
-        (lambda p: _edit(p, COMMIT, COMMIT + "\n  @%p2 st.shared.u32 [%r7+512], 0;"), ptxsim.PTXRuntimeError,
+        (lambda p: edit_ptx(p, COMMIT, COMMIT + "\n  @%p2 st.shared.u32 [%r7+512], 0;"), ptxsim.PTXRuntimeError,
          r"store to shared offset 512 " + _OVERWRITE + r" \(PTX line \d+: @%p2 cp.async.bulk.tensor.*issued by "
          r"thread 0.*PTX line \d+: @%p2 st.shared.u32 \[%r7\+512\], 0"),
     "another thread's st.shared before wait_group.read":
-        (lambda p: _edit(p, COMMIT, COMMIT + "\n  bar.sync 0;\n  " + _FILL_STORE), ptxsim.PTXRuntimeError,
+        (lambda p: edit_ptx(p, COMMIT, COMMIT + "\n  bar.sync 0;\n  " + _FILL_STORE), ptxsim.PTXRuntimeError,
          r"store to shared offset \d+ " + _OVERWRITE + r".*issued by thread 0"),
-    "no wait_group": (lambda p: _edit(p, WAIT_READ), ptxsim.PTXRuntimeError,
+    "no wait_group": (lambda p: edit_ptx(p, WAIT_READ), ptxsim.PTXRuntimeError,
                       r"thread 0 exits with a cp.async.bulk.tensor store whose shared-memory read it never waited "
                       r"for \(no cp.async.bulk.wait_group.read or wait_group retired its group"),
-    "no commit_group": (lambda p: _edit(p, COMMIT), ptxsim.PTXRuntimeError,
+    "no commit_group": (lambda p: edit_ptx(p, COMMIT), ptxsim.PTXRuntimeError,
                         r"thread 0 exits .* \(no cp.async.bulk.commit_group put it in a bulk async-group"),
-    "wait_group.read 1 leaves the group": (lambda p: _edit(p, WAIT_READ, WAIT_READ.replace(" 0;", " 1;")),
+    "wait_group.read 1 leaves the group": (lambda p: edit_ptx(p, WAIT_READ, WAIT_READ.replace(" 0;", " 1;")),
                                            ptxsim.PTXRuntimeError, r"thread 0 exits with a cp.async.bulk.tensor"),
-    "misaligned source": (lambda p: _edit(p, "[%r7];", "[%r7+16];"), ptxsim.PTXRuntimeError,
+    "misaligned source": (lambda p: edit_ptx(p, "[%r7];", "[%r7+16];"), ptxsim.PTXRuntimeError,
                           r"cp.async.bulk.tensor source 0x[0-9a-f]+ \(shared offset 16\) is not 128-byte aligned"),
-    "source in no shared variable": (lambda p: _edit(p, "[%r7];", "[%rd2];"), ptxsim.MemoryFault,
+    "source in no shared variable": (lambda p: edit_ptx(p, "[%r7];", "[%rd2];"), ptxsim.MemoryFault,
                                      r"cp.async.bulk.tensor source 0x[0-9a-f]+ is not in the CTA's"),
-    "source past its variable": (lambda p: _edit(p, "[%r7];", "[tmsm];"), ptxsim.MemoryFault,
+    "source past its variable": (lambda p: edit_ptx(p, "[%r7];", "[tmsm];"), ptxsim.MemoryFault,
                                  r"box of 1024 bytes at shared offset 1024 reaches past the end of tmsm"),
-    "map address never set": (lambda p: _edit(p, "[%rd5, {", "[%rd30, {"), ptxsim.PTXRuntimeError,
+    "map address never set": (lambda p: edit_ptx(p, "[%rd5, {", "[%rd30, {"), ptxsim.PTXRuntimeError,
                               r"through a tensor map address from an uninitialized register"),
-    "no acquire of the map": (lambda p: _edit(p, "fence.proxy.tensormap::generic.acquire.gpu [%rd5], 128;"),
+    "no acquire of the map": (lambda p: edit_ptx(p, "fence.proxy.tensormap::generic.acquire.gpu [%rd5], 128;"),
                               ptxsim.PTXRuntimeError, r"no fence.proxy.tensormap::generic.acquire"),
 }
 
@@ -367,7 +351,7 @@ def test_misuse_is_reported(name, timing):
 
 def test_unfenced_stmatrix_is_named():
     dst, tile, gdim = _case(8)
-    ptx = _edit(store_kernel(8, fill="stmatrix"), FENCE)
+    ptx = edit_ptx(store_kernel(8, fill="stmatrix"), FENCE)
     with pytest.raises(ptxsim.PTXRuntimeError, match=r"stored to \(PTX line \d+: stmatrix.sync.aligned.m8n8.x4"
                                                       r".shared.b16 .*\) with no fence.proxy.async since"):
         run_store(ptx, tile, dst, gdim, (60, 15), fill="stmatrix")
@@ -377,7 +361,7 @@ def test_stmatrix_onto_an_unread_source_is_reported():
     """A second stmatrix pass (both warps, after a bar.sync) before thread 0's wait_group.read."""
     dst, tile, gdim = _case(8)
     ptx = store_kernel(8, fill="stmatrix")
-    ptx = _edit(ptx, COMMIT, COMMIT + "\n  bar.sync 0;\n  stmatrix.sync.aligned.m8n8.x4.shared.b16 [%r15], "
+    ptx = edit_ptx(ptx, COMMIT, COMMIT + "\n  bar.sync 0;\n  stmatrix.sync.aligned.m8n8.x4.shared.b16 [%r15], "
                                       "{%r30, %r31, %r32, %r33};")
     with pytest.raises(ptxsim.PTXRuntimeError, match=_OVERWRITE + r".*PTX line \d+: stmatrix"):
         run_store(ptx, tile, dst, gdim, (60, 15), fill="stmatrix")
@@ -390,13 +374,13 @@ def test_bulk_groups_retire_oldest_first():
     dst, tile, gdim = _case(8)
     two = (STORE + "\n  " + COMMIT + "\n  ld.param.u32 %r41, [c1];\n  add.u32 %r41, %r41, 1;\n  " + STORE
            + "\n  " + COMMIT)
-    ptx = _edit(store_kernel(8), STORE + "\n  " + COMMIT, two)
-    ptx = _edit(ptx, WAIT_READ, "@%p2 cp.async.bulk.wait_group.read 1;\n  @%p2 st.shared.u32 [%r7], 0;\n  "
+    ptx = edit_ptx(store_kernel(8), STORE + "\n  " + COMMIT, two)
+    ptx = edit_ptx(ptx, WAIT_READ, "@%p2 cp.async.bulk.wait_group.read 1;\n  @%p2 st.shared.u32 [%r7], 0;\n  "
                                 "@%p2 cp.async.bulk.wait_group.read 0;")
     with pytest.raises(ptxsim.PTXRuntimeError, match=_OVERWRITE):
         run_store(ptx, tile, dst, gdim, (0, 0))
     # the same without the overwrite: both boxes land, the second one row lower, over the first
-    ptx = _edit(ptx, "@%p2 st.shared.u32 [%r7], 0;\n  ")
+    ptx = edit_ptx(ptx, "@%p2 st.shared.u32 [%r7], 0;\n  ")
     before = dst.copy()
     res = run_store(ptx, tile, dst, gdim, (0, 0))
     want = expected_dst(expected_dst(before, tile, gdim, (0, 0)), tile, gdim, (0, 1))
@@ -513,12 +497,12 @@ def test_stmatrix_misuse():
     ptx = round_trip_kernel(4, False, False)
     regs, smem, out = np.zeros((4, 32), np.uint32), np.zeros(512, np.uint8), np.zeros((4, 32), np.uint32)
     with pytest.raises(ptxsim.MemoryFault, match=r"stmatrix row address .* \(shared offset 8\) is misaligned"):
-        ptxsim.run_ptx(_edit(ptx, "and.b32 %r2, %r0, 7;\n  shl.b32 %r2, %r2, 4;", "mov.u32 %r2, 8;"), "rt", 1,
+        ptxsim.run_ptx(edit_ptx(ptx, "and.b32 %r2, %r0, 7;\n  shl.b32 %r2, %r2, 4;", "mov.u32 %r2, 8;"), "rt", 1,
                        [regs, smem, out])
     with pytest.raises(ptxsim.PTXRuntimeError, match=r"stmatrix stores an uninitialized register"):
-        ptxsim.run_ptx(_edit(ptx, "ld.global.u32 %r13, [%rd5+384];"), "rt", 1, [regs, smem, out])
+        ptxsim.run_ptx(edit_ptx(ptx, "ld.global.u32 %r13, [%rd5+384];"), "rt", 1, [regs, smem, out])
     with pytest.raises(ptxsim.UnsupportedPTX, match=r"stmatrix source vector"):
-        ptxsim.run_ptx(_edit(ptx, "{%r10, %r11, %r12, %r13}", "{%r10, %r11}"), "rt", 1, [regs, smem, out])
+        ptxsim.run_ptx(edit_ptx(ptx, "{%r10, %r11, %r12, %r13}", "{%r10, %r11}"), "rt", 1, [regs, smem, out])
 
 
 def test_unsupported_store_forms_fail_at_decode():
@@ -528,7 +512,7 @@ def test_unsupported_store_forms_fail_at_decode():
                      ("cp.async.bulk.tensor.2d.global.shared::cta", reduce),
                      (".2d.global.shared::cta.", ".2d.global.shared::cluster.")):
         with pytest.raises(ptxsim.UnsupportedPTX):
-            run_store(_edit(store_kernel(8), old, new), tile, dst, gdim, (0, 0))
+            run_store(edit_ptx(store_kernel(8), old, new), tile, dst, gdim, (0, 0))
 
 
 @pytest.mark.parametrize("which", ["st", "stmatrix", "stmatrix_trans", "both", "rt1", "rt2t", "rt4"])

@@ -32,9 +32,36 @@ LOAD = "nv_tileas.async.tiled_tma_load"
 VALUE_OF_OPERANDS = ("cuda_tile.assume", "cuda_tile.divi", "cuda_tile.remi")
 
 
-def cluster_ctas(em) -> int:
-    """The CTAs of the cluster the kernel's tile block runs on (1: none)."""
-    return em.cluster
+def pipeline_ctas(em, op) -> int:
+    """The CTAs pipeline `op`'s slots are multicast to: C when every fill is a
+    TMA load through a descriptor multicast_ctas gives C, else 1."""
+    from ...dialects.nv_tileas.ops.pipeline import slot_fill
+    fills = [slot_fill(u.regions[0].blocks[0]) for u in op.results[0].users if u.name.endswith("produce_one")]
+    descs = {getattr(f.desc, "op", None) for f in fills if f is not None}
+    if not fills or None in fills or None in descs:
+        return 1
+    counts = {multicast_ctas(em, d) for d in descs}
+    return counts.pop() if len(counts) == 1 else 1
+
+
+def before_inits(em, op):
+    """Before a multicast pipeline's barrier inits: a pipeline created again (a
+    persistent kernel's next tile) waits for the other CTAs' last remote arrivals
+    on its barriers; the inits' publication, and the exit, become cluster barriers."""
+    if op.parent_op.name != "cuda_tile.entry":
+        cluster_sync(em)
+    em.cluster_pending = em.cluster_synced = True
+
+
+def publish_inits(em) -> bool:
+    """After barrier inits: a cluster barrier when a multicast pipeline's are among
+    them (the other CTAs' copies and arrivals may reach them next); False when
+    the group's own barrier is enough."""
+    if not em.cluster_pending:
+        return False
+    em.cluster_pending = False
+    cluster_sync(em)
+    return True
 
 
 def multicast_ctas(em, desc_op) -> int:
@@ -50,7 +77,7 @@ def multicast_ctas(em, desc_op) -> int:
 
 def _multicast_ctas(em, desc_op) -> int:
     from .tensormap import desc_box
-    c = cluster_ctas(em)
+    c = em.cluster
     if c <= 1 or not em.target.hopper:
         return 1
     box = desc_box(desc_op)
@@ -177,19 +204,14 @@ def issue(em, lead, m, swz, base, coords, shape, esize, bar, c):
 def arrive_empty(em, pred, addr, ctas=1):
     """Arrive (where `pred`) on a slot's `empty` barrier at `addr`: in every CTA
     of the cluster when the slot is multicast to `ctas` of them."""
-    if ctas > 1:
-        arrive_everywhere(em, pred, addr, ctas)
-        return
-    st = em.kb.reg(B64)
-    em.kb.emit(f"@{pred} mbarrier.arrive.shared.b64 \t{st}, [{addr}]")
-
-
-def arrive_everywhere(em, pred, addr, c):
-    """Arrive (where `pred`) on the mbarrier at shared address `addr` in each of
-    the cluster's c CTAs, this one included: a release at cluster scope, so the
-    warp's reads of the slot come before any CTA's producer refills it."""
     kb = em.kb
-    for k in range(c):
+    if ctas == 1:
+        st = kb.reg(B64)
+        kb.emit(f"@{pred} mbarrier.arrive.shared.b64 \t{st}, [{addr}]")
+        return
+    # this CTA included; a release at cluster scope, so the warp's reads of the
+    # slot come before any CTA's producer refills it
+    for k in range(ctas):
         ra = kb.reg(B32)
         kb.emit(f"mapa.shared::cluster.u32 \t{ra}, {addr}, {k}")
         kb.emit(f"@{pred} mbarrier.arrive.release.cluster.shared::cluster.b64 \t_, [{ra}]")

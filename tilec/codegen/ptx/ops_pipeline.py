@@ -15,6 +15,7 @@ import math
 
 from ...dialects.nv_tileas.ops import pipeline as pipeline_ops
 from ...dialects.nv_tileas.ops.pipeline import agent_warps, slot_fill
+from . import multicast
 from .emitter import handles, quiet
 from .ops_control import Frame
 from .ops_memory import SharedView, needs_registers
@@ -101,12 +102,9 @@ def _create_pipeline(em, op):
     if any(producers) or any(consumers):
         p_threads = 1 if tma else next((t for t in producers if t), em.group.threads)
         c_threads = next((t for t in consumers if t), em.group.threads)
-        ctas = _multicast(em, op) if tma else 1
-        if ctas > 1 and op.parent_op.name != "cuda_tile.entry":
-            # created again (a persistent kernel's next tile): the last remote arrivals
-            # on these barriers from the other CTAs must land before they are re-initialized
-            from .multicast import cluster_sync
-            cluster_sync(em)
+        ctas = multicast.pipeline_ctas(em, op) if tma else 1
+        if ctas > 1:
+            multicast.before_inits(em, op)
         full = kb.shared_buffer(8 * stages, 8, "full", span=kb.WHOLE_KERNEL)
         empty = kb.shared_buffer(8 * stages, 8, "empty", span=kb.WHOLE_KERNEL)
         lead = em.leader()
@@ -114,8 +112,6 @@ def _create_pipeline(em, op):
             kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{full}+{8 * i}], {p_threads}")
             # a multicast slot is refilled once the consumer warps of every CTA are done with it
             kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{empty}+{8 * i}], {c_threads // 32 * ctas}")
-        if ctas > 1:
-            em.cluster_pending = em.cluster_synced = True
         _publish_inits(em, op)
         pipe = Pipe(view, stages, slot_bytes, full, empty, swizzle, tma)
         pipe.cluster = ctas
@@ -148,24 +144,8 @@ def _publish_inits(em, op):
         return
     if em.target.hopper:
         em.kb.emit("fence.mbarrier_init.release.cluster")
-    if em.cluster_pending:      # the other CTAs' copies and arrivals may reach these barriers next
-        from .multicast import cluster_sync
-        em.cluster_pending = False
-        cluster_sync(em)
-        return
-    em.sync()
-
-
-def _multicast(em, op) -> int:
-    """The CTAs pipeline `op`'s slots are multicast to: C when every fill is a
-    TMA load through a descriptor multicast.multicast_ctas gives C, else 1."""
-    from .multicast import multicast_ctas
-    fills = [slot_fill(u.regions[0].blocks[0]) for u in op.results[0].users if u.name.endswith("produce_one")]
-    descs = {getattr(f.desc, "op", None) for f in fills if f is not None}
-    if not fills or None in fills or None in descs or em.group.barrier_id != 0:
-        return 1
-    counts = {multicast_ctas(em, d) for d in descs}
-    return counts.pop() if len(counts) == 1 else 1
+    if not multicast.publish_inits(em):
+        em.sync()
 
 
 def _filled_by_tma(em, op, swizzle, shape) -> bool:
@@ -264,9 +244,8 @@ def arrive(em, addr):
 def release_slot(em, addr, ctas=1):
     """A consumer warp is done with a slot: its lanes' reads are ordered before
     lane 0's arrival on the slot's `empty` barrier (which counts warps)."""
-    from .multicast import arrive_empty
     em.kb.emit("bar.warp.sync \t-1")
-    arrive_empty(em, em.lane0(), addr, ctas)
+    multicast.arrive_empty(em, em.lane0(), addr, ctas)
 
 
 @handles("nv_tileas.async.pipeline.produce_one")
