@@ -109,7 +109,10 @@ def test_the_shared_operand_is_multicast_in_slices(tmp_path):
     # A's slots are released by this CTA's 4 consumer warps, B's by both CTAs' 8
     assert pipelines(ptx) == [(1, 4), (1, 8)]
     assert ptx.count("mapa.shared::cluster.u32") == 4                 # 2 releases x 2 CTAs
-    assert re.search(r"mbarrier\.arrive\.release\.cluster\.shared::cluster\.b64 \t_, \[%r\d+\];", ptx)
+    # default semantics (release at CTA scope): ptxas makes .release.cluster a
+    # MEMBAR.ALL.GPU before each arrive, in the consumer's loop
+    assert re.search(r"mbarrier\.arrive\.shared::cluster\.b64 \t_, \[%r\d+\];", ptx)
+    assert "arrive.release.cluster" not in ptx
     # the CTAs meet after the inits and before the exit
     assert re.search(r"fence\.mbarrier_init\.release\.cluster;\n\tbarrier\.cluster\.arrive\.release;\n"
                      r"\tbarrier\.cluster\.wait\.acquire;", ptx)
@@ -197,7 +200,7 @@ def test_a_release_to_this_cta_alone_is_caught():
     kw, m, n, k, grid = CASES["m_cut"]
     ptx = compile_text(kernel(**kw), arch="sm_90a")
     bad = re.sub(r"(mbarrier\.init\.shared\.b64 \t\[[^\]]+\], )8;", r"\g<1>4;", ptx)
-    bad = re.sub(r"\tmapa\.shared::cluster\.u32 \t(%r\d+), %r\d+, 1;\n\t@%p\d+ mbarrier\.arrive\.release\.cluster"
+    bad = re.sub(r"\tmapa\.shared::cluster\.u32 \t(%r\d+), %r\d+, 1;\n\t@%p\d+ mbarrier\.arrive"
                  r"\.shared::cluster\.b64 \t_, \[\1\];\n", "", bad)
     assert bad.count("mapa.shared::cluster.u32") == ptx.count("mapa.shared::cluster.u32") // 2
     with pytest.raises(Exception):

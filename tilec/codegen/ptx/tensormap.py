@@ -243,6 +243,15 @@ def build_maps(em, specs) -> list[TensorMap]:
     return [t[0] for t in todo]
 
 
+def _raw_words():
+    """An experiment's hook: TILEC_TMAP_RAW="BYTE:BITS,..." presets 32-bit words of
+    every map before its fields are replaced (fields that tensormap.replace cannot
+    set, such as the L2 promotion; benchmarks/tmap_probe.py finds them)."""
+    import os
+    spec = os.environ.get("TILEC_TMAP_RAW", "")
+    return [(int(o), int(b, 0)) for o, b in (w.split(":") for w in spec.split(",") if w)]
+
+
 def _write(em, tmap, g, tv, dims, strides, lane0):
     """Warp 0 fills a 128-byte shared stage with the map's fields and copies it
     to the slot at `g` (a release to the tensor-map proxy)."""
@@ -253,6 +262,8 @@ def _write(em, tmap, g, tv, dims, strides, lane0):
     kb.emit(f"mad.lo.u32 \t{z}, {em.group.tid}, 4, {s}")
     kb.emit(f"st.shared.u32 \t[{z}], 0")
     kb.emit("bar.warp.sync \t-1")
+    for off, bits in _raw_words():
+        kb.emit(f"@{lane0} st.shared.u32 \t[{s}+{off}], {bits:#x}")
     put = f"@{lane0} tensormap.replace.tile"
     space = "shared::cta.b1024"
     box, rank = tmap.box, len(tmap.box)
