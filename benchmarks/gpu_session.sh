@@ -4,7 +4,7 @@
 # NVIDIA GPU, torch and cuda-python; missing pure-Python wheels (lark) may be
 # carried in .whl/, the tileiras cubin in .gpu-artifacts/ (make_tileiras_cubin.sh).
 #     bash benchmarks/gpu_session.sh [STEP[,STEP...]|all]   (default all: every step but tiles)
-#       steps: tests attention bmm bench (= cutile) overhead ab tiles tilegym tilegym-tests
+#       steps: tests attention bmm bench (= cutile) overhead ab tmap profile tiles tilegym tilegym-tests
 #     bash benchmarks/gpu_session.sh prep    (here, no GPU: tileiras cubins per tile size)
 # VARIANTS (default "sm_90a sm_80") are the targets `attention` and `bmm` time.
 # BUDGET=S (default 540) bounds the whole run: each step gets at most what is left, so
@@ -167,6 +167,41 @@ if want overhead; then
       --kernel $A/cutile_matmul_128x128x64.mlir --tileiras-cubin $A/cutile_matmul_128x128x64.sm_90.cubin 2>&1 | grep -E "$KEY"
   done 2>&1 | tee "$OUTDIR/overhead.log"
   python3 benchmarks/overhead_fit.py "$OUTDIR/overhead.log" | tee -a "$OUTDIR/overhead.log"
+fi
+
+# the tensor map's words that the driver fills and tensormap.replace cannot (tmap_probe.py),
+# then the aligned matmul and the batched matmul with tilec's maps carrying them
+# (TILEC_TMAP_RAW; TMAP_RAW overrides the guess: the box's bytes at 64, 0x400 at 72)
+if want tmap; then
+  A=.gpu-artifacts
+  timeout "$(left 60)" python3 benchmarks/tmap_probe.py 2>&1 | tee "$OUTDIR/tmap.log"
+  for raw in "" "${TMAP_RAW:-64:box_bytes,72:0x400}"; do
+    echo "=== tmap aligned 128x128x64 4096 [TILEC_TMAP_RAW=$raw]"
+    TILEC_TMAP_RAW=$raw timeout "$(left 60)" python3 benchmarks/matmul_gpu.py --require-gpu --reps 20 --warmup 3 \
+      --kernel $A/cutile_matmul_128x128x64.mlir --tileiras-cubin $A/cutile_matmul_128x128x64.sm_90.cubin 2>&1 | grep -E "$KEY"
+    echo "=== tmap bmm 16x2048 64x128x64 [TILEC_TMAP_RAW=$raw]"
+    TILEC_TMAP_RAW=$raw timeout "$(left 60)" python3 benchmarks/matmul_gpu.py --require-gpu --reps 20 --warmup 3 --batch 16 \
+      --size 2048 --kernel $A/cutile_matmul_bmm_64x128x64.mlir --tileiras-cubin $A/cutile_matmul_bmm_64x128x64.sm_90.cubin \
+      2>&1 | grep -E "$KEY"
+  done 2>&1 | tee -a "$OUTDIR/tmap.log"
+fi
+
+# Nsight Compute on the first launch of tilec's and of tileiras's aligned 128x128x64
+# matmul (matmul_gpu.py launches tilec's 21 times, then tileiras's): per-instruction
+# stall samples (SASS) and the L1/L2 request tables, for where tilec's extra cycles go
+if want profile; then
+  A=.gpu-artifacts
+  NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  MM=(python3 benchmarks/matmul_gpu.py --require-gpu --reps 20 --warmup 0
+      --kernel $A/cutile_matmul_128x128x64.mlir --tileiras-cubin $A/cutile_matmul_128x128x64.sm_90.cubin)
+  for who in tilec:0 tileiras:21; do
+    W=(-k regex:matmul_f16 --launch-skip "${who#*:}" --launch-count 1)
+    timeout "$(left 60)" "$NCU" --section SpeedOfLight --section WarpStateStats --section MemoryWorkloadAnalysis_Tables \
+      --print-details all "${W[@]}" "${MM[@]}" > "$OUTDIR/profile-${who%%:*}.txt" 2>&1
+    timeout "$(left 60)" "$NCU" --section SourceCounters --section WarpStateStats --page source --print-source sass --csv \
+      "${W[@]}" "${MM[@]}" > "$OUTDIR/profile-${who%%:*}-sass.csv" 2>&1
+    echo "profile ${who%%:*}: $(wc -l < "$OUTDIR/profile-${who%%:*}.txt") + $(wc -l < "$OUTDIR/profile-${who%%:*}-sass.csv") lines"
+  done
 fi
 
 # A/B: this tree's tilec against PTX an earlier commit wrote for the same kernels

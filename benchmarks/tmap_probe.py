@@ -5,9 +5,11 @@
 The CUDA driver encodes the same 2-D f16 map (4096 x 4096, box 64 x 128, 128-byte
 swizzle) once per L2 promotion (none, 64B, 128B, 256B). A kernel builds it the way
 tilec does (a zeroed 128-byte stage, then `tensormap.replace` of each field) and
-copies its bytes out. Prints the 32-bit words of each and where they differ, then
-one line per promotion, `RAW_<NAME>=BYTE:BITS,...`: the words to preset in a
-tilec map (TILEC_TMAP_RAW) so that it carries that promotion.
+copies its bytes out. Prints the 32-bit words of each and where they differ; the
+words 16-19 the driver fills for other boxes, swizzles and element sizes (lines
+`extra ...`: tensormap.replace leaves them zero); then one line per promotion,
+`RAW_<NAME>=BYTE:BITS,...`: the words to preset in a tilec map (TILEC_TMAP_RAW) so
+that it carries that promotion.
 """
 import sys
 
@@ -19,13 +21,14 @@ from tilec.runtime import cuda as rt
 ROWS, COLS, BOX = 4096, 4096, (64, 128)      # dims innermost first, as the driver takes them
 
 
-def driver_map(drv, addr, promotion, dtype):
+def driver_map(drv, addr, promotion, dtype, esize=2, box=BOX, swizzle="128B"):
     E = drv.CUtensorMapDataType
     enc = rt._check(drv.cuTensorMapEncodeTiled(
-        getattr(E, dtype), 2, addr, [COLS, ROWS], [COLS * 2], list(BOX), [1, 1],
+        getattr(E, dtype), drv.cuuint32_t(2), addr, [drv.cuuint64_t(COLS), drv.cuuint64_t(ROWS)],
+        [drv.cuuint64_t(COLS * esize)], [drv.cuuint32_t(b) for b in box], [drv.cuuint32_t(1)] * 2,
         drv.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
-        drv.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
-        getattr(drv.CUtensorMapL2promotion, f"CU_TENSOR_MAP_L2_PROMOTION_{promotion}"),
+        getattr(drv.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{swizzle}"),
+        getattr(drv.CUtensorMapL2promotion, "CU_TENSOR_MAP_L2_PROMOTION_" + (promotion if promotion == "NONE" else f"L2_{promotion}")),
         drv.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE), f"cuTensorMapEncodeTiled({promotion})")
     raw = enc.opaque if hasattr(enc, "opaque") else enc
     return np.array([int(w) for w in raw], np.uint64).view(np.uint32)
@@ -107,6 +110,17 @@ def main():
         print("tilec vs driver NONE:", ", ".join(f"byte {o}: {a:#010x} vs {b:#010x}" for o, a, b in diff) or "same")
     except Exception as e:   # noqa: BLE001 - the driver's maps above still answer the question
         print(f"tmap_probe: tilec-style map failed: {type(e).__name__}: {e}")
+    # the words the driver fills that tensormap.replace leaves zero (bytes 64-79), by box and swizzle
+    for dtype, es, box, swz in [("UINT16", 2, (64, 128), "128B"), ("UINT16", 2, (64, 64), "128B"),
+                                ("UINT16", 2, (64, 32), "128B"), ("UINT16", 2, (32, 128), "64B"),
+                                ("UINT16", 2, (16, 128), "32B"), ("UINT16", 2, (64, 8), "NONE"),
+                                ("UINT32", 4, (32, 128), "128B"), ("UINT8", 1, (128, 128), "128B"),
+                                ("UINT16", 2, (128, 16), "NONE")]:
+        try:
+            w = driver_map(drv, addr, "NONE", f"CU_TENSOR_MAP_DATA_TYPE_{dtype}", es, box, swz)
+            print(f"extra {dtype} box {box} swizzle {swz}: " + " ".join(f"{int(x):08x}" for x in w[16:20]))
+        except Exception as e:   # noqa: BLE001 - an encoding the driver refuses says something too
+            print(f"extra {dtype} box {box} swizzle {swz}: refused ({e})")
     base = maps["NONE"]
     for p in ("64B", "128B", "256B"):
         words = [(i * 4, int(b) & ~int(a) & 0xFFFFFFFF, int(a) & ~int(b) & 0xFFFFFFFF)

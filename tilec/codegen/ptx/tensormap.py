@@ -243,13 +243,19 @@ def build_maps(em, specs) -> list[TensorMap]:
     return [t[0] for t in todo]
 
 
-def _raw_words():
+def _raw_words(tmap):
     """An experiment's hook: TILEC_TMAP_RAW="BYTE:BITS,..." presets 32-bit words of
-    every map before its fields are replaced (fields that tensormap.replace cannot
-    set, such as the L2 promotion; benchmarks/tmap_probe.py finds them)."""
+    every map before its fields are replaced: fields that tensormap.replace cannot
+    set, which the driver's encoder fills (benchmarks/tmap_probe.py prints them).
+    BITS is a number, or box_bytes / panel_bytes / box_rows of this map's box."""
     import os
     spec = os.environ.get("TILEC_TMAP_RAW", "")
-    return [(int(o), int(b, 0)) for o, b in (w.split(":") for w in spec.split(",") if w)]
+    es = byte_size(tmap.etype)
+    rows = 1
+    for n in tmap.box[:-1]:
+        rows *= n
+    named = {"box_bytes": rows * tmap.panel_elems * es, "panel_bytes": tmap.panel_elems * es, "box_rows": rows}
+    return [(int(o), named[b] if b in named else int(b, 0)) for o, b in (w.split(":") for w in spec.split(",") if w)]
 
 
 def _write(em, tmap, g, tv, dims, strides, lane0):
@@ -262,7 +268,7 @@ def _write(em, tmap, g, tv, dims, strides, lane0):
     kb.emit(f"mad.lo.u32 \t{z}, {em.group.tid}, 4, {s}")
     kb.emit(f"st.shared.u32 \t[{z}], 0")
     kb.emit("bar.warp.sync \t-1")
-    for off, bits in _raw_words():
+    for off, bits in _raw_words(tmap):
         kb.emit(f"@{lane0} st.shared.u32 \t[{s}+{off}], {bits:#x}")
     put = f"@{lane0} tensormap.replace.tile"
     space = "shared::cta.b1024"
