@@ -171,11 +171,13 @@ fi
 
 # the tensor map's words that the driver fills and tensormap.replace cannot (tmap_probe.py),
 # then the aligned matmul and the batched matmul with tilec's maps carrying them
-# (TILEC_TMAP_RAW; TMAP_RAW overrides the guess: the box's bytes at 64, 0x400 at 72)
+# (TILEC_TMAP_RAW: the probe's RAW_EXTRA, when it found a rule for every such word; TMAP_RAW overrides)
 if want tmap; then
   A=.gpu-artifacts
   timeout "$(left 60)" python3 benchmarks/tmap_probe.py 2>&1 | tee "$OUTDIR/tmap.log"
-  for raw in "" "${TMAP_RAW:-64:box_bytes,72:0x400}"; do
+  EXTRA=${TMAP_RAW:-$(sed -n 's/^RAW_EXTRA=//p' "$OUTDIR/tmap.log")}
+  [ -n "$EXTRA" ] || echo "tmap: no rule for the driver's extra words; the A/B is left out"
+  for raw in "" ${EXTRA:+"$EXTRA"}; do
     echo "=== tmap aligned 128x128x64 4096 [TILEC_TMAP_RAW=$raw]"
     TILEC_TMAP_RAW=$raw timeout "$(left 60)" python3 benchmarks/matmul_gpu.py --require-gpu --reps 20 --warmup 3 \
       --kernel $A/cutile_matmul_128x128x64.mlir --tileiras-cubin $A/cutile_matmul_128x128x64.sm_90.cubin 2>&1 | grep -E "$KEY"

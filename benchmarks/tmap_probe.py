@@ -88,6 +88,24 @@ def tilec_map(addr):
     return words
 
 
+def explain(extras):
+    """TILEC_TMAP_RAW for words 16-19 when each is, in every encoding, one of the
+    box's quantities or one constant; empty when some word is neither."""
+    spec = []
+    for i in range(4):
+        seen = [w[i] for _q, w in extras]
+        if not any(seen):
+            continue
+        names = [n for n in ("box_bytes", "panel_bytes", "box_rows") if all(q[n] == w[i] for q, w in extras)]
+        if names:
+            spec.append(f"{64 + 4 * i}:{names[0]}")
+        elif len(set(seen)) == 1:
+            spec.append(f"{64 + 4 * i}:{seen[0]:#x}")
+        else:
+            return ""
+    return ",".join(spec)
+
+
 def show(name, w):
     print(f"{name:>14}: " + " ".join(f"{int(x):08x}" for x in w))
 
@@ -111,6 +129,7 @@ def main():
     except Exception as e:   # noqa: BLE001 - the driver's maps above still answer the question
         print(f"tmap_probe: tilec-style map failed: {type(e).__name__}: {e}")
     # the words the driver fills that tensormap.replace leaves zero (bytes 64-79), by box and swizzle
+    extras = []
     for dtype, es, box, swz in [("UINT16", 2, (64, 128), "128B"), ("UINT16", 2, (64, 64), "128B"),
                                 ("UINT16", 2, (64, 32), "128B"), ("UINT16", 2, (32, 128), "64B"),
                                 ("UINT16", 2, (16, 128), "32B"), ("UINT16", 2, (64, 8), "NONE"),
@@ -119,8 +138,11 @@ def main():
         try:
             w = driver_map(drv, addr, "NONE", f"CU_TENSOR_MAP_DATA_TYPE_{dtype}", es, box, swz)
             print(f"extra {dtype} box {box} swizzle {swz}: " + " ".join(f"{int(x):08x}" for x in w[16:20]))
+            extras.append(({"box_bytes": box[0] * box[1] * es, "panel_bytes": box[0] * es, "box_rows": box[1]},
+                           [int(x) for x in w[16:20]]))
         except Exception as e:   # noqa: BLE001 - an encoding the driver refuses says something too
             print(f"extra {dtype} box {box} swizzle {swz}: refused ({e})")
+    print("RAW_EXTRA=" + explain(extras))
     base = maps["NONE"]
     for p in ("64B", "128B", "256B"):
         words = [(i * 4, int(b) & ~int(a) & 0xFFFFFFFF, int(a) & ~int(b) & 0xFFFFFFFF)
