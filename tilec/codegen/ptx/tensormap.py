@@ -255,7 +255,15 @@ def _raw_words(tmap):
     for n in tmap.box[:-1]:
         rows *= n
     named = {"box_bytes": rows * tmap.panel_elems * es, "panel_bytes": tmap.panel_elems * es, "box_rows": rows}
-    return [(int(o), named[b] if b in named else int(b, 0)) for o, b in (w.split(":") for w in spec.split(",") if w)]
+    out = []
+    for word in filter(None, spec.split(",")):
+        off, _, bits = word.partition(":")
+        try:
+            out.append((int(off), named[bits] if bits in named else int(bits, 0)))
+        except ValueError:
+            raise ValueError(f"TILEC_TMAP_RAW: '{word}' is not BYTE:BITS (BITS a number or one of "
+                             f"{', '.join(named)})") from None
+    return out
 
 
 def _write(em, tmap, g, tv, dims, strides, lane0):
