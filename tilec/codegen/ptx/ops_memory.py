@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from ...dialects.nv_tileas.operands import HOME_VIEWS  # views: ops_core makes them without loads
+from . import vector_gather
 from .emitter import handles
 from ...dialects.nv_tileas.layouts import MAX_VEC, blocked, linear_offsets
 from .numeric import float_name
@@ -737,6 +738,22 @@ def _gather_load(em, op):
         mask = em.in_layout(mask, layout)
     out = em.new_tile(t.element_type, t.shape, layout)
     pad = _pad_value(getattr(op.attributes.get("padding_value"), "value", None), t.element_type)
+    et = t.element_type
+    vp = vector_gather.plan(em, op, idx, et)
+    if vp is not None:
+        def vector(s, a, p):
+            rs = out.regs[s:s + vp.width]
+            if p is not None:
+                for r in rs:
+                    em.mov_imm(r, et, pad if pad is not None else 0)
+            em.kb.emit(f"{'@' + p + ' ' if p else ''}ld.global{vector_gather.vtype(et, vp.width)} "
+                       f"\t{{{', '.join(rs)}}}, [{a}]")
+        vector_gather.each_run(em, vp, view.base, idx, mask, byte_size(et), len(out.regs), vector,
+                               lambda s, a, p: ld_global(em, out.regs[s], et, f"[{a}]", p, pad))
+        em.bind(op.results[0], out)
+        for r in op.results[1:]:
+            em.bind(r, None)
+        return
     addrs = pointer_slots(em, view.base, idx, t.element_type)
     for s, r in enumerate(out.regs):
         ld_global(em, r, t.element_type, f"[{addrs[0 if idx.splat else s]}]",
@@ -757,6 +774,19 @@ def _scatter_store(em, op):
     if mask is not None:
         mask = em.in_layout(mask, layout)
     owner = em.owner(layout)
+    vp = vector_gather.plan(em, op, idx, value.etype) if layout is not None else None
+    if vp is not None:
+        et = value.etype
+
+        def vector(s, a, p):
+            vals = [value.at(s + k) for k in range(vp.width)]
+            em.kb.emit(f"{'@' + q + ' ' if (q := _and(em, p, owner)) else ''}st.global"
+                       f"{vector_gather.vtype(et, vp.width)} \t[{a}], {{{', '.join(vals)}}}")
+        vector_gather.each_run(em, vp, view.base, idx, mask, byte_size(et), layout.nslots, vector,
+                               lambda s, a, p: st_global(em, value.at(s), et, f"[{a}]", _and(em, p, owner)))
+        for r in op.results:
+            em.bind(r, None)
+        return
     addrs = pointer_slots(em, view.base, idx if layout is not None else idx, value.etype)
     n = 1 if layout is None else layout.nslots
     for s in range(n):
