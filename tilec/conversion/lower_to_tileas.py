@@ -10,6 +10,7 @@ from .control import FoldIndexCastPair, ForToScf, IfToScf, LoopToWhile, SinkEarl
 from .layout import PermuteToShuffle
 from .legality import check_legal
 from .mma import LowerMma
+from .permuted_views import SinkUnitReshape
 from .pointers import LowerLoadPtr, LowerStorePtr
 from .reduce import LowerCombining
 from .target import ARCHES, target_for
@@ -22,7 +23,7 @@ def lowering_patterns(target):
     return [LowerLoadView(target), LowerStoreView(target), LowerMma(target, "cuda_tile.mmaf"),
             LowerMma(target, "cuda_tile.mmai"), ForToScf(), FoldIndexCastPair(), PermuteToShuffle(),
             LowerLoadPtr(), LowerStorePtr(), LowerAtomicRedView(target), LowerCombining("cuda_tile.reduce"),
-            LowerCombining("cuda_tile.scan"), SinkEarlyContinue(), IfToScf(), LoopToWhile()]
+            LowerCombining("cuda_tile.scan"), SinkEarlyContinue(), IfToScf(), LoopToWhile(), SinkUnitReshape()]
 
 
 def entries(blocks):

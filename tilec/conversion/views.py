@@ -13,6 +13,7 @@ from ..ir import attributes as A
 from ..ir.types import IntegerType
 from ..rewrite.pattern import RewritePattern
 from .common import forward_token, index_constant, memory_attrs, to_index
+from .permuted_views import rewrite_load, rewrite_store
 
 
 def _block_view(rw, op, view, indices, tile_type):
@@ -44,6 +45,8 @@ class LowerLoadView(_TargetPattern):
         vt = op.view.type
         if not isinstance(vt, PartitionViewType):
             return False  # strided / gather-scatter views: reported by the legality check
+        if rewrite_load(op, rw):
+            return True   # through the identity view, then a permute (permuted_views.py)
         tile_t = op.results[0].type
         bv = _block_view(rw, op, op.view, list(op.index), tile_t)
         zeros = [index_constant(rw, 0, op.location)] * len(tile_t.shape)
@@ -62,6 +65,8 @@ class LowerStoreView(_TargetPattern):
         vt = op.view.type
         if not isinstance(vt, PartitionViewType):
             return False
+        if rewrite_store(op, rw):
+            return True
         tile_t = op.tile.type
         bv = _block_view(rw, op, op.view, list(op.index), tile_t)
         zeros = [index_constant(rw, 0, op.location)] * len(tile_t.shape)

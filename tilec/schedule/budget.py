@@ -68,8 +68,9 @@ def largest_tile_regs(analysis, agents: int) -> int:
     """Registers per consumer thread of the largest tile the loop body computes
     (a score tile beside the accumulator, say), which the estimate leaves out."""
     threads = 128 * max(1, agents)
+    from ..dialects.cuda_tile.types import TileType
     sizes = [tile_regs(r.type, threads) for op in analysis.body.ops for o in op.walk() for r in o.results
-             if getattr(r.type, "shape", None)]
+             if isinstance(r.type, TileType) and r.type.shape]      # register tiles, not views
     return max(sizes, default=0)
 
 
