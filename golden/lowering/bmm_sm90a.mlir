@@ -2,8 +2,9 @@
 // Batched matmul with both operands transposed (cuTile's rank-3 tiles, 16-aligned): TMA fills
 // rank-3 slots; in the consumer the slot tiles lose their unit dimension, then are permuted
 // (SinkUnitReshape puts the reshape first) and stay shared throughout (views, not copies), so
-// the dot reads both in place; the accumulator is in the wgmma layout from the loop's carried registers to the epilogue, whose reshape back
-// to rank 3 is a slice of it (a unit dimension in front: the same registers).
+// the dot reads both in place; the accumulator is in the wgmma layout from the loop's carried
+// registers to the epilogue, whose reshape back to rank 3 is a slice of it (a unit dimension in
+// front: the same registers).
 // CHECK: constant <f32: 0.000000e+00> : tile<64x64xf32> {nv_tileas.layouts = [#nv_tileas<layout splat>]}
 // CHECK: "nv_tileas.async.pipeline.agent_switch"()
 // CHECK: nv_tileas.async.tiled_tma_load {{.*}}atom = #nv_tileas<atom tma_load_3d>
