@@ -198,12 +198,14 @@ if want profile; then
       --kernel $A/cutile_matmul_128x128x64.mlir --tileiras-cubin $A/cutile_matmul_128x128x64.sm_90.cubin)
   for who in tilec:0 tileiras:21; do
     W=(-k regex:matmul_f16 --launch-skip "${who#*:}" --launch-count 1)
+    P=/tmp/profile/${who%%:*}; mkdir -p /tmp/profile
     timeout "$(left 60)" "$NCU" --section SpeedOfLight --section WarpStateStats --section MemoryWorkloadAnalysis_Tables \
-      --print-details all "${W[@]}" "${MM[@]}" > "$OUTDIR/profile-${who%%:*}.txt" 2>&1
+      --print-details all "${W[@]}" "${MM[@]}" > "$P.txt" 2>&1
     timeout "$(left 60)" "$NCU" --section SourceCounters --section WarpStateStats --page source --print-source sass --csv \
-      "${W[@]}" "${MM[@]}" > "$OUTDIR/profile-${who%%:*}-sass.csv" 2>&1
-    echo "profile ${who%%:*}: $(wc -l < "$OUTDIR/profile-${who%%:*}.txt") + $(wc -l < "$OUTDIR/profile-${who%%:*}-sass.csv") lines"
+      "${W[@]}" "${MM[@]}" > "$P-sass.csv" 2>&1
+    echo "profile ${who%%:*}: $(wc -l < "$P.txt") + $(wc -l < "$P-sass.csv") lines"
   done
+  tar czf "$OUTDIR/profile.tgz" -C /tmp/profile .     # one file: few come back from a device call
 fi
 
 # A/B: this tree's tilec against PTX an earlier commit wrote for the same kernels
