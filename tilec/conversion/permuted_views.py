@@ -39,10 +39,8 @@ def identity_view(rw, view):
     if mk is None or mk.name != "cuda_tile.make_partition_view" or not isinstance(vt, PartitionViewType):
         return None
     m = tuple(vt.dim_map)
-    tile = [0] * len(m)
-    for i, d in enumerate(m):
-        tile[d] = vt.tile_shape[i]
-    nt = PartitionViewType(tuple(tile), vt.tensor_view, tuple(range(len(m))), vt.padding_value)
+    nt = PartitionViewType(tuple(_tensor_order(m, vt.tile_shape)), vt.tensor_view, tuple(range(len(m))),
+                           vt.padding_value)
     with rw.insertion_point():
         rw.set_insertion_point_after(mk)
         new = rw.create(type(mk), location=mk.location, tensor_view=mk.operands[0], result=nt)
@@ -51,58 +49,60 @@ def identity_view(rw, view):
     return new.result
 
 
-def _index(op, m):
-    idx = [None] * len(m)
+def _tensor_order(m, items):
+    """`items` (one per tile dimension) rearranged to the tensor's order."""
+    out = [None] * len(m)
     for i, d in enumerate(m):
-        idx[d] = op.index[i]
-    return idx
+        out[d] = items[i]
+    return out
 
 
 def _tile_type(t, shape):
     return type(t)(tuple(shape), t.element_type)
 
 
-def rewrite_load(op, rw) -> bool:
+def _through_identity(op, rw):
+    """(dim_map, the identity view) for a load/store `op` through a permuted
+    partition view that make_partition_view made; None otherwise."""
     vt = op.view.type
     if not isinstance(vt, PartitionViewType) or not _permuted(vt.dim_map):
-        return False
-    m = tuple(vt.dim_map)
-    t = op.tile.type
-    shape = [0] * len(m)
-    for i, d in enumerate(m):
-        shape[d] = t.shape[i]
+        return None
     view = identity_view(rw, op.view)
-    if view is None:
-        return False
-    new = rw.create(type(op), location=op.location, view=view, index=_index(op, m), token=op.token,
-                    tile=_tile_type(t, shape), result_token=op.results[1].type)
+    return None if view is None else (tuple(vt.dim_map), view)
+
+
+def _same_attrs(new, op):
     for k, attr in op.attributes.items():
         new.attributes.setdefault(k, attr)
+    return new
+
+
+def rewrite_load(op, rw) -> bool:
+    got = _through_identity(op, rw)
+    if got is None:
+        return False
+    m, view = got
+    t = op.tile.type
+    new = _same_attrs(rw.create(type(op), location=op.location, view=view, index=_tensor_order(m, list(op.index)),
+                                token=op.token, tile=_tile_type(t, _tensor_order(m, t.shape)),
+                                result_token=op.results[1].type), op)
     perm = rw.create(PermuteOp, location=op.location, source=new.results[0], permutation=_perm_attr(m), result=t)
     rw.replace_op(op, [perm.result, new.results[1]])
     return True
 
 
 def rewrite_store(op, rw) -> bool:
-    vt = op.view.type
-    if not isinstance(vt, PartitionViewType) or not _permuted(vt.dim_map):
+    got = _through_identity(op, rw)
+    if got is None:
         return False
-    m = tuple(vt.dim_map)
+    m, view = got
     t = op.tile.type
-    inv = [0] * len(m)
-    shape = [0] * len(m)
-    for i, d in enumerate(m):
-        inv[d] = i
-        shape[d] = t.shape[i]
-    view = identity_view(rw, op.view)
-    if view is None:
-        return False
-    perm = rw.create(PermuteOp, location=op.location, source=op.tile, permutation=_perm_attr(inv),
-                     result=_tile_type(t, shape))
-    new = rw.create(type(op), location=op.location, tile=perm.result, view=view, index=_index(op, m),
-                    token=op.token, result_token=op.results[0].type)
-    for k, attr in op.attributes.items():
-        new.attributes.setdefault(k, attr)
+    perm = rw.create(PermuteOp, location=op.location, source=op.tile,
+                     permutation=_perm_attr(_tensor_order(m, range(len(m)))),
+                     result=_tile_type(t, _tensor_order(m, t.shape)))
+    new = _same_attrs(rw.create(type(op), location=op.location, tile=perm.result, view=view,
+                                index=_tensor_order(m, list(op.index)), token=op.token,
+                                result_token=op.results[0].type), op)
     rw.replace_op(op, [new.results[0]])
     return True
 

@@ -240,6 +240,14 @@ class Emitter:
         kb.emit(f"shl.b32 \t{col}, {col}, 1")
         return [row, col]
 
+    def pred_and(self, a, b):
+        """The predicate `a and b`; None stands for true (no new register then)."""
+        if a is None or b is None:
+            return b if a is None else a
+        r = self.kb.reg(PRED)
+        self.kb.emit(f"and.pred \t{r}, {a}, {b}")
+        return r
+
     def owner(self, layout) -> str | None:
         """A predicate true in replica 0 of a replicated layout (None: no replicas)."""
         if layout is None:

@@ -56,15 +56,7 @@ def _gather_operands(em, op, names):
 
 
 def _issuer(em, layout, mask, slot):
-    owner = em.owner(layout)
-    m = mask.at(slot) if mask is not None else None
-    if owner is None:
-        return m
-    if m is None:
-        return owner
-    r = em.kb.reg(PRED)
-    em.kb.emit(f"and.pred \t{r}, {owner}, {m}")
-    return r
+    return em.pred_and(em.owner(layout), mask.at(slot) if mask is not None else None)
 
 
 def _share(em, old: Tile, layout):

@@ -563,13 +563,7 @@ def async_copy(em, slots, etype, layout, plan, pad, dst, shape, slow_slots=None)
 
 
 def _and(em, a, b):
-    if a is None:
-        return b
-    if b is None:
-        return a
-    r = em.kb.reg(PRED)
-    em.kb.emit(f"and.pred \t{r}, {a}, {b}")
-    return r
+    return em.pred_and(a, b)
 
 
 def ld_global(em, dst, etype, where, pred, pad=None, cache=""):
@@ -710,20 +704,8 @@ def store_slots(em, regs, etype, slots, layout, plan):
 
 def pointer_slots(em, base, idx: Tile, etype):
     """Per slot address register of base + idx * sizeof(etype)."""
-    kb = em.kb
     es = byte_size(etype)
-    out = []
-    for s in range(1 if idx.splat else len(idx.regs)):
-        t = kb.reg(B64)
-        r = idx.at(s)
-        if bits(idx.etype) == 64:
-            kb.emit(f"mad.lo.s64 \t{t}, {r}, {es}, {base}")
-        else:
-            w = kb.reg(B64)
-            kb.emit(f"mul.wide.s32 \t{w}, {r}, {es}")
-            kb.emit(f"add.s64 \t{t}, {base}, {w}")
-        out.append(t)
-    return out
+    return [vector_gather.address(em, base, idx, s, es) for s in range(1 if idx.splat else len(idx.regs))]
 
 
 @handles("nv_tileas.gather_load")

@@ -71,16 +71,6 @@ def address(em, base, idx, slot, es):
     return t
 
 
-def _and(em, a, b):
-    if a is None:
-        return b
-    if b is None:
-        return a
-    r = em.kb.reg(PRED)
-    em.kb.emit(f"and.pred \t{r}, {a}, {b}")
-    return r
-
-
 def each_run(em, p: Plan, base, idx, mask, es, nslots, vector, element):
     """For every run of `p.width` slots: `vector(first_slot, address, pred)`
     under the run's predicate; where a run-time test may fail, a branch to
@@ -90,12 +80,12 @@ def each_run(em, p: Plan, base, idx, mask, es, nslots, vector, element):
     for s in range(0, nslots, w):
         a = address(em, base, idx, s, es)
         last = mask.at(s + w - 1) if p.test_mask else None
-        ok = _and(em, mask.at(s) if mask is not None else None, last)
+        ok = em.pred_and(mask.at(s) if mask is not None else None, last)
         if p.test_align:
             t, q = kb.reg(B64), kb.reg(PRED)
             kb.emit(f"and.b64 \t{t}, {a}, {w * es - 1}")
             kb.emit(f"setp.eq.u64 \t{q}, {t}, 0")
-            ok = _and(em, ok, q)
+            ok = em.pred_and(ok, q)
         vector(s, a, ok)
         if not (p.test_mask or p.test_align):
             continue
