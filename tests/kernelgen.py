@@ -12,7 +12,8 @@ Kernels are cuTile-style: every array is passed as pointer, shape..., strides...
 at tile indices made from get_tile_block_id (and loop indices), and written with
 store_view_tko. Array extents are usually NOT multiples of the tile (partial edge
 tiles); some arrays sit in a buffer with a row pitch wider than the row (the pad
-must stay untouched), some are read transposed (permute, or a dim_map view).
+must stay untouched), some are read transposed (permute, or a dim_map view), and some
+outputs are written through a dim_map view.
 
 Families (Kernel.family):
 - "ew": 1-3-D tiles of f32/f16/bf16/i8/i32/i64 through a random chain of
@@ -226,6 +227,9 @@ class Gen:
     def __init__(self, seed, family=None):
         self.seed = seed
         self.r = random.Random(seed)
+        # choices added later draw from their own stream: the main one (and with it what
+        # every earlier seed generates) stays as it was
+        self.r_extra = random.Random(seed * 7919 + 1)
         self.k = 0
         self.body = []          # lines of the entry body after the prologue
         self.prologue = []      # constants, block ids
@@ -353,8 +357,8 @@ class Gen:
             return Val(t, tuple(tile), arr.dt, 2.0, 0.0, 2)
         return Val(t, tuple(tile), arr.dt, {"i8": 20, "i32": 1000, "i64": 1000}[arr.dt], 0.0, 0)
 
-    def store(self, v, tv, arr, index):
-        pvt = self.pvtype(arr.dt, len(arr.shape), v.shape, False)
+    def store(self, v, tv, arr, index, dim_map=None):
+        pvt = self.pvtype(arr.dt, len(arr.shape), v.shape, False, dim_map)
         pv = self.fresh("pv")
         self.emit(f"{pv} = make_partition_view {tv} : {pvt}")
         tok = self.fresh("tk")
@@ -1074,8 +1078,19 @@ class Gen:
         for d in range(rank):
             cut = self.r.randint(0, v.shape[d] - 1) if self.r.random() < 0.6 else 0
             shape.append(counts[d] * v.shape[d] - cut)
+        perm = None
+        if rank >= 2 and self.r_extra.random() < 0.15:
+            # stored transposed: tile dim i runs along tensor dim perm[i]
+            perm = list(range(rank))
+            while perm == sorted(perm):
+                self.r_extra.shuffle(perm)
+            tshape = [0] * rank
+            for i, d in enumerate(perm):
+                tshape[d] = shape[i]
+            shape = tshape
+            self.features.add("dim_map_store")
         tv, arr = self.add_array(v.dt, shape, "out")
-        self.store(v, tv, arr, index)
+        self.store(v, tv, arr, index, perm)
         self.outputs.append(Output(arr.label, v.dt, v.tol, v.bound))
 
     def tile_grid(self, rank, loop=None):
