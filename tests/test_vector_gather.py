@@ -130,6 +130,17 @@ def test_runs_refuse_what_is_not_consecutive():
     assert le.prefix == 64 and le.uniform == 1
 
 
+def test_a_mask_anded_with_a_true_splat_keeps_its_runs():
+    src = text(ALIGNED).replace(
+        "%m = cmpi less_than %idx, %nb, signed : tile<32x64xi32> -> tile<32x64xi1>",
+        "%m0 = cmpi less_than %idx, %nb, signed : tile<32x64xi32> -> tile<32x64xi1>\n"
+        "    %tt = constant <i1: true> : tile<32x64xi1>\n"
+        "    %m = andi %m0, %tt : tile<32x64xi1>")
+    assert _facts(src, "tt").uniform == 64
+    m = _facts(src, "m")
+    assert (m.prefix, m.uniform) == (64, 16)
+
+
 # ---- the PTX -------------------------------------------------------------------------
 
 def test_aligned_gather_and_scatter_are_vector_accesses_without_tests():

@@ -48,16 +48,6 @@ def _pow2_floor(n: int) -> int:
     return 1 << (max(1, n).bit_length() - 1)
 
 
-def _splat(v) -> Runs:
-    """A value the same in every element: a scalar, or a splat constant."""
-    n = _last(v)
-    op = getattr(v, "op", None)
-    if op is not None and op.name == "cuda_tile.constant":
-        c = int_constant(op)
-        return Runs(1, n, ZERO if c is None else _pow2(c)) if c is not None else Runs(1, 1, 1)
-    return Runs(1, n, known_divisor(v))
-
-
 def runs(v, cache=None, depth=0) -> Runs:
     """The last-dimension facts of integer (or i1) tile `v`."""
     if cache is None:
@@ -85,7 +75,10 @@ def _runs(v, cache, depth) -> Runs:
         c = int_constant(op)
         if c is not None:
             return Runs(1, n, _pow2(c))
-        return Runs()
+        attr = op.attributes.get("value")        # a splat of another kind (an i1 `true`, say)
+        vals = getattr(attr, "values", None)
+        splat = getattr(attr, "value", None) is not None or (vals is not None and len(set(map(repr, vals))) == 1)
+        return Runs(1, n if splat else 1, 1)
     if name == "cuda_tile.iota":
         return Runs(_pow2_floor(n), 1, ZERO)
     if name in ("cuda_tile.exti", "nv_tileas.convert_layout", "cuda_tile.assume"):
