@@ -220,3 +220,14 @@ def test_vector_accesses_without_their_tests_fault(monkeypatch):
     a = np.random.default_rng(3).standard_normal(32 * 67 + 64).astype(np.float16)
     with pytest.raises(Exception, match="misaligned"):
         _run_both(text(PLAIN, shift=True), a, 67, 32 * 67 - 5, 0, "sm_90a")
+
+
+@pytest.mark.parametrize("pad,selects", [("0.0", 0), ("-0.0", 16), ("-1.5", 16)])
+def test_a_zero_padding_needs_no_select(pad, selects):
+    """A gather padded with +0 reads its masked-off lanes as 0 (padding_value =
+    zero) with no select after it; -0 and other values keep the select."""
+    src = text(ALIGNED).replace("%pad = constant <f16: 0.0>", f"%pad = constant <f16: {pad}>")
+    assert compile_text(src, arch="sm_90a").count("selp") == selects
+    a = np.random.default_rng(5).standard_normal(32 * 64 + 64).astype(np.float16)
+    got, want = _run_both(src, a, 64, 32 * 40, 0, "sm_90a")
+    np.testing.assert_array_equal(got, want)

@@ -4,13 +4,17 @@ A pointer tile built as `offset(base, offsets)` (base a scalar pointer,
 possibly reshaped/broadcast) becomes a GMEM view of the base
 (`nv_tileas.view %base : tile<ptr<T>> -> tiled_view<?xT, GMEM>`) gathered at
 `offsets` (element units), under the op's mask. A padding operand becomes a
-select on the mask after the gather. Pointer tiles of any other shape, and
+select on the mask after the gather; a splat +0 instead becomes the gather's
+`padding_value = zero`, which its masked-off lanes read as. Pointer tiles of any other shape, and
 non-weak (ordered) accesses, stay cuda_tile.load_ptr_tko / store_ptr_tko,
 which the emitter consumes directly (codegen/ptx/ops_pointer.py)."""
 from __future__ import annotations
 
+import math
+
 from ..dialects.cuda_tile.ops.core import SelectOp
 from ..dialects.nv_tileas.ops.layout import ViewOp
+from ..dialects.nv_tileas.attributes import PaddingAttr
 from ..dialects.nv_tileas.ops.memops import GatherLoadOp, ScatterStoreOp
 from ..dialects.nv_tileas.types import TiledViewType
 from ..ir.types import DYNAMIC
@@ -39,6 +43,24 @@ def decompose(ptr):
     return base, d.operands[1]
 
 
+def _is_positive_zero(v) -> bool:
+    """Whether tile `v` is a splat +0 (through reshape/broadcast): the padding a
+    gather's masked-off lanes get without a select (padding_value = zero)."""
+    d = getattr(v, "op", None)
+    while d is not None and d.name in ("cuda_tile.reshape", "cuda_tile.broadcast"):
+        d = getattr(d.operands[0], "op", None)
+    if d is None or d.name != "cuda_tile.constant":
+        return False
+    attr = d.attributes.get("value")
+    vals = getattr(attr, "values", None)
+    x = getattr(attr, "value", None)
+    if x is None and vals is not None and len(vals) == 1:
+        x = vals[0]
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return False
+    return x == 0 and math.copysign(1.0, float(x)) > 0
+
+
 def _weak(op) -> bool:
     return semantic_word(op) == "weak"
 
@@ -58,9 +80,11 @@ class LowerLoadPtr(RewritePattern):
             return False
         base, offs = parts
         view = _gview(rw, op, base)
+        zero_pad = op.mask is not None and op.paddingValue is not None and _is_positive_zero(op.paddingValue)
+        attrs = {"padding_value": PaddingAttr("zero")} if zero_pad else {}
         g = rw.create(GatherLoadOp, location=op.location, view=view, indices=offs, mask=op.mask, token=None,
-                      result=op.results[0].type).result
-        if op.mask is not None and op.paddingValue is not None:
+                      result=op.results[0].type, attributes=attrs).result
+        if op.mask is not None and op.paddingValue is not None and not zero_pad:
             g = rw.create(SelectOp, location=op.location, cond=op.mask, val_if_true=g,
                           val_if_false=op.paddingValue, result=g.type).result
         forward_token(rw, op, op.results[1], op.token)
