@@ -329,6 +329,14 @@ def _gather_matmul(rng):
     return Launch((1,), [a, idx, b, c], [("c", c, Scaled(2e-3, _mm_scale(a[idx], b)))])
 
 
+def _matmul_bt_order(rng):
+    m, n, k = 128, 128, 192
+    a = rng.integers(-3, 4, (m, k)).astype(np.float16)
+    bt = rng.integers(-3, 4, (n, k)).astype(np.float16)     # B stored transposed
+    c = np.zeros((m, n), np.float32)
+    return Launch((2, 2), [a, bt, c, m, n, k], [("c", c, Scaled(2e-3, _mm_scale(a, bt.T)))])
+
+
 def _layernorm(rng):
     rows = 10   # three blocks of 4 rows, the last one half empty
     x = (rng.standard_normal((rows, 128)) * 3 + 1).astype(np.float32)
@@ -598,6 +606,7 @@ CASES = [
     Case("cutile_matmul_tt_f16", "cutile/matmul_tt_f16.mlir", _matmul_tt),
     Case("cutile_matmul_f16_aligned", "cutile/matmul_f16_aligned.mlir", _matmul_f16_aligned),
     Case("cutile_matmul_cluster_f16_aligned", "cutile/matmul_cluster_f16_aligned.mlir", _matmul_cluster_aligned),
+    Case("cutile_matmul_bt_order_f16_aligned", "cutile/matmul_bt_order_f16_aligned.mlir", _matmul_bt_order),
     Case("cutile_attention_m128_f16_aligned", "cutile/attention_m128_f16_aligned.mlir", _attention_aligned),
     Case("cutile_bmm_tt_f16_aligned", "cutile/bmm_tt_f16_aligned.mlir", _bmm_tt_aligned),
     Case("cutile_gather_reverse_f32", "cutile/gather_reverse_f32.mlir", _gather_reverse),
