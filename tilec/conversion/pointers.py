@@ -5,9 +5,9 @@ possibly reshaped/broadcast) becomes a GMEM view of the base
 (`nv_tileas.view %base : tile<ptr<T>> -> tiled_view<?xT, GMEM>`) gathered at
 `offsets` (element units), under the op's mask. A padding operand becomes a
 select on the mask after the gather; a splat +0 instead becomes the gather's
-`padding_value = zero`, which its masked-off lanes read as. Pointer tiles of any other shape, and
-non-weak (ordered) accesses, stay cuda_tile.load_ptr_tko / store_ptr_tko,
-which the emitter consumes directly (codegen/ptx/ops_pointer.py)."""
+`padding_value = zero`, which its masked-off lanes read as. Pointer tiles of
+any other shape, and non-weak (ordered) accesses, stay cuda_tile.load_ptr_tko /
+store_ptr_tko, which the emitter consumes directly (codegen/ptx/ops_pointer.py)."""
 from __future__ import annotations
 
 import math
