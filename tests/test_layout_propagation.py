@@ -338,6 +338,51 @@ def test_a_dot_accumulating_onto_another_adds_no_registers(second, warps):
     assert default_num_warps(ops, "sm_90a") == warps
 
 
+_LOOP_DOTS = """cuda_tile.module @m {
+  entry @k(%a: tile<ptr<f16>>, %b: tile<ptr<f16>>, %c: tile<ptr<f32>>, %d: tile<ptr<f32>>) {
+    %ta = make_tensor_view %a, shape = [128, 64], strides = [64, 1] : tensor_view<128x64xf16, strides=[64,1]>
+    %tb = make_tensor_view %b, shape = [256, 256], strides = [256, 1] : tensor_view<256x256xf16, strides=[256,1]>
+    %tc = make_tensor_view %c, shape = [128, 256], strides = [256, 1] : tensor_view<128x256xf32, strides=[256,1]>
+    %td = make_tensor_view %d, shape = [128, 64], strides = [64, 1] : tensor_view<128x64xf32, strides=[64,1]>
+    %pa = make_partition_view %ta : partition_view<tile=(Mx64), tensor_view<128x64xf16, strides=[64,1]>>
+    %p1 = make_partition_view %tb : partition_view<tile=(64x256), tensor_view<256x256xf16, strides=[256,1]>>
+    %p2 = make_partition_view %tb : partition_view<tile=(64x64), tensor_view<256x256xf16, strides=[256,1]>>
+    %pc = make_partition_view %tc : partition_view<tile=(Mx256), tensor_view<128x256xf32, strides=[256,1]>>
+    %pd = make_partition_view %td : partition_view<tile=(Mx64), tensor_view<128x64xf32, strides=[64,1]>>
+    %z = constant <i32: 0> : tile<i32>
+    %one = constant <i32: 1> : tile<i32>
+    %four = constant <i32: 4> : tile<i32>
+    %q, %t0 = load_view_tko weak %pa[%z, %z] : partition_view<tile=(Mx64), tensor_view<128x64xf16, strides=[64,1]>>, tile<i32> -> tile<Mx64xf16>, token
+    %c1 = constant <f32: 0.0> : tile<Mx256xf32>
+    %c2 = constant <f32: 0.0> : tile<Mx64xf32>
+    %r1, %r2 = for %i in (%z to %four, step %one) : tile<i32> iter_values(%x1 = %c1, %x2 = %c2) -> (tile<Mx256xf32>, tile<Mx64xf32>) {
+      %b1, %t1 = load_view_tko weak %p1[%i, %z] : partition_view<tile=(64x256), tensor_view<256x256xf16, strides=[256,1]>>, tile<i32> -> tile<64x256xf16>, token
+      %b2, %t2 = load_view_tko weak %p2[%i, %z] : partition_view<tile=(64x64), tensor_view<256x256xf16, strides=[256,1]>>, tile<i32> -> tile<64x64xf16>, token
+      %y1 = mmaf %q, %b1, %x1 : tile<Mx64xf16>, tile<64x256xf16>, tile<Mx256xf32>
+      %y2 = mmaf %q, %b2, %x2 : tile<Mx64xf16>, tile<64x64xf16>, tile<Mx64xf32>
+      continue %y1, %y2 : tile<Mx256xf32>, tile<Mx64xf32>
+    }
+    %t3 = store_view_tko weak %r1, %pc[%z, %z] : tile<Mx256xf32>, partition_view<tile=(Mx256), tensor_view<128x256xf32, strides=[256,1]>>, tile<i32> -> token
+    %t4 = store_view_tko weak %r2, %pd[%z, %z] : tile<Mx64xf32>, partition_view<tile=(Mx64), tensor_view<128x64xf32, strides=[64,1]>>, tile<i32> -> token
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("m,sm90a,sm80", [(64, 4, 8), (128, 8, 8)])
+def test_dots_of_64_rows_keep_one_warpgroup_for_wgmma(m, sm90a, sm80):
+    """Two consumer warpgroups split a wgmma's M: dots of 64 rows whose B the loop
+    stages (wgmma candidates) would run on mma.sync there. At 160 accumulator
+    registers a thread on 4 warps they keep one warpgroup on sm_90a (TileGym's
+    prefill MLA at 64 query rows: 56 wgmma instead of 48 mma.sync, no spills);
+    128 rows split, and sm_80 has no wgmma to keep."""
+    from tilec.compiler import default_num_warps
+    ops, ok, msgs = parse(_LOOP_DOTS.replace("Mx", f"{m}x"))
+    assert ok, msgs
+    assert (default_num_warps(ops, "sm_90a"), default_num_warps(ops, "sm_80")) == (sm90a, sm80)
+
+
 # ---- backward rematerialization of layout-free values -----------------------------------------
 
 CAUSAL = "examples/cutile/attention_causal_f16.mlir"

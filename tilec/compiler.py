@@ -36,6 +36,8 @@ def lower_and_schedule(ops, engine, arch: str, num_warps: int, num_stages: int |
 # one instruction stream (sm_80 family) / per consumer thread of a warp-specialized loop
 ACC_REGS_PER_THREAD = 64
 ACC_REGS_PER_CONSUMER_THREAD = 128
+# ... unless a dot's M would not split over two warpgroups: then up to this many on one
+ONE_GROUP_WGMMA_REGS = 200
 
 
 def default_num_warps(ops, arch: str) -> int:
@@ -54,12 +56,15 @@ def default_num_warps(ops, arch: str) -> int:
     their other operands count too: they are register tiles there, where a
     lone K-loop dot reads its own from pipeline slots (TileGym's MLA decode,
     two 128x512 f16 operands beside its accumulators, spilled 2360 bytes on
-    4 warps and none on 8)."""
+    4 warps and none on 8). On sm_90a two consumer warpgroups split a
+    wgmma's M, so a block of wgmma candidates with a dot of fewer than 128
+    rows keeps one warpgroup up to ONE_GROUP_WGMMA_REGS a thread: on two it
+    would run on mma.sync (TileGym's prefill MLA at 64 query rows)."""
     from .conversion.target import target_for
     target = target_for(arch)
     if target is None:
         return 4
-    worst = 0
+    worst = unsplit = 0
     for top in ops:
         dots = {}
         for op in top.walk():
@@ -82,8 +87,22 @@ def default_num_warps(ops, arch: str) -> int:
                             seen.add(id(v))
                             regs += _regs(v.type)
             worst = max(worst, regs)
+            if target.warp_specialized and any(_rows(op) % 128 for op in block) \
+                    and all(_wgmma_candidate(op) for op in block):
+                unsplit = max(unsplit, regs)
     limit = ACC_REGS_PER_CONSUMER_THREAD if target.warp_specialized else ACC_REGS_PER_THREAD
-    return 8 if worst > limit * 4 * 32 else 4
+    if worst <= limit * 4 * 32:
+        return 4
+    # two consumer warpgroups split a wgmma's M in halves of 64 rows or more: a dot of 64
+    # rows (TileGym's MLA prefill at 64 query rows) would fall back to mma.sync on them, so
+    # its block keeps one warpgroup where wgmma's accumulators fit one (setmaxnreg 240)
+    return 4 if 0 < unsplit == worst <= ONE_GROUP_WGMMA_REGS * 4 * 32 else 8
+
+
+def _rows(dot) -> int:
+    """M of a dot (the accumulator's rows; a batched dot's too)."""
+    shape = tuple(dot.results[0].type.shape)
+    return shape[-2] if len(shape) >= 2 else 1
 
 
 def _regs(t) -> float:
@@ -94,24 +113,42 @@ def _regs(t) -> float:
     return n * t.element_type.width / 32
 
 
-def _loaded_in_place(v, block, depth: int = 8) -> bool:
-    """Whether dot operand `v` is a load in `block` (through ops that keep its
-    elements: reshape, permute, conversions) whose indices do not follow the
-    enclosing loop's induction variable: the schedule leaves such a load in
-    registers, where it pipelines one indexed by the induction variable."""
+def _block_load(v, block, depth: int = 8):
+    """(the load in `block` dot operand `v` comes from, through ops that keep its
+    elements: reshape, permute, conversions; whether its indices follow the
+    enclosing loop's induction variable), or None."""
     for _ in range(depth):
         d = getattr(v, "op", None)
         if d is None or d.parent is not block:
-            return False
+            return None
         if d.name.startswith("cuda_tile.load_"):
             loop = block.parent_op
             iv = block.arguments[0] if loop is not None and loop.name == "cuda_tile.for" else None
-            return iv is None or not any(_depends_on(x, iv) for x in d.operands[1:])
+            return d, iv is not None and any(_depends_on(x, iv) for x in d.operands[1:])
         if d.name not in ("cuda_tile.reshape", "cuda_tile.permute", "cuda_tile.ftof", "cuda_tile.itof",
                           "cuda_tile.bitcast") or not d.operands:
-            return False
+            return None
         v = d.operands[0]
-    return False
+    return None
+
+
+def _loaded_in_place(v, block) -> bool:
+    """Whether dot operand `v` is a load in `block` whose indices do not follow the
+    loop's induction variable: the schedule leaves such a load in registers, where
+    it pipelines one indexed by the induction variable."""
+    got = _block_load(v, block)
+    return got is not None and not got[1]
+
+
+def _wgmma_candidate(dot) -> bool:
+    """A dot of wgmma's input types into f32 whose B the loop loads by its
+    induction variable: a pipeline slot that wgmma reads in place on sm_90a."""
+    from .dialects.nv_tileas.operands import WGMMA_TYPES, float_kind
+    a, b, c = (o.type for o in dot.operands[:3])
+    if float_kind(a) not in WGMMA_TYPES or float_kind(b) != float_kind(a) or float_kind(c) != "f32":
+        return False
+    got = _block_load(dot.operands[1], dot.parent)
+    return got is not None and got[1]
 
 
 def _depends_on(v, target, depth: int = 6) -> bool:
