@@ -138,6 +138,18 @@ class Array:
         return rng.integers(-lim, lim + 1, self.size).astype(NP[self.dt])
 
 
+def transposed(rng, ext):
+    """(a permutation other than the identity, the array extents it reads `ext`
+    through): stored transposed, tile dim i runs along tensor dim perm[i]."""
+    perm = list(range(len(ext)))
+    while perm == sorted(perm):
+        rng.shuffle(perm)
+    tshape = [0] * len(ext)
+    for i, d in enumerate(perm):
+        tshape[d] = ext[i]
+    return perm, tshape
+
+
 @dataclass
 class Output:
     label: str
@@ -1080,14 +1092,7 @@ class Gen:
             shape.append(counts[d] * v.shape[d] - cut)
         perm = None
         if rank >= 2 and self.r_extra.random() < 0.15:
-            # stored transposed: tile dim i runs along tensor dim perm[i]
-            perm = list(range(rank))
-            while perm == sorted(perm):
-                self.r_extra.shuffle(perm)
-            tshape = [0] * rank
-            for i, d in enumerate(perm):
-                tshape[d] = shape[i]
-            shape = tshape
+            perm, shape = transposed(self.r_extra, shape)
             self.features.add("dim_map_store")
         tv, arr = self.add_array(v.dt, shape, "out")
         self.store(v, tv, arr, index, perm)
@@ -1127,13 +1132,7 @@ class Gen:
             cut = self.r.randint(0, shape[d] - 1) if self.r.random() < 0.6 else 0
             ext.append(counts[d] * shape[d] - cut)
         if rank >= 2 and dim_map_ok and self.r.random() < 0.15:
-            # stored transposed: tile dim i runs along tensor dim dim_map[i]
-            perm = list(range(rank))
-            while perm == sorted(perm):
-                self.r.shuffle(perm)
-            tshape = [0] * rank
-            for i, d in enumerate(perm):
-                tshape[d] = ext[i]
+            perm, tshape = transposed(self.r, ext)
             tv, arr = self.add_array(dt, tshape, "in")
             self.features.add("dim_map")
             return self.load(tv, arr, shape, index, dim_map=perm)
