@@ -1186,24 +1186,28 @@ class Gen:
                   f"{ttype(shape, f'ptr<{dt}>')}")
         return o
 
-    def gather_input(self, shape, dt):
-        """A tile gathered from a 1-D array in a permuted order, masked at the array's end."""
+    def _permuted_pointers(self, shape, dt, role):
+        """A new 1-D array (`role` "in" or "out", cut short at its end now and then)
+        and a tile of pointers into it in a permuted order, with the mask of the
+        elements inside it: (array, pointer tile, mask)."""
         r = self.r
         n = prod(shape)
         gx, gy, gz = self.grid
-        cnt = gx * gy * gz
         cut = r.randint(0, n - 1) if r.random() < 0.6 else 0
-        L = cnt * n - cut
-        tv, arr = self.add_array(dt, [L], "in")
-        mode = r.choice(["identity", "reverse", "transpose", "odd"])
-        lin = self.tile_linear(shape, mode)
+        tv, arr = self.add_array(dt, [gx * gy * gz * n - cut], role)
+        lin = self.tile_linear(shape, r.choice(["identity", "reverse", "transpose", "odd"]))
         base = self.op(f"muli {self.block_linear()}, {self.const(n)} : tile<i32>", (), "i32", 0, 0.0, 0)
         bb = self.broadcast(self.reshape(base, (1,) * len(shape)), shape)
         idx = self.bini("addi", lin, bb)
         lim = self.broadcast(self.reshape(Val(f"%{arr.label}_s0", (), "i32"), (1,) * len(shape)), shape)
         mask = self.op(f"cmpi less_than {idx.name}, {lim.name}, signed : {idx.ty} -> {ttype(shape, 'i1')}", shape,
                        "i1", 1, 0.0, 0)
-        ptrs = self.pointer_tile(arr.label, dt, shape, idx)
+        return arr, self.pointer_tile(arr.label, dt, shape, idx), mask
+
+    def gather_input(self, shape, dt):
+        """A tile gathered from a 1-D array in a permuted order, masked at the array's end."""
+        r = self.r
+        arr, ptrs, mask = self._permuted_pointers(shape, dt, "in")
         padv = r.choice([0.0, -1.5]) if dt in FLOATS else r.choice([0, -5])
         pad = self.cval(padv, dt, shape)
         t, tok = self.fresh("g"), self.fresh("tk")
@@ -1216,25 +1220,10 @@ class Gen:
 
     def scatter_output(self, v):
         """Store v through a tile of pointers in a permuted order, masked at the array's end."""
-        r = self.r
-        shape = v.shape
-        n = v.n
-        gx, gy, gz = self.grid
-        cnt = gx * gy * gz
-        cut = r.randint(0, n - 1) if r.random() < 0.6 else 0
-        tv, arr = self.add_array(v.dt, [cnt * n - cut], "out")
-        mode = r.choice(["identity", "reverse", "transpose", "odd"])
-        lin = self.tile_linear(shape, mode)
-        base = self.op(f"muli {self.block_linear()}, {self.const(n)} : tile<i32>", (), "i32", 0, 0.0, 0)
-        bb = self.broadcast(self.reshape(base, (1,) * len(shape)), shape)
-        idx = self.bini("addi", lin, bb)
-        lim = self.broadcast(self.reshape(Val(f"%{arr.label}_s0", (), "i32"), (1,) * len(shape)), shape)
-        mask = self.op(f"cmpi less_than {idx.name}, {lim.name}, signed : {idx.ty} -> {ttype(shape, 'i1')}", shape,
-                       "i1", 1, 0.0, 0)
-        ptrs = self.pointer_tile(arr.label, v.dt, shape, idx)
+        arr, ptrs, mask = self._permuted_pointers(v.shape, v.dt, "out")
         tok = self.fresh("tk")
         self.emit(f"{tok} = store_ptr_tko weak {ptrs}, {v.name}, {mask.name} token={self.token} : "
-                  f"{ttype(shape, f'ptr<{v.dt}>')}, {v.ty}, {mask.ty} -> token")
+                  f"{ttype(v.shape, f'ptr<{v.dt}>')}, {v.ty}, {mask.ty} -> token")
         self.features.add("scatter")
         self.outputs.append(Output(arr.label, v.dt, v.tol, v.bound))
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from ..dialects.cuda_tile.divisibility import splat_scalar
 from ..dialects.cuda_tile.ops.core import SelectOp
 from ..dialects.nv_tileas.ops.layout import ViewOp
 from ..dialects.nv_tileas.attributes import PaddingAttr
@@ -44,21 +45,10 @@ def decompose(ptr):
 
 
 def _is_positive_zero(v) -> bool:
-    """Whether tile `v` is a splat +0 (through reshape/broadcast): the padding a
-    gather's masked-off lanes get without a select (padding_value = zero)."""
-    d = getattr(v, "op", None)
-    while d is not None and d.name in ("cuda_tile.reshape", "cuda_tile.broadcast"):
-        d = getattr(d.operands[0], "op", None)
-    if d is None or d.name != "cuda_tile.constant":
-        return False
-    attr = d.attributes.get("value")
-    vals = getattr(attr, "values", None)
-    x = getattr(attr, "value", None)
-    if x is None and vals is not None and len(vals) == 1:
-        x = vals[0]
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
-        return False
-    return x == 0 and math.copysign(1.0, float(x)) > 0
+    """Whether tile `v` is a splat +0: the padding a gather's masked-off lanes get
+    without a select (padding_value = zero)."""
+    x = splat_scalar(v)
+    return x is not None and not isinstance(x, bool) and x == 0 and math.copysign(1.0, float(x)) > 0
 
 
 def _weak(op) -> bool:

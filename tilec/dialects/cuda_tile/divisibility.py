@@ -26,6 +26,24 @@ def int_constant(op):
     return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
+def splat_scalar(v):
+    """The one value every element of tile `v` holds when `v` is a constant seen
+    through reshape/broadcast (an int, float or bool), else None."""
+    op = getattr(v, "op", None)
+    while op is not None and op.name in ("cuda_tile.reshape", "cuda_tile.broadcast"):
+        op = getattr(op.operands[0], "op", None)
+    if op is None or op.name != "cuda_tile.constant":
+        return None
+    attr = op.attributes.get("value")
+    x = getattr(attr, "value", None)
+    values = getattr(attr, "values", None)
+    if x is None and values:
+        x = values[0]
+        if any(y != x or repr(y) != repr(x) for y in values[1:]):
+            return None
+    return x if isinstance(x, (int, float)) else None
+
+
 def known_divisor(v, depth: int = 0) -> int:
     """The largest power of two known to divide `v` (1 when nothing is known)."""
     op = getattr(v, "op", None)

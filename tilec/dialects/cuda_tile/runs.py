@@ -18,7 +18,7 @@ Scalars (rank 0) count as uniform everywhere; their divisors come from
 `divisibility.known_divisor` (cuTile's `assume div_by` facts)."""
 from __future__ import annotations
 
-from .divisibility import ZERO, _pow2, int_constant, known_divisor
+from .divisibility import ZERO, _pow2, int_constant, known_divisor, splat_scalar
 
 _DEPTH = 48
 
@@ -75,10 +75,8 @@ def _runs(v, cache, depth) -> Runs:
         c = int_constant(op)
         if c is not None:
             return Runs(1, n, _pow2(c))
-        attr = op.attributes.get("value")        # a splat of another kind (an i1 `true`, say)
-        vals = getattr(attr, "values", None)
-        splat = getattr(attr, "value", None) is not None or (vals is not None and len(set(map(repr, vals))) == 1)
-        return Runs(1, n if splat else 1, 1)
+        # a splat of another kind (an i1 `true`, say)
+        return Runs(1, n if splat_scalar(v) is not None else 1, 1)
     if name == "cuda_tile.iota":
         return Runs(_pow2_floor(n), 1, ZERO)
     if name in ("cuda_tile.exti", "nv_tileas.convert_layout", "cuda_tile.assume"):
@@ -154,11 +152,8 @@ def _pure(op) -> bool:
 
 
 def _constant_of(v):
-    op = getattr(v, "op", None)
-    while op is not None and op.name in ("cuda_tile.broadcast", "cuda_tile.reshape"):
-        v = op.operands[0]
-        op = getattr(v, "op", None)
-    return int_constant(op) if op is not None and op.name == "cuda_tile.constant" else None
+    c = splat_scalar(v)
+    return c if isinstance(c, int) and not isinstance(c, bool) else None
 
 
 def _is_one(v) -> bool:
