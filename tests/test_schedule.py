@@ -518,7 +518,7 @@ def test_consecutive_k_loops_share_one_agent_switch(merge):
 def test_a_gather_is_issued_before_the_consumer_waits(arch):
     """The read the pipeline does not stage (the gathered A of a MoE-style K loop)
     goes, with the index arithmetic it needs, before the consumer's wait for B's
-    slot (pipeline.early_reads): its latency overlaps the wait. The scheduled IR
+    slot (LoopSchedule.early): its latency overlaps the wait. The scheduled IR
     still computes what the source does (the evaluator against the interpreter)."""
     src = read("examples/gather_matmul_f16.mlir")
     ok, ops, engine = lower(src, arch)

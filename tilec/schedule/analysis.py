@@ -47,6 +47,10 @@ class LoopSchedule:
     feeds: dict = factory(dict)          # load -> compute ops its tile reaches
     slices: dict = factory(dict)         # load -> producer slice ops (body order, load last)
     varying: dict = factory(dict)        # load -> depends on the induction variable
+    # READS the consumer issues before it waits for its slots, with the pure ops their
+    # operands come from (none uses a slot or a loop-carried value): their latency then
+    # overlaps the wait and the MMAs in flight instead of following them
+    early: set = factory(set)
     reason: str | None = None                          # why it cannot be pipelined
 
     @property
@@ -108,34 +112,46 @@ def analyze_loop(loop) -> LoopSchedule:
         if not register_only(op) and not is_side_effect_free(op):
             s.reason = f"'{op.name}' has side effects"
             return s
-    iters = set(body.arguments[1:])
-    loaded = {op.results[0] for op in s.loads}
+    blocked = set(body.arguments[1:]) | {op.results[0] for op in s.loads}
     for load in s.loads:
-        stack, seen = list(load.operands), set()
-        varying = False
-        while stack:
-            v = stack.pop()
-            if v is s.iv:
-                varying = True
-                continue
-            if v in iters or v in loaded:
-                s.reason = LOOP_CARRIED_ADDRESS
-                return s
-            d = getattr(v, "op", None)
-            if d is None or d not in in_body or d in seen:
-                continue
-            if d.regions:
-                s.reason = "a load address is computed by a region op"
-                return s
-            seen.add(d)
-            stack.extend(d.operands)
+        seen, varying, why = _producer_slice(load, s.iv, in_body, blocked)
+        if why is not None:
+            s.reason = why
+            return s
         s.slices[load] = [op for op in ops if op in seen] + [load]
         s.varying[load] = varying
         reach = _forward([load.results[0]], in_body)
         s.feeds[load] = [c for c in s.computes if c in reach]
     if not any(s.feeds[l] for l in s.loads):
         s.reason = "no tiled load feeding an MMA"
+    for read in (op for op in ops if op.name in READS):
+        seen, _, why = _producer_slice(read, s.iv, in_body, blocked)
+        if why is None and all(is_side_effect_free(d) for d in seen):
+            s.early |= seen | {read}
     return s
+
+
+def _producer_slice(op, iv, in_body, blocked):
+    """Walk `op`'s operands back through the loop body: (the body ops they come
+    from, whether the induction variable is among their inputs, why they cannot
+    be issued elsewhere or None): a value in `blocked` (loop-carried or loaded),
+    or a region op."""
+    stack, seen, varying = list(op.operands), set(), False
+    while stack:
+        v = stack.pop()
+        if v is iv:
+            varying = True
+            continue
+        if v in blocked:
+            return seen, varying, LOOP_CARRIED_ADDRESS
+        d = getattr(v, "op", None)
+        if d is None or d not in in_body or d in seen:
+            continue
+        if d.regions:
+            return seen, varying, "a load address is computed by a region op"
+        seen.add(d)
+        stack.extend(d.operands)
+    return seen, varying, None
 
 
 def candidate_loops(blocks):

@@ -108,7 +108,7 @@ def consume_nest(b: Builder, analysis, infos, acc_views, iv, loc):
     body = analysis.body
     pending = {i.pair.load for i in infos}
     mapping = {analysis.iv: iv}
-    early = early_reads(analysis, pending)
+    early = analysis.early
     for op in body.ops:
         if op in early:
             b.insert(clone_op(op, mapping))
@@ -143,38 +143,6 @@ def consume_nest(b: Builder, analysis, infos, acc_views, iv, loc):
             cb.create(memops.StoreOp, loc, view=view, value=mapping.get(v, v), token=None)
 
     level(b, 0)
-
-
-def early_reads(analysis, pending) -> set:
-    """Body ops the consumer issues before it waits for its slots: each read the
-    pipeline does not stage (a gather, `analysis.READS`) with the pure ops its
-    operands come from, where none of them uses a slot or a loop-carried value.
-    Their latency then overlaps the wait (and the MMAs still in flight) instead
-    of following it."""
-    from ..rewrite.effects import is_side_effect_free
-    from .analysis import READS
-    body = analysis.body
-    carried = set(body.arguments[1:])
-    chosen: set = set()
-    for op in body.ops:
-        if op.name not in READS:
-            continue
-        need, frontier, ok = {op}, [op], True
-        while frontier and ok:
-            x = frontier.pop()
-            for v in x.operands:
-                if v in carried:
-                    ok = False
-                d = getattr(v, "op", None)
-                if d is None or d.parent is not body or d in need:
-                    continue
-                if d in pending or d.regions or not is_side_effect_free(d):
-                    ok = False
-                need.add(d)
-                frontier.append(d)
-        if ok:
-            chosen |= need
-    return chosen
 
 
 def _acc_views(b: Builder, args, loc):
