@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .builder import KernelBuilder
 from ...dialects.nv_tileas.layouts import MmaAcc, SliceLayout, WgmmaAcc, blocked, linear_offsets
-from .ptxtypes import B32, B64, PRED, Unsupported, byte_size, float_imm, int_imm, mem_type, reg_class
+from .ptxtypes import B32, B64, PRED, Unsupported, byte_size, float_imm, int_imm, mem_type, reg_class, vector_element
 from .values import CodegenError, Group, Tile
 from .ir_layouts import follow
 
@@ -404,9 +404,7 @@ class Emitter:
         registers, moves 16 bytes)."""
         vec = getattr(layout, "vec", 1)
         es = byte_size(etype)
-        if vec < 2 or not coeffs or coeffs[-1] != 1 or es not in (2, 4, 8):
-            return 1
-        if reg_class(etype) == PRED or (es == 2 and reg_class(etype) != "b16"):
+        if vec < 2 or not coeffs or coeffs[-1] != 1 or not vector_element(etype):
             return 1
         while vec > 1 and (vec * es > 16 or vec > max_elems or extra % vec or any(c % vec for c in coeffs[:-1])
                            or self.align_of.get(base, 1) % (vec * es)):

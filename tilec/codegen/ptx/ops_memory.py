@@ -14,7 +14,7 @@ from . import vector_gather
 from .emitter import handles
 from ...dialects.nv_tileas.layouts import MAX_VEC, blocked, linear_offsets
 from .numeric import float_name
-from .ptxtypes import B32, B64, PRED, bits, byte_size, mem_type, reg_class
+from .ptxtypes import B32, B64, PRED, bits, byte_size, mem_type, reg_class, vector_element
 from .values import Tile
 
 _PAD = {"zero": 0.0, "neg_zero": -0.0, "nan": math.nan, "pos_inf": math.inf, "neg_inf": -math.inf}
@@ -412,9 +412,7 @@ def vector_width(em, etype, layout, strides, extents, in_bounds, first_addr, kno
     what the IR proves needs no test (cuTile's `assume div_by` facts)."""
     vec = getattr(layout, "vec", 1)
     es = byte_size(etype)
-    if vec < 2 or strides[-1] != 1 or es not in (2, 4, 8):
-        return None
-    if reg_class(etype) in (PRED,) or (bits(etype) < 32 and reg_class(etype) != "b16"):
+    if vec < 2 or strides[-1] != 1 or not vector_element(etype):
         return None
     if vec * es > 16:
         vec = 16 // es

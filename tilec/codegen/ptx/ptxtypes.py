@@ -62,6 +62,14 @@ def byte_size(t) -> int:
     return max(1, bits(t) // 8)
 
 
+def vector_element(t) -> bool:
+    """Whether elements of type `t` may move as vector accesses: 2, 4 or 8 bytes
+    held at their own width in registers (16-bit floats in b16; not i1, not
+    16-bit integers, which registers hold in 32 bits)."""
+    es = byte_size(t)
+    return es in (2, 4, 8) and reg_class(t) != PRED and (es > 2 or reg_class(t) == B16)
+
+
 def int_type(t, signed=True) -> str:
     """`.s32`-style suffix for an integer held at its register width."""
     w = 64 if bits(t) == 64 else 32

@@ -15,7 +15,7 @@ from __future__ import annotations
 from ...dialects.cuda_tile.divisibility import known_divisor
 from ...dialects.cuda_tile.runs import runs
 from ...dialects.nv_tileas.layouts import Blocked, MmaAcc
-from .ptxtypes import B64, PRED, bits, byte_size, mem_type, reg_class
+from .ptxtypes import B64, PRED, bits, byte_size, mem_type, vector_element
 
 
 class Plan:
@@ -37,9 +37,7 @@ def plan(em, op, idx, etype) -> Plan | None:
     layout) is `idx`, or None: element-wise."""
     layout = idx.layout
     es = byte_size(etype)
-    if idx.splat or not isinstance(layout, (Blocked, MmaAcc)) or es not in (2, 4, 8):
-        return None
-    if reg_class(etype) == PRED or (bits(etype) < 32 and reg_class(etype) != "b16"):
+    if idx.splat or not isinstance(layout, (Blocked, MmaAcc)) or not vector_element(etype):
         return None
     cache = em.__dict__.setdefault("_runs_cache", {})
     r = runs(op.indices, cache)
