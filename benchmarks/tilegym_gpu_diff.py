@@ -111,6 +111,21 @@ def _kernel(base, who, entry):
     return kernel
 
 
+def _device_args(flat):
+    """`flat` with one-byte float arrays (fp8) seen as bytes: the kernel reads bytes,
+    and a device image's NumPy may not know ml_dtypes' types ("data type '<f1' not
+    understood"); the views share memory with the arrays compared afterwards."""
+    import numpy as np
+
+    def plain(a):
+        if isinstance(a, np.ndarray) and a.dtype.itemsize == 1 and a.dtype.kind not in "iub":
+            return a.view(np.uint8)
+        if isinstance(a, tuple) and len(a) == 2 and isinstance(a[0], np.ndarray):
+            return plain(a[0]), a[1]
+        return a
+    return [plain(a) for a in flat]
+
+
 def _run(base, who, text, launch, kinds, seed):
     """Launch NAME.<who>.cubin on fresh random inputs; the arrays afterwards, by label."""
     import numpy as np
@@ -118,7 +133,8 @@ def _run(base, who, text, launch, kinds, seed):
     entry = re.search(r"entry @([\w$.]+)", text).group(1)
     kernel = _kernel(base, who, entry)
     flat, bases = _args(launch, np.random.default_rng(seed), kinds)
-    kernel.launch(tuple(launch["grid"]), convert_scalars(text, flat), arg_dtypes=entry_arg_types(text), timeout=60)
+    kernel.launch(tuple(launch["grid"]), _device_args(convert_scalars(text, flat)), arg_dtypes=entry_arg_types(text),
+                  timeout=60)
     return bases
 
 
@@ -136,8 +152,11 @@ def _attempt(row, base, who, text, launch, kinds, statuses):
     try:
         return _run(base, who, text, launch, kinds, 0), False
     except Exception as e:  # noqa: BLE001 - every failure is a row
+        import traceback
+        at = traceback.extract_tb(e.__traceback__)[-1]     # where, for an error that is not the kernel's
         row.update(status=statuses[0] if _sticky(e) else statuses[1],
-                   detail=f"{who}: {type(e).__name__}: {str(e).splitlines()[0][:160]}")
+                   detail=f"{who}: {type(e).__name__}: {str(e).splitlines()[0][:160]}"
+                          f" ({os.path.basename(at.filename)}:{at.lineno})")
         return None, _sticky(e)
 
 
@@ -186,7 +205,7 @@ def time_one(corpus, art, file, li, reps=10, warmup=3):
     for who in ("tilec", "tileiras"):
         kernel = _kernel(base, who, entry)
         flat, _ = _args(launch, np.random.default_rng(0), kinds)
-        prep = kernel.prepare(tuple(launch["grid"]), convert_scalars(text, flat), arg_dtypes=types)
+        prep = kernel.prepare(tuple(launch["grid"]), _device_args(convert_scalars(text, flat)), arg_dtypes=types)
         prep.run()
         prep.wait(timeout=60)
         out[who] = median_ms(time_ms(prep.run, reps=reps, warmup=warmup))
