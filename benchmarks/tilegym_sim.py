@@ -78,8 +78,12 @@ def _array(desc, rng):
     else:
         base = rng.integers(0, 8, size).astype(dt)
     off = desc.get("storage_offset", 0)
-    return np.lib.stride_tricks.as_strided(base[off:], shape=shape,
-                                           strides=[s * dt.itemsize for s in strides]), base
+    # as_strided goes through the array interface, whose type string some NumPy builds
+    # cannot read back for ml_dtypes' one-byte floats ('<f1'): stride their bytes instead
+    raw = dt.itemsize == 1 and dt.kind not in "iub"
+    src = base.view(np.uint8) if raw else base
+    view = np.lib.stride_tricks.as_strided(src[off:], shape=shape, strides=[s * dt.itemsize for s in strides])
+    return (view.view(dt) if raw else view), base
 
 
 def _kinds(constraints):
