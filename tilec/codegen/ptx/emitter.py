@@ -679,6 +679,12 @@ class Emitter:
         """`tile` with registers (loads a shared-memory-only tile)."""
         if tile.regs is not None:
             return tile
+        if tile.transpose_of is not None:
+            # a transpose no tensor-core read took in place, moved where this use is (not
+            # kept: the next use may sit on another control path)
+            src = self.regs_of(tile.transpose_of)
+            strides = linear_offsets(src.shape)
+            return self.remap(src, tile.shape, tile.layout, [strides[1], strides[0]])
         base, coeffs = tile.view or (tile.home, linear_offsets(tile.shape))
         loaded = self.load_shared(tile.etype, tile.shape, tile.layout, base, coeffs)
         tile.regs = loaded.regs

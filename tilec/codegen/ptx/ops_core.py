@@ -185,6 +185,17 @@ def _broadcast(em, op):
     em.bind(op.results[0], out)
 
 
+def _tensor_core_operand_only(op, src) -> bool:
+    """A 16-bit rank-2 transpose whose every use is the A or B of a rank-2 dot:
+    the dot stages `src` as it is and reads it transposed (ops_dot._mma_dot), so
+    moving it between threads first would be a wasted trip through shared memory."""
+    if len(src.shape) != 2 or byte_size(src.etype) != 2 or src.splat:
+        return False
+    uses = [(u.owner, u.index) for u in op.results[0].uses]
+    return bool(uses) and all(o.name == "nv_tileas.dot" and i < 2 and len(o.results[0].type.shape) == 2
+                              for o, i in uses)
+
+
 @handles("cuda_tile.permute", "nv_tileas.shuffle")
 def _permute(em, op):
     shape = tuple(op.results[0].type.shape)
@@ -201,6 +212,9 @@ def _permute(em, op):
         return
     from .ir_layouts import layout_of
     want = layout_of(em, op.results[0], shape)
+    if perm == [1, 0] and _tensor_core_operand_only(op, src):
+        em.bind(op.results[0], Tile(src.etype, shape, want or em.layout_for(shape), None, transpose_of=src))
+        return
     if want is not None and src.layout is not None and src.layout.threads == em.group.threads:
         moved = slice_layout(src.layout, perm, shape)   # the same registers, the dimensions permuted
         if moved is not None and moved == want:

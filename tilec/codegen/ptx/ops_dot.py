@@ -110,13 +110,18 @@ def named_layout(em, conv, shape):
     return lay.layout_for(shape, em.group.threads)
 
 
+def _moved(em, t):
+    """`t` with registers when it is a transpose not yet moved (values.Tile.transpose_of)."""
+    return em.regs_of(t) if t.transpose_of is not None else t
+
+
 @handles("nv_tileas.dot")
 def _dot(em, op):
     a, b = em.get(op.operands[0]), em.get(op.operands[1])
     c = em.tile(op.operands[2])
     rt = op.results[0].type.element_type
     if len(a.shape) == 3:
-        em.bind(op.results[0], _batched_dot(em, op, a, b, c, rt))
+        em.bind(op.results[0], _batched_dot(em, op, _moved(em, a), _moved(em, b), c, rt))
     elif len(a.shape) == 2:
         em.bind(op.results[0], _dot_2d(em, op, a, b, c, rt))
     else:
@@ -200,6 +205,9 @@ def _gcd(a, b):
 
 def _dot_2d(em, op, a, b, c, rt):
     mma = mma_layout(em, op, a.shape, (a.shape[0], b.shape[1]))
+    if mma is not None and not isinstance(mma, WgmmaAcc) and float_name(a.etype) in MMA_TYPES:
+        return _mma_dot(em, op, a, b, c, mma, rt)      # reads an unmoved transpose in place
+    a, b = _moved(em, a), _moved(em, b)
     if isinstance(mma, WgmmaAcc):
         from .ops_wgmma import wgmma_dot
         return wgmma_dot(em, op, a, b, c, mma, rt)
@@ -350,9 +358,17 @@ def _mma_dot(em, op, a, b, c, layout, rt):
     c = em.in_layout(c, layout)       # before staging: converting uses the same scratch
     b_nk = transposed_home(em, b)    # B as the transpose of an (N x K) tile in shared memory
     a_km = transposed_home(em, a)    # A as the transpose of a (K x M) tile in shared memory
-    a_regs = None if a_km is not None else _register_a(em, a, layout)
-    need = ([] if a_regs is not None or a_km is not None else [a]) + ([] if b_nk is not None else [b])
+    # an operand that transposes a register tile not yet moved: that tile is staged as it
+    # is, and read as the transposed operand from there
+    a_src, b_src = a.transpose_of, b.transpose_of
+    a_regs = None if a_km is not None or a_src is not None else _register_a(em, a, layout)
+    need = ([] if a_regs is not None or a_km is not None else [a_src or a]) + \
+        ([] if b_nk is not None else [b_src or b])
     staged = dict(zip(map(id, need), _stage(em, need, swizzled_ok=True)))
+    if a_src is not None:
+        a_km = staged[id(a_src)]
+    if b_src is not None:
+        b_nk = staged[id(b_src)]
     acc = _mma_acc_regs(em, c, layout)
     row, col = em.bases(layout)           # this lane's first accumulator element
     # the warp's first row and column: the lane parts of the bases are below 8

@@ -29,12 +29,15 @@ class Tile:
     `view`, when set, is (address, coefficients): the tile is a permutation of
     a shared-memory tile, element c at address + esize * sum(c_d * coeff_d)
     (a transpose of a pipeline slot, which wgmma reads in place as the other
-    major-ness); such a tile has no row-major `home`."""
-    __slots__ = ("etype", "shape", "layout", "regs", "home", "origin", "view")
+    major-ness); such a tile has no row-major `home`. `transpose_of`, when set,
+    is the rank-2 register tile this one transposes, not yet moved: a tensor-core
+    dot stages that tile as it is and reads it transposed (ldmatrix.trans);
+    anything else gets the registers made on demand (Emitter.regs_of)."""
+    __slots__ = ("etype", "shape", "layout", "regs", "home", "origin", "view", "transpose_of")
 
-    def __init__(self, etype, shape, layout, regs, home=None, origin=None, view=None):
+    def __init__(self, etype, shape, layout, regs, home=None, origin=None, view=None, transpose_of=None):
         self.etype, self.shape, self.layout, self.regs, self.home = etype, tuple(shape), layout, regs, home
-        self.origin, self.view = origin, view
+        self.origin, self.view, self.transpose_of = origin, view, transpose_of
 
     @property
     def splat(self) -> bool:
