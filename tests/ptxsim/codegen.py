@@ -1493,7 +1493,7 @@ class KernelCodegen:
         complete them, so a read that does not wait sees stale shared memory.
         cp.async.bulk.tensor: a TMA load or store (_cp_bulk_tensor); cp.async.bulk.commit_group
         and cp.async.bulk.wait_group[.read] N: the thread's bulk async-groups of TMA stores
-        (tma.py)."""
+        (tma.py); cp.async.wait_all: the thread's untracked copies land."""
         ep = self.regs["%%epkey"]
         self._used.add(ep)
         if ins.mods[:3] == ["async", "bulk", "tensor"]:
@@ -1508,6 +1508,10 @@ class KernelCodegen:
             if not isinstance(n, Imm) or n.ival is None or not 0 <= n.ival <= 63:
                 self._fail("cp.async.bulk.wait_group takes an integer constant 0..63")
             self._guarded(ins, [f"_bs_wait({self._lid}, {ep.var} & 4095, {n.ival}, {len(ins.mods) == 4})"])
+            return
+        if ins.mods == ["async", "wait_all"]:
+            self._nops(ins, 0)
+            self._guarded(ins, [f"_cp_wait_all({self._lid}, {ep.var})"])
             return
         mods = [m if m != "shared::cta" else "shared" for m in ins.mods]
         if mods == ["async", "mbarrier", "arrive", "noinc", "shared", "b64"]:

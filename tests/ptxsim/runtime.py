@@ -52,7 +52,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
               "F64FMT": F64FMT, "F16FMT": F16FMT, "BF16FMT": BF16FMT, "E4M3FMT": E4M3FMT, "E5M2FMT": E5M2FMT,
               "TF32FMT": TF32FMT, "Fraction": Fraction, "_fault": self._fault, "_atom": self._atom,
               "_mb_init": self._mb_init, "_mb_arrive": self._mb_arrive, "_mb_clobber": self._mb_clobber,
-              "_cp_async": self._cp_async, "_cp_arrive": self._cp_arrive,
+              "_cp_async": self._cp_async, "_cp_arrive": self._cp_arrive, "_cp_wait_all": self._cp_wait_all,
               "_ld_generic": self._ld_generic, "_st_generic": self._st_generic, "MBW": set(),
               "_dirround": _dirround, "_fma_dir": _fma_dir, "_ld_local": self._ld_local,
               "_st_local": self._st_local, "_cvta_local": _cvta_local, "_cvta_to_local": _cvta_to_local,
@@ -621,6 +621,15 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
             self.sviews["B"][dst:dst + size] = data
             data = None
         self.cta.cp_pending.setdefault(tid, []).append((dst, None if data is None else bytes(data), lid, tid))
+
+    def _cp_wait_all(self, lid, tid):
+        """cp.async.wait_all: the thread's own copies no mbarrier arrive took land now."""
+        smem = self.sviews["B"]
+        for dst, data, _lid, ep in self.cta.cp_pending.pop(tid, ()):
+            if data is not None:
+                smem[dst:dst + len(data)] = data
+                if self.tracks_proxy:
+                    self._px_store(lid, ep & 4095, dst, len(data))
 
     def _px_async_write(self, addrs):
         """A TMA load wrote shared `addrs` through the async proxy: no generic store is the latest

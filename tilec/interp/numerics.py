@@ -313,3 +313,14 @@ def flush_subnormals(x):
     x = np.asarray(x)
     tiny = np.finfo(np.float32).tiny
     return np.where(np.abs(x) < tiny, np.copysign(np.zeros((), x.dtype), x), x).astype(x.dtype)
+
+
+def strided(flat, shape, strides):
+    """numpy's as_strided for any element type. as_strided goes through the array
+    interface, whose type string NumPy cannot read back for some of ml_dtypes'
+    types (float8_e5m2 is '<f1'), so the window is taken over unsigned integers of
+    the same size and seen as `flat`'s type again."""
+    from numpy.lib.stride_tricks import as_strided
+    size = flat.dtype.itemsize
+    raw = flat.view(f"u{size}") if size in (1, 2, 4, 8) else flat
+    return as_strided(raw, shape=shape, strides=strides).view(flat.dtype)

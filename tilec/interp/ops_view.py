@@ -18,11 +18,10 @@ reduction is an atomic reduction into that member, a multimem store a store.
 from __future__ import annotations
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from ..ir.types import DYNAMIC
 from .errors import InterpError
-from .numerics import BOOL, dtype_of
+from .numerics import BOOL, dtype_of, strided
 from .registry import TOKEN, compute
 
 _PADDING = {"zero": 0.0, "neg_zero": -0.0, "nan": np.nan, "pos_inf": np.inf, "neg_inf": -np.inf}
@@ -131,8 +130,7 @@ def _window(op, mem, view, index, what):
         raise InterpError(op, f"misaligned tensor_view base address 0x{tv.base:x}")
     flat = alloc.typed(tv.dtype)
     start = rel // itemsize + off
-    win = as_strided(flat[start:], shape=tuple(extent), strides=tuple(s * itemsize for s in strides))
-    return win, extent
+    return strided(flat[start:], tuple(extent), tuple(s * itemsize for s in strides)), extent
 
 
 @compute("cuda_tile.load_view_tko")

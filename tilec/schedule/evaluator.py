@@ -19,12 +19,11 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from ..interp import launch as _launch  # noqa: F401,E501  (registers the cuda_tile handlers)
 from ..interp.engine import run_block
 from ..interp.errors import InterpError
-from ..interp.numerics import BOOL, F32, F64, dtype_of, signed_value, unsigned, wrap_int
+from ..interp.numerics import BOOL, F32, F64, dtype_of, signed_value, strided, unsigned, wrap_int
 from ..interp.registry import COMPUTE, STRUCTURAL, TOKEN, YIELD, compute, structural
 from ..interp.ops_control import if_step, reduce_step, scan_step
 from ..interp.ops_view import _PADDING
@@ -387,7 +386,7 @@ def _tma_load(op, cc):
             alloc = mem.region(op, tv.base, off * item, (hi + 1) * item, "read")
             flat = alloc.typed(tv.dtype)
             start = (tv.base - alloc.base) // item + off
-            win = as_strided(flat[start:], shape=tuple(extent), strides=tuple(s * item for s in tv.strides))
+            win = strided(flat[start:], tuple(extent), tuple(s * item for s in tv.strides))
             out[tuple(slice(0, e) for e in extent)] = win
         cell.value = out
         return TOKEN
@@ -446,7 +445,7 @@ def _window(op, mem, ref, coords, shape, what):
     alloc = mem.region(op, tv.base, lo * itemsize, (hi + 1) * itemsize, what)
     flat = alloc.typed(tv.dtype)
     start = (tv.base - alloc.base) // itemsize + off
-    return as_strided(flat[start:], shape=tuple(extent), strides=tuple(s * itemsize for s in strides)), extent
+    return strided(flat[start:], tuple(extent), tuple(s * itemsize for s in strides)), extent
 
 
 def _pad_of(op, dtype):

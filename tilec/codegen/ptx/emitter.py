@@ -68,6 +68,7 @@ class Emitter:
         self.maxnreg = None            # registers a thread enters with (setmaxnreg rebalances them)
         self.inflight: list = []       # wgmma_inflight.InFlight of the dots kept in flight
         self.alias_loads: set = set()  # loads of a register view that read its registers in place
+        self.operand_buffers: dict = {}  # block id -> [[symbol, last reader]]: operand_loads' pool
         self.wgmma = False             # wgmma for tensor-core dots: False, True (every one that fits) or ops_wgmma.AUTO
         self.layout_repairs: list = [] # (op, had, wanted): results converted into their IR layout (ir_layouts)
         self.early: set = set()        # ops emitted ahead of their turn (ops_tma._batch): skipped at it

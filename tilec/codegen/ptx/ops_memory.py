@@ -238,13 +238,13 @@ def _phase_of(op):
     return None, None
 
 
-def live_span(op, through_tiles=False):
+def live_span(op, through_tiles=False, same_bytes=None):
     """(first, last): the phases of `op` and of the last op that uses a value
     derived from `op`'s result through views, pipelines and iterators (tiles
     read out of the buffer are copies and do not extend it, unless
     `through_tiles`: the result is itself a tile that lives in the buffer, and
-    its reshapes and permutations are views of it); None when `op` is not
-    inside an entry."""
+    its reshapes and permutations are views of it, as are the results of the
+    ops `same_bytes(op)` accepts); None when `op` is not inside an entry."""
     from ...dialects.cuda_tile.types import TileType
     block, first = _phase_of(op)
     if block is None:
@@ -263,7 +263,7 @@ def live_span(op, through_tiles=False):
             if top is not None:
                 last = max(last, pos[id(top)])
             work.extend(r for r in user.results if not isinstance(r.type, TileType)
-                        or (through_tiles and user.name in HOME_VIEWS))
+                        or (through_tiles and (user.name in HOME_VIEWS or (same_bytes and same_bytes(user)))))
     return first, last
 
 
@@ -649,24 +649,31 @@ def _tiled_load(em, op):
     starts, strides, extents = _ref_geometry(em, op, ref, list(op.coords))
     pad_attr = op.attributes.get("padding_value")
     pad = _pad_value(getattr(pad_attr, "value", None), t.element_type)
+    known = _ref_known(ref, list(op.coords))
+
+    def fill(dst):          # cp.async into the shared tile at `dst` (None: it cannot)
+        return async_fill(em, ref.view.tv.base, t.element_type, shape, starts, strides, extents,
+                          _in_bounds(op), pad, dst, known)
+
+    def registers():
+        layout = em.layout_for(shape)
+        slots = global_slots(em, ref.view.tv.base, t.element_type, shape, layout, starts, strides, extents,
+                             _in_bounds(op))
+        plan = vector_width(em, t.element_type, layout, strides, extents, _in_bounds(op), slots[0][0], known)
+        out = em.new_tile(t.element_type, shape, layout)
+        load_slots(em, out.regs, t.element_type, slots, layout, plan, pad)
+        return out
+
+    from .operand_loads import dot_operand_only, load_into_shared
     slot = em.async_targets.get(op)     # a pipeline slot this load fills (see ops_pipeline)
-    if slot is not None:
-        issued = async_fill(em, ref.view.tv.base, t.element_type, shape, starts, strides, extents,
-                            _in_bounds(op), pad, slot, _ref_known(ref, list(op.coords)))
-        if issued is not None:
-            em.async_issued = issued
-            em.bind(op.results[0], em.home_tile(t.element_type, shape, slot))
-            for r in op.results[1:]:
-                em.bind(r, None)
-            return
-    layout = em.layout_for(shape)
-    slots = global_slots(em, ref.view.tv.base, t.element_type, shape, layout, starts, strides, extents,
-                         _in_bounds(op))
-    plan = vector_width(em, t.element_type, layout, strides, extents, _in_bounds(op), slots[0][0],
-                        _ref_known(ref, list(op.coords)))
-    out = em.new_tile(t.element_type, shape, layout)
-    load_slots(em, out.regs, t.element_type, slots, layout, plan, pad)
-    em.bind(op.results[0], out)
+    issued = fill(slot) if slot is not None else None
+    if issued is not None:
+        em.async_issued = issued
+        em.bind(op.results[0], em.home_tile(t.element_type, shape, slot))
+    elif slot is None and not em.scratch_limit and dot_operand_only(op):   # only tensor cores read it
+        em.bind(op.results[0], load_into_shared(em, op, fill, registers))
+    else:
+        em.bind(op.results[0], registers())
     for r in op.results[1:]:
         em.bind(r, None)
 

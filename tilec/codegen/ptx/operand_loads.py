@@ -1,0 +1,125 @@
+"""Synchronous loads whose tile only tensor-core dots read: straight into shared memory.
+
+A tiled_load outside a pipeline (a loop whose stage does not fit shared memory,
+a dot outside any loop) would load its tile into registers, and the dot would
+store it to shared memory again for ldmatrix or wgmma. When every reader of the
+tile, through reshapes and permutations, is the A or B of a dot, the tile goes
+to a shared buffer of its own by cp.async instead (16-byte copies, out-of-bounds
+runs zero-filled: ops_memory.async_fill), swizzled where its rows suit the
+tensor cores, and the dots read it in place.
+
+Buffers are pooled per block: a load reuses the buffer of an earlier load of the
+same block whose readers all come before it (TileGym's naive-absorb MLA decode
+loads K, reads it in the first dot, then loads V into the same bytes). Each fill
+is preceded by a CTA barrier (the previous tile's readers are done) and followed
+by cp.async.wait_all and another barrier (every thread's copies have landed).
+"""
+from __future__ import annotations
+
+from ...dialects.nv_tileas.layouts import linear_offsets
+from ...dialects.nv_tileas.operands import HOME_VIEWS
+from .ptxtypes import byte_size
+from .values import Tile
+
+DOT = "nv_tileas.dot"
+CONVERT = "nv_tileas.convert_layout"
+ALIGN = 1024            # the swizzle pattern wgmma reads repeats every 1024 bytes
+
+
+def _same_bytes(op) -> bool:
+    """Ops whose result is the tile they take, in the same shared bytes: views, and
+    a conversion into the shared layout of a tile already there (ops_core._into_shared
+    keeps a swizzled home as it is)."""
+    if op.name in HOME_VIEWS:
+        return True
+    lay = op.attributes.get("layout") if op.name == CONVERT else None
+    return getattr(lay, "kind", None) == "shared"
+
+
+def _readers(value):
+    """(op, operand index) of each use of `value`, looking through _same_bytes ops."""
+    for use in value.uses:
+        if _same_bytes(use.owner):
+            yield from _readers(use.owner.results[0])
+        else:
+            yield use.owner, use.index
+
+
+def dot_operand_only(op) -> bool:
+    """Whether the 16-bit tile of load `op` (rank 2 or more) is read only as the
+    A or B of dots, through views and conversions into the shared layout."""
+    t = op.results[0].type
+    if len(t.shape) < 2 or byte_size(t.element_type) != 2:
+        return False
+    readers = list(_readers(op.results[0]))
+    return bool(readers) and all(o.name == DOT and i < 2 for o, i in readers)
+
+
+def _last_reader(op, block) -> int:
+    """The position in `block` of the last op reading `op`'s tile, through
+    _same_bytes ops (which count as readers themselves)."""
+    pos = {id(o): i for i, o in enumerate(block.ops)}
+    last, work = pos[id(op)], [op.results[0]]
+    while work:
+        for user in work.pop().users:
+            top = user
+            while top is not None and top.parent is not block:
+                top = top.parent_op
+            if top is not None:
+                last = max(last, pos[id(top)])
+            if _same_bytes(user):
+                work.append(user.results[0])
+    return last
+
+
+def _buffer(em, op, nbytes: int) -> str:
+    """The shared buffer `op`'s tile goes to: a pooled one whose last tile's readers
+    all come before `op` in its block (grown to fit), else a new one."""
+    from .ops_memory import live_span
+    kb = em.kb
+    block = op.parent
+    here = next(i for i, o in enumerate(block.ops) if o is op)
+    last = _last_reader(op, block)
+    span = live_span(op, through_tiles=True, same_bytes=_same_bytes)
+    pool = em.operand_buffers.setdefault(id(block), [])
+    for entry in pool:
+        if entry[1] < here:
+            kb.grow_shared(entry[0], nbytes)
+            entry[1] = last
+            old = kb.spans.get(entry[0])
+            if old is not None and span is not None:
+                kb.spans[entry[0]] = (min(old[0], span[0]), max(old[1], span[1]))
+            return entry[0]
+    sym = kb.shared_buffer(nbytes, ALIGN, "operand", span=span)
+    pool.append([sym, last])
+    return sym
+
+
+def load_into_shared(em, op, fill, load_registers) -> Tile:
+    """The tile of load `op` in a pooled shared buffer. `fill(dst)` issues its
+    cp.async copies (None when cp.async cannot: then `load_registers()` gives the
+    tile in registers, stored to the buffer)."""
+    from .swizzle import Swizzle
+    kb = em.kb
+    t = op.results[0].type
+    shape = tuple(t.shape)
+    es = byte_size(t.element_type)
+    n = es
+    for d in shape:
+        n *= d
+    base = em.addr_of(_buffer(em, op, n))
+    swz = Swizzle.for_rows(es * shape[-1], n // (es * shape[-1]))
+    if swz is not None:
+        em.swizzle_of[base] = swz
+    em.sync()                     # the buffer's previous readers are done
+    regs = None
+    if fill(base) is None:
+        tile = load_registers()
+        em.store_shared(tile, base, linear_offsets(shape))
+        regs = tile.regs
+    else:
+        kb.emit("cp.async.wait_all")
+    if em.target.hopper:
+        kb.emit("fence.proxy.async.shared::cta")     # wgmma reads through the async proxy
+    em.sync()                     # every thread's copies have landed
+    return Tile(t.element_type, shape, em.layout_for(shape), regs, base)
