@@ -3,7 +3,8 @@
 A tiled_load outside a pipeline (a loop whose stage does not fit shared memory,
 a dot outside any loop) would load its tile into registers, and the dot would
 store it to shared memory again for ldmatrix or wgmma. When every reader of the
-tile, through reshapes and permutations, is the A or B of a dot, the tile goes
+tile, through reshapes, permutations and conversions into the shared layout, is
+the A or B of a dot, the tile goes
 to a shared buffer of its own by cp.async instead (16-byte copies, out-of-bounds
 runs zero-filled: ops_memory.async_fill), swizzled where its rows suit the
 tensor cores, and the dots read it in place.
@@ -26,7 +27,7 @@ CONVERT = "nv_tileas.convert_layout"
 ALIGN = 1024            # the swizzle pattern wgmma reads repeats every 1024 bytes
 
 
-def _same_bytes(op) -> bool:
+def same_bytes(op) -> bool:
     """Ops whose result is the tile they take, in the same shared bytes: views, and
     a conversion into the shared layout of a tile already there (ops_core._into_shared
     keeps a swizzled home as it is)."""
@@ -37,9 +38,9 @@ def _same_bytes(op) -> bool:
 
 
 def _readers(value):
-    """(op, operand index) of each use of `value`, looking through _same_bytes ops."""
+    """(op, operand index) of each use of `value`, looking through same_bytes ops."""
     for use in value.uses:
-        if _same_bytes(use.owner):
+        if same_bytes(use.owner):
             yield from _readers(use.owner.results[0])
         else:
             yield use.owner, use.index
@@ -57,7 +58,7 @@ def dot_operand_only(op) -> bool:
 
 def _last_reader(op, block) -> int:
     """The position in `block` of the last op reading `op`'s tile, through
-    _same_bytes ops (which count as readers themselves)."""
+    same_bytes ops (which count as readers themselves)."""
     pos = {id(o): i for i, o in enumerate(block.ops)}
     last, work = pos[id(op)], [op.results[0]]
     while work:
@@ -67,20 +68,19 @@ def _last_reader(op, block) -> int:
                 top = top.parent_op
             if top is not None:
                 last = max(last, pos[id(top)])
-            if _same_bytes(user):
+            if same_bytes(user):
                 work.append(user.results[0])
     return last
 
 
-def _buffer(em, op, nbytes: int) -> str:
+def _buffer(em, op, nbytes: int, span) -> str:
     """The shared buffer `op`'s tile goes to: a pooled one whose last tile's readers
-    all come before `op` in its block (grown to fit), else a new one."""
-    from .ops_memory import live_span
+    all come before `op` in its block (grown to fit, its phases widened to `span`),
+    else a new one."""
     kb = em.kb
     block = op.parent
     here = next(i for i, o in enumerate(block.ops) if o is op)
     last = _last_reader(op, block)
-    span = live_span(op, through_tiles=True, same_bytes=_same_bytes)
     pool = em.operand_buffers.setdefault(id(block), [])
     for entry in pool:
         if entry[1] < here:
@@ -95,10 +95,11 @@ def _buffer(em, op, nbytes: int) -> str:
     return sym
 
 
-def load_into_shared(em, op, fill, load_registers) -> Tile:
+def load_into_shared(em, op, fill, load_registers, span) -> Tile:
     """The tile of load `op` in a pooled shared buffer. `fill(dst)` issues its
     cp.async copies (None when cp.async cannot: then `load_registers()` gives the
-    tile in registers, stored to the buffer)."""
+    tile in registers, stored to the buffer). `span`: the phases the tile is read
+    in (ops_memory.live_span through same_bytes ops)."""
     from .swizzle import Swizzle
     kb = em.kb
     t = op.results[0].type
@@ -107,7 +108,7 @@ def load_into_shared(em, op, fill, load_registers) -> Tile:
     n = es
     for d in shape:
         n *= d
-    base = em.addr_of(_buffer(em, op, n))
+    base = em.addr_of(_buffer(em, op, n, span))
     swz = Swizzle.for_rows(es * shape[-1], n // (es * shape[-1]))
     if swz is not None:
         em.swizzle_of[base] = swz

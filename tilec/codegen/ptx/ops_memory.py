@@ -664,14 +664,15 @@ def _tiled_load(em, op):
         load_slots(em, out.regs, t.element_type, slots, layout, plan, pad)
         return out
 
-    from .operand_loads import dot_operand_only, load_into_shared
+    from .operand_loads import dot_operand_only, load_into_shared, same_bytes
     slot = em.async_targets.get(op)     # a pipeline slot this load fills (see ops_pipeline)
     issued = fill(slot) if slot is not None else None
     if issued is not None:
         em.async_issued = issued
         em.bind(op.results[0], em.home_tile(t.element_type, shape, slot))
     elif slot is None and not em.scratch_limit and dot_operand_only(op):   # only tensor cores read it
-        em.bind(op.results[0], load_into_shared(em, op, fill, registers))
+        span = live_span(op, through_tiles=True, same_bytes=same_bytes)
+        em.bind(op.results[0], load_into_shared(em, op, fill, registers, span))
     else:
         em.bind(op.results[0], registers())
     for r in op.results[1:]:
