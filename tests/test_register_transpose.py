@@ -103,12 +103,16 @@ def test_the_transpose_is_read_by_ldmatrix_not_moved(case, arch):
     assert (".trans.shared.b16" in ptx) == (case == "a")
 
 
-@pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
+@pytest.mark.parametrize("arch,wgmma", [("sm_90a", None), ("sm_80", None), ("sm_90a", True)])
 @pytest.mark.parametrize("case", list(CASES))
-def test_simulated_equal_to_the_interpreter(case, arch):
+def test_simulated_equal_to_the_interpreter(case, arch, wgmma):
+    """wgmma=True: the dots that fit wgmma (case a's 64 rows) run on it, which copies
+    its operands: the transpose is made there (Emitter.regs_of)."""
     x, w, want = arrays(case)
     launch(parse_module(kernel(case), "k.mlir"), grid=(1, 1, 1), args=[x, w, want])
     np.testing.assert_array_equal(want, exact(case, x, w))
     got = np.zeros_like(want)
-    ptxsim.run_ptx(compile_text(kernel(case), arch), "k", (1, 1, 1), [x, w, got])
+    ptx = compile_text(kernel(case), arch, wgmma=wgmma)
+    assert ("wgmma.mma_async" in ptx) == (bool(wgmma) and case == "a")
+    ptxsim.run_ptx(ptx, "k", (1, 1, 1), [x, w, got])
     np.testing.assert_array_equal(got, want)

@@ -681,9 +681,14 @@ class Emitter:
         if tile.regs is not None:
             return tile
         if tile.transpose_of is not None:
-            # a transpose no tensor-core read took in place, moved where this use is (not
-            # kept: the next use may sit on another control path)
+            # a transpose no tensor-core read took in place, made where this use is (not
+            # kept: the next use may sit on another control path): the same registers when
+            # its layout is the source's with the dimensions swapped, else moved
+            from ...dialects.nv_tileas.linear_layout import slice_layout
             src = self.regs_of(tile.transpose_of)
+            if src.layout is not None and src.layout.threads == self.group.threads \
+                    and slice_layout(src.layout, [1, 0], tile.shape) == tile.layout:
+                return Tile(src.etype, tile.shape, tile.layout, src.regs)
             strides = linear_offsets(src.shape)
             return self.remap(src, tile.shape, tile.layout, [strides[1], strides[0]])
         base, coeffs = tile.view or (tile.home, linear_offsets(tile.shape))
