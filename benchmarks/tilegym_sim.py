@@ -77,13 +77,9 @@ def _array(desc, rng):
         base = rng.integers(0, 2, size).astype(dt)
     else:
         base = rng.integers(0, 8, size).astype(dt)
+    from tilec.interp.numerics import strided       # as_strided for ml_dtypes' types too
     off = desc.get("storage_offset", 0)
-    # as_strided goes through the array interface, whose type string some NumPy builds
-    # cannot read back for ml_dtypes' one-byte floats ('<f1'): stride their bytes instead
-    raw = dt.itemsize == 1 and dt.kind not in "iub"
-    src = base.view(np.uint8) if raw else base
-    view = np.lib.stride_tricks.as_strided(src[off:], shape=shape, strides=[s * dt.itemsize for s in strides])
-    return (view.view(dt) if raw else view), base
+    return strided(base[off:], tuple(shape), tuple(s * dt.itemsize for s in strides)), base
 
 
 def _kinds(constraints):
