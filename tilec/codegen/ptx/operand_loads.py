@@ -20,6 +20,7 @@ from __future__ import annotations
 from ...dialects.nv_tileas.layouts import linear_offsets
 from ...dialects.nv_tileas.operands import HOME_VIEWS
 from .ptxtypes import byte_size
+from .swizzle import Swizzle
 from .values import Tile
 
 DOT = "nv_tileas.dot"
@@ -100,7 +101,6 @@ def load_into_shared(em, op, fill, load_registers, span) -> Tile:
     cp.async copies (None when cp.async cannot: then `load_registers()` gives the
     tile in registers, stored to the buffer). `span`: the phases the tile is read
     in (ops_memory.live_span through same_bytes ops)."""
-    from .swizzle import Swizzle
     kb = em.kb
     t = op.results[0].type
     shape = tuple(t.shape)

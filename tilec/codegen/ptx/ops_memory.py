@@ -14,6 +14,7 @@ from . import vector_gather
 from .emitter import handles
 from ...dialects.nv_tileas.layouts import MAX_VEC, blocked, linear_offsets
 from .numeric import float_name
+from .operand_loads import dot_operand_only, load_into_shared, same_bytes
 from .ptxtypes import B32, B64, PRED, bits, byte_size, mem_type, reg_class, vector_element
 from .values import Tile
 
@@ -664,7 +665,6 @@ def _tiled_load(em, op):
         load_slots(em, out.regs, t.element_type, slots, layout, plan, pad)
         return out
 
-    from .operand_loads import dot_operand_only, load_into_shared, same_bytes
     slot = em.async_targets.get(op)     # a pipeline slot this load fills (see ops_pipeline)
     issued = fill(slot) if slot is not None else None
     if issued is not None:
