@@ -210,7 +210,7 @@ def test_bad_pass_flags_are_reported_once_before_the_input_is_read(run_cli, tmp_
                                                            "needs a value (max-iterations=...)"),
             (["--test-debuginfo-update-symbol-name=new-name=x"],
              pipeline + "test-debuginfo-update-symbol-name needs 'symbol-to-rename' and 'new-name'"),
-            (["--arch", "sm_99"], "unknown target 'sm_99' for --arch (known: sm_80, sm_86, sm_89, sm_90, sm_90a)"),
+            (["--arch", "sm_99"], "unknown target 'sm_99' for --arch (known: sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a, sm_103a, sm_120a, sm_121a)"),
             (["--bytecode-version", "13.9"], "unsupported bytecode version '13.9', expected one of [13.1 - 13.5]")]:
         for extra in ([], ["--verify-diagnostics"]):
             rc, out, err = run_cli("opt", "--split-input-file", str(f), *flags, *extra, "-o", str(out_path))

@@ -263,8 +263,9 @@ def split_tile_blocks(ops, arch: str, engine=None):
 def static_shared_budget(arch: str) -> int | None:
     """The shared bytes a kernel whose shared memory is all static may use on
     `arch`, when less than the target's (ptxas's static limit off sm_90a)."""
-    from .codegen.ptx.module import STATIC_SHARED_LIMIT
-    return None if arch == "sm_90a" else STATIC_SHARED_LIMIT
+    from .codegen.ptx.module import STATIC_SHARED_LIMIT, big_static_shared
+    from .codegen.ptx.target import Target
+    return None if big_static_shared(Target.parse(arch)) else STATIC_SHARED_LIMIT
 
 
 # the scratch buffer of a layout change, when the kernel's shared memory is short

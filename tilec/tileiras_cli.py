@@ -25,16 +25,18 @@ PROG = "tilec-tileiras"
 
 # --gpu-name -> (tilec code-generation target, ptxas -arch). The sm_8x parts
 # without a tilec target of their own run sm_80 code; every sm_90 part runs
-# sm_90a code, and ptxas -arch=sm_90a writes the sm_90a cubin tileiras writes.
+# sm_90a code, and ptxas -arch=sm_90a writes the sm_90a cubin tileiras writes;
+# the Blackwell parts likewise run their arch-specific targets' code.
 CODEGEN = {
     "sm_80": ("sm_80", "sm_80"), "sm_86": ("sm_86", "sm_86"), "sm_87": ("sm_80", "sm_87"),
     "sm_88": ("sm_80", "sm_88"), "sm_89": ("sm_89", "sm_89"), "sm_90": ("sm_90a", "sm_90a"),
+    "sm_100": ("sm_100a", "sm_100a"), "sm_103": ("sm_103a", "sm_103a"),
+    "sm_120": ("sm_120a", "sm_120a"), "sm_121": ("sm_121a", "sm_121a"),
 }
 # the GPUs tileiras names that tilec has no code generator for: an empty module
 # (cuTile's version probe) still gets a cubin, assembled for the arch-specific
 # target tileiras's cubin has.
-EMPTY_ONLY = {"sm_100": "sm_100a", "sm_103": "sm_103a", "sm_107": "sm_107a", "sm_110": "sm_110a",
-              "sm_120": "sm_120a", "sm_121": "sm_121a"}
+EMPTY_ONLY = {"sm_107": "sm_107a", "sm_110": "sm_110a"}
 GPU_NAMES = tuple(CODEGEN) + tuple(EMPTY_ONLY)
 
 PREVIEW_FEATURES = ("simt",)
@@ -67,7 +69,8 @@ USAGE: {PROG} [options] <tile bytecode file>
 
 OPTIONS:
   --gpu-name=<sm_XX>, --arch     GPU to generate code for: sm_80, sm_86, sm_87, sm_88, sm_89 (Ampere/Ada
-                                 code), sm_90 (Hopper, sm_90a code); sm_100 .. sm_121 for modules without kernels
+                                 code), sm_90 (Hopper, sm_90a code), sm_100, sm_103, sm_120, sm_121
+                                 (Blackwell, sm_1XXa code); sm_107, sm_110 for modules without kernels
   -o <file>, --output-file=<file>  output cubin (default elf.o)
   -O<N>, --opt-level=<N>         0..3 (default 3): the ptxas optimization level
   --lineinfo                     ptxas -lineinfo
@@ -330,7 +333,7 @@ def _compile(o, content, filename) -> int:
         ptx = empty_module_ptx(arch)
     elif o.gpu_name not in CODEGEN:
         return _error(f"GPU architecture {o.gpu_name} is not supported by tilec: it generates code for "
-                      f"{', '.join(CODEGEN)} (sm_90 as sm_90a); compile for one of those", EXIT_CONFIG)
+                      f"{', '.join(CODEGEN)} (sm_90 as sm_90a, sm_1XX as sm_1XXa); compile for one of those", EXIT_CONFIG)
     else:
         from .compiler import compile_ops
         target, arch = CODEGEN[o.gpu_name]

@@ -7,7 +7,8 @@ from ..ir.record import frozen
 
 from ..ir.types import FloatType, IntegerType
 
-ARCHES = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_90a")
+# the code generator's targets (codegen/ptx/target.py says which instructions each has)
+ARCHES = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100a", "sm_103a", "sm_120a", "sm_121a")
 
 
 @frozen
@@ -28,13 +29,22 @@ class Target:
 
 
 # sm_86/sm_89 are sm_80's code with their smaller shared memory (99 KiB per
-# block); sm_90 is sm_90a's without the architecture-specific (wgmma) features
+# block). sm_90 is sm_90a's without the architecture-specific features: no
+# wgmma, and no TMA either, since tilec builds its tensor maps on the device
+# (tensormap.replace is sm_90a's). sm_100a/sm_103a (B200, GB300) have TMA and
+# tcgen05, not wgmma; sm_120a/sm_121a (RTX 50, DGX Spark) TMA and mma.sync with
+# sm_86's shared memory.
+_BIG, _SMALL = (227 * 1024, 228 * 1024), (99 * 1024, 100 * 1024)
 TARGETS = {
     "sm_80": Target("sm_80", 163 * 1024, 164 * 1024, 65536, 255, False, False, False, 2),
-    "sm_86": Target("sm_86", 99 * 1024, 100 * 1024, 65536, 255, False, False, False, 2),
-    "sm_89": Target("sm_89", 99 * 1024, 100 * 1024, 65536, 255, False, False, False, 2),
-    "sm_90": Target("sm_90", 227 * 1024, 228 * 1024, 65536, 255, True, False, True, 3),
-    "sm_90a": Target("sm_90a", 227 * 1024, 228 * 1024, 65536, 255, True, True, True, 3),
+    "sm_86": Target("sm_86", *_SMALL, 65536, 255, False, False, False, 2),
+    "sm_89": Target("sm_89", *_SMALL, 65536, 255, False, False, False, 2),
+    "sm_90": Target("sm_90", *_BIG, 65536, 255, False, False, True, 3),
+    "sm_90a": Target("sm_90a", *_BIG, 65536, 255, True, True, True, 3),
+    "sm_100a": Target("sm_100a", *_BIG, 65536, 255, True, False, True, 3),
+    "sm_103a": Target("sm_103a", *_BIG, 65536, 255, True, False, True, 3),
+    "sm_120a": Target("sm_120a", *_SMALL, 65536, 255, True, False, True, 2),
+    "sm_121a": Target("sm_121a", *_SMALL, 65536, 255, True, False, True, 2),
 }
 
 
@@ -64,8 +74,8 @@ _FLOAT_MMA = {
     "bf16": ("bf16", ARCHES),
     "f32": ("tf32", ARCHES),        # f32 operands run as tf32
     "tf32": ("tf32", ARCHES),
-    "f8E4M3FN": ("f8", ("sm_89", "sm_90", "sm_90a")),   # fp8 needs sm_89+
-    "f8E5M2": ("f8", ("sm_89", "sm_90", "sm_90a")),
+    "f8E4M3FN": ("f8", ARCHES[2:]),   # fp8 needs sm_89+
+    "f8E5M2": ("f8", ARCHES[2:]),
 }
 
 

@@ -30,6 +30,7 @@ tile block, unchanged. No CTA reads another's shared memory; multicast of
 the operand the cluster shares is left for later."""
 from __future__ import annotations
 
+from ..conversion.target import target_for
 from ..dialects.cuda_tile.attributes import RoundingModeAttr, SignednessAttr
 from ..dialects.cuda_tile.types import PartitionViewType, TileType
 from ..dialects.nv_tileas.attributes import BLOCKS_ARE_CLUSTERS as ATTR
@@ -434,9 +435,10 @@ def requested_ctas(entry, arch):
 
 def split_entries(target, arch: str, ctas: int = 0):
     """Cut every entry of `target` that asks for a CGA on `arch` (clusters
-    need sm_90a), or that `ctas` names; [(entry, ctas, reason)] for those
-    left as they were."""
-    if arch != "sm_90a" and not ctas:
+    share their loads by TMA multicast: a target with TMA), or that `ctas`
+    names; [(entry, ctas, reason)] for those left as they were."""
+    t = target_for(arch)
+    if not (t is not None and t.has_tma) and not ctas:
         return []
     entries = [target] if target.name == ENTRY else [op for op in target.walk() if op.name == ENTRY]
     kept = []

@@ -38,6 +38,12 @@ def _globals(ops):
 STATIC_SHARED_LIMIT = 48 * 1024
 
 
+def big_static_shared(target: Target) -> bool:
+    """ptxas takes static shared memory beyond 48 KiB on the architecture-specific
+    sm_90+ targets only (checked for sm_80 .. sm_120a)."""
+    return target.hopper and target.arch_specific
+
+
 
 def _bytes_directive(data: bytes) -> str:
     return "{" + ", ".join(str(b) for b in data) + "}"
@@ -149,7 +155,7 @@ class ModuleEmitter:
         out = []
         smem = kb.shared_layout()[1]
         limit = _shared_limit(self.target.arch)
-        if self.static_shared and self.target.arch != "sm_90a" and limit is not None:
+        if self.static_shared and not big_static_shared(self.target) and limit is not None:
             limit = min(limit, STATIC_SHARED_LIMIT)     # ptxas takes no more as static memory there
         if limit is not None and smem > limit:
             # IR scheduled for a bigger target (or asked for more stages) would fail at launch
@@ -219,11 +225,11 @@ def emit_ptx(ops, arch: str = "sm_90a", num_warps: int = 4, wgmma: bool | None =
     that pass no dynamic shared memory (cuTile's): any size on sm_90a (ptxas
     takes it there), at most 48 KiB elsewhere (SharedMemoryOverflow beyond)."""
     target = Target.parse(arch)
-    if wgmma is True and target.arch != "sm_90a":
+    if wgmma is True and not target.wgmma:
         raise CodegenError(None, WGMMA_NEEDS_SM90A.format(arch=target.arch))
     if wgmma is None:
         from .ops_wgmma import AUTO
-        wgmma = AUTO if target.arch == "sm_90a" else False
+        wgmma = AUTO if target.wgmma else False
     me = ModuleEmitter(target, num_warps, wgmma, scratch_limit, static_shared)
     me.declare_globals(ops)
     kernels, names = [], set()

@@ -558,7 +558,7 @@ def _register_split(em, op, warps):
     with their thread-weighted mean (`.maxnreg`), so the registers the
     producers give back cover what the consumers take."""
     budgets = op.attributes.get("max_regs")
-    if not em.target.hopper or budgets is None or len(budgets.values) != len(warps) or any(w % 4 for w in warps):
+    if not em.target.setmaxnreg or budgets is None or len(budgets.values) != len(warps) or any(w % 4 for w in warps):
         return None
     if not any(tma_producer(em, r) for r in op.regions):
         return None

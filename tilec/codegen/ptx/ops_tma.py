@@ -42,7 +42,7 @@ def device_map_mode(target, op):
     from ...dialects.nv_tileas.types import element_width
     from .tensormap import SWIZZLE_CODE
     box = desc_box(op)
-    if (not target.hopper or box is None or not 1 <= len(box) <= 5 or max(box) > 256
+    if (not target.tensormap_replace or box is None or not 1 <= len(box) <= 5 or max(box) > 256
             or op.parent_op is None or op.parent_op.name != "cuda_tile.entry"):
         return None
     width = element_width(op.operands[0].type.element_type) or 0

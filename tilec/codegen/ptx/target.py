@@ -1,9 +1,13 @@
-"""The PTX target: architecture name, SM number and the ISA version emitted."""
+"""The PTX target: architecture name, SM number, the ISA version emitted, and
+which instruction families it has (PTX ISA, each instruction's "Target ISA
+notes"; every claim here is also checked by ptxas in tests/test_targets.py)."""
 from __future__ import annotations
 
+from ...conversion.target import ARCHES
 from ...ir.record import frozen
 
-ARCHES = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_90a")
+# the first PTX ISA version that names each target (8.5 covers sm_80 .. sm_90a)
+_PTX_VERSION = {"sm_100a": "8.6", "sm_103a": "8.8", "sm_120a": "8.7", "sm_121a": "8.8"}
 
 
 @frozen
@@ -16,8 +20,34 @@ class Target:
     def parse(cls, arch: str) -> "Target":
         if arch not in ARCHES:
             raise ValueError(f"unknown target '{arch}' (expected one of {', '.join(ARCHES)})")
-        return cls(arch, int(arch[3:5]))
+        return cls(arch, int(arch[3:].rstrip("a")), _PTX_VERSION.get(arch, "8.5"))
 
     @property
     def hopper(self) -> bool:
+        """sm_90 and newer: mbarrier try_wait, the async proxy, clusters, cp.async.bulk."""
         return self.sm >= 90
+
+    @property
+    def arch_specific(self) -> bool:
+        """An `a` target: its architecture-specific instructions (wgmma,
+        setmaxnreg, tensormap.replace, tcgen05) are available."""
+        return self.arch.endswith("a")
+
+    @property
+    def setmaxnreg(self) -> bool:
+        return self.hopper and self.arch_specific
+
+    @property
+    def tensormap_replace(self) -> bool:
+        """Tensor maps built on the device (tilec's only source of them: the
+        kernel ABI passes no map), so TMA itself."""
+        return self.hopper and self.arch_specific
+
+    @property
+    def wgmma(self) -> bool:
+        return self.arch == "sm_90a"
+
+    @property
+    def tcgen05(self) -> bool:
+        """Blackwell datacenter parts: tcgen05.mma with tensor memory."""
+        return self.arch in ("sm_100a", "sm_103a")

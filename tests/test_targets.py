@@ -1,0 +1,95 @@
+"""The code generator's targets (issue 23): what codegen/ptx/target.py says
+each architecture has is what ptxas takes, and every example kernel compiles
+for the Blackwell targets (and sm_90, Hopper without its arch-specific
+instructions) to PTX that ptxas assembles."""
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from tilec.codegen.ptx.target import ARCHES, Target
+from tilec.compiler import compile_text
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXAMPLES = sorted(glob.glob(os.path.join(ROOT, "examples", "**", "*.mlir"), recursive=True))
+PTXAS = shutil.which("ptxas")
+needs_ptxas = pytest.mark.skipif(PTXAS is None, reason="ptxas not on PATH")
+
+# capability -> an instruction only targets with it have
+PROBES = {
+    "setmaxnreg": "setmaxnreg.inc.sync.aligned.u32 240;",
+    "wgmma": "wgmma.fence.sync.aligned;",
+    "tensormap_replace": "tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%r1], %rd1;",
+    "tcgen05": "tcgen05.fence::before_thread_sync;",
+    "hopper": "fence.proxy.async.shared::cta;",
+}
+
+
+def _ptxas_takes(arch, body, tmp_path, shared=""):
+    ptx = (f".version {Target.parse(arch).ptx_version}\n.target {arch}\n.address_size 64\n{shared}\n"
+           ".visible .entry k(.param .u64 p) {\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n"
+           f"ld.param.u64 %rd1, [p];\nmov.u32 %r1, 0;\n{body}\nret;\n}}\n")
+    f = tmp_path / f"{arch}.ptx"
+    f.write_text(ptx)
+    return subprocess.run([PTXAS, f"-arch={arch}", str(f), "-o", os.devnull], capture_output=True).returncode == 0
+
+
+@needs_ptxas
+@pytest.mark.parametrize("arch", ARCHES)
+def test_capabilities_are_what_ptxas_takes(arch, tmp_path):
+    t = Target.parse(arch)
+    assert _ptxas_takes(arch, "", tmp_path)          # the target's .version names it
+    for cap, probe in PROBES.items():
+        assert _ptxas_takes(arch, probe, tmp_path) == getattr(t, cap), (arch, cap)
+
+
+@needs_ptxas
+@pytest.mark.parametrize("arch", ARCHES)
+def test_static_shared_beyond_48k_only_where_the_emitter_allows_it(arch, tmp_path):
+    from tilec.codegen.ptx.module import big_static_shared
+    shared = ".shared .align 16 .b8 buf[65536];"
+    body = "mov.u32 %r2, buf;\nst.shared.u32 [%r2+65532], %r1;"
+    assert _ptxas_takes(arch, body, tmp_path, shared) == big_static_shared(Target.parse(arch))
+
+
+def test_arch_numbers():
+    assert [Target.parse(a).sm for a in ARCHES] == [80, 86, 89, 90, 90, 100, 103, 120, 121]
+    with pytest.raises(ValueError):
+        Target.parse("sm_110a")
+
+
+def _assembles(ptx, arch, tmp_path):
+    f = tmp_path / "k.ptx"
+    f.write_text(ptx)
+    r = subprocess.run([PTXAS, f"-arch={arch}", str(f), "-o", os.devnull], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[:2000]
+
+
+@needs_ptxas
+@pytest.mark.parametrize("arch", ["sm_100a", "sm_120a"])
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: os.path.relpath(p, os.path.join(ROOT, "examples")))
+def test_every_example_compiles_for_blackwell(path, arch, tmp_path):
+    ptx = compile_text(open(path).read(), arch=arch, filename=path)
+    assert f".target {arch}" in ptx and "wgmma" not in ptx
+    _assembles(ptx, arch, tmp_path)
+
+
+@needs_ptxas
+@pytest.mark.parametrize("arch", ["sm_90", "sm_103a", "sm_121a"])
+@pytest.mark.parametrize("name", ["cutile/matmul_f16_aligned.mlir", "cutile/attention_m128_f16_aligned.mlir",
+                                  "layernorm_f32.mlir"])
+def test_other_targets_compile(name, arch, tmp_path):
+    ptx = compile_text(open(os.path.join(ROOT, "examples", name)).read(), arch=arch)
+    if arch == "sm_90":      # no tensormap.replace, so no TMA and no setmaxnreg
+        assert "tensormap" not in ptx and "setmaxnreg" not in ptx
+    _assembles(ptx, arch, tmp_path)
+
+
+def test_sm120_budget_is_sm86s():
+    from tilec.conversion.target import target_for
+    assert target_for("sm_120a").smem_bytes == target_for("sm_86").smem_bytes == 99 * 1024
+    assert target_for("sm_100a").smem_bytes == target_for("sm_90a").smem_bytes
