@@ -55,7 +55,7 @@ def _compile_arguments(comp):
     comp.add_argument("input", help="kernel file: cuda_tile text or Tile IR bytecode ('-' for stdin)")
     comp.add_argument("-o", dest="output", default=None,
                       help="output file (default: the input's name with .ptx/.cubin; '-' for stdout)")
-    comp.add_argument("--arch", default="sm_90a", help="target: sm_80, sm_86, sm_89 (Ampere/Ada), sm_90, sm_90a (Hopper; the default)")
+    comp.add_argument("--arch", default="sm_90a", help="target: sm_80, sm_86, sm_89 (Ampere/Ada), sm_90, sm_90a (Hopper; the default), sm_100a, sm_103a (Blackwell, tcgen05), sm_120a, sm_121a (RTX Blackwell)")
     comp.add_argument("--num-warps", dest="num_warps", type=int, default=None,
                       help="warps per CTA (default 4; 8 on sm_80 for MMA accumulators over 64 registers per thread)")
     comp.add_argument("--num-stages", dest="num_stages", type=int, default=None,

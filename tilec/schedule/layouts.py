@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from ..dialects.nv_tileas.layout_attr import LayoutAttr
 from ..dialects.nv_tileas.layouts import tensor_core_acc
-from ..dialects.nv_tileas.operands import wgmma_chosen
+from ..dialects.nv_tileas.operands import tcgen05_fits, wgmma_chosen
 from ..dialects.nv_tileas.types import element_width, num_elements
 from ..dialects.nv_tileas.ops.layout import ConvertLayoutOp
 from ..dialects.nv_tileas.ops.pipeline import agent_warps
@@ -33,6 +33,8 @@ DOT = "nv_tileas.dot"
 LOOPS = ("scf.for", "scf.while", "cuda_tile.for", "cuda_tile.loop")
 SHARED = LayoutAttr("shared")
 WGMMA = LayoutAttr("wgmma")
+TMEM = LayoutAttr("tmem")
+TCGEN05_ARCHES = ("sm_100a", "sm_103a")
 AGENT_SWITCH = "nv_tileas.async.pipeline.agent_switch"
 
 
@@ -150,6 +152,8 @@ def _accumulator_layout(op, a, b, c, threads: int, arch: str, chained: set, wgmm
     """The LayoutAttr of dot `op`'s accumulator, or None (CUDA cores)."""
     if arch == "sm_90a" and wgmma_chosen(op, threads, wgmma):
         return WGMMA
+    if arch in TCGEN05_ARCHES and tcgen05_fits(op, threads):
+        return TMEM
     acc = tensor_core_acc(a.type, b.type, c.type, threads, rows_only=op in chained)
     return None if acc is None else LayoutAttr.of(acc)
 

@@ -294,7 +294,8 @@ class Propagation:
         """`src` is written into the registers carrying `value`: a slice or
         accumulator layout there becomes the carried layout on the next sweep."""
         dst = self.slots.get(value)
-        if dst is None or src.kind != "reg" or isinstance(src.layout, Blocked) or src.layout == dst.layout:
+        # (TmemAcc is a Blocked, but a dot's, not the default one)
+        if dst is None or src.kind != "reg" or type(src.layout) is Blocked or src.layout == dst.layout:
             return
         self.found[value] = src.layout
 
@@ -326,7 +327,7 @@ class Propagation:
         if src is None or src.name != "nv_tileas.convert_layout":
             return None
         lay = src.attributes.get("layout")
-        if not isinstance(lay, LayoutAttr) or lay.kind not in ("mma", "wgmma"):
+        if not isinstance(lay, LayoutAttr) or lay.kind not in ("mma", "wgmma", "tmem"):
             return None
         return lay.layout_for(_shape(dot.results[0]), self.threads)
 
@@ -396,7 +397,7 @@ def _convert(p, op):
         p.bind(op, [SPLAT if src.splat else SHARED])
         return
     target = None
-    if lay.kind in ("mma", "wgmma"):
+    if lay.kind in ("mma", "wgmma", "tmem"):
         for use in op.results[0].uses:
             if use.owner.name == "nv_tileas.dot" and use.index == 2:
                 target = p.acc_layout(use.owner)
@@ -455,7 +456,7 @@ def _reshape(p, op):
     if same_distribution(s.layout, lay):
         p.bind(op, [reg(lay)])
         return
-    if not isinstance(s.layout, Blocked):
+    if type(s.layout) is not Blocked:
         rel = relabel(s.layout, shape)
         if rel is not None:
             p.bind(op, [reg(rel)])

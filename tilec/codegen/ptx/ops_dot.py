@@ -8,7 +8,7 @@ B it needs once per k. Floats accumulate in f32 (f64 for f64), integers in
 from __future__ import annotations
 
 from .emitter import handles
-from ...dialects.nv_tileas.layouts import MmaAcc, WgmmaAcc, linear_offsets
+from ...dialects.nv_tileas.layouts import MmaAcc, TmemAcc, WgmmaAcc, linear_offsets
 from .numeric import float_name, to_f32
 from .ptxtypes import B32, F32, F64, PRED, bits, byte_size, mem_type, reg_class
 from .values import Tile
@@ -75,6 +75,11 @@ def mma_layout(em, op, a_shape=None, c_shape=None):
     from ...dialects.cuda_tile.types import TileType
     from ...dialects.nv_tileas.layout_attr import LayoutAttr
     from ...dialects.nv_tileas.layouts import tensor_core_acc
+    if em.target.tcgen05:
+        from .ops_tcgen05 import tcgen05_layout
+        got = tcgen05_layout(em, op, a_shape, c_shape)
+        if got is not None:
+            return got
     if em.wgmma:
         from .ops_wgmma import wgmma_layout
         wg = wgmma_layout(em, op, a_shape, c_shape)
@@ -99,13 +104,13 @@ def named_layout(em, conv, shape):
     (mma_layout: `--no-wgmma` turns a wgmma layout into mma.sync's; layouts
     never change values)."""
     lay = conv.attributes["layout"]
-    if lay.kind in ("mma", "wgmma"):
+    if lay.kind in ("mma", "wgmma", "tmem"):
         for use in conv.results[0].uses:
             if use.owner.name == "nv_tileas.dot" and use.index == 2:
                 got = mma_layout(em, use.owner)
                 if got is not None and tuple(got.shape) == tuple(shape):
                     return got
-    if lay.kind == "wgmma" and not em.wgmma:
+    if (lay.kind == "wgmma" and not em.wgmma) or (lay.kind == "tmem" and not em.target.tcgen05):
         return None
     return lay.layout_for(shape, em.group.threads)
 
@@ -205,6 +210,9 @@ def _gcd(a, b):
 
 def _dot_2d(em, op, a, b, c, rt):
     mma = mma_layout(em, op, a.shape, (a.shape[0], b.shape[1]))
+    if isinstance(mma, TmemAcc):
+        from .ops_tcgen05 import tcgen05_dot
+        return tcgen05_dot(em, op, _moved(em, a), _moved(em, b), c, mma, rt)
     if mma is not None and not isinstance(mma, WgmmaAcc) and float_name(a.etype) in MMA_TYPES:
         return _mma_dot(em, op, a, b, c, mma, rt)      # reads an unmoved transpose in place
     a, b = _moved(em, a), _moved(em, b)

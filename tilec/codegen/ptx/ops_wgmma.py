@@ -156,15 +156,16 @@ def _smem_operand(em, t: Tile, rows: int, cols: int, k_along_rows: bool):
     return _Smem(addr, swz, k_major, es)
 
 
-def _descriptor(em, start: str, lbo: int, sbo: int, mode: int) -> str:
-    """The 64-bit matrix descriptor of a tile at shared address `start` (a register)."""
+def _descriptor(em, start: str, lbo: int, sbo: int, mode: int, extra: int = 0) -> str:
+    """The 64-bit matrix descriptor of a tile at shared address `start` (a
+    register); `extra`: more fixed bits (tcgen05's version field)."""
     kb = em.kb
     enc = kb.reg(B32)
     kb.emit(f"and.b32 \t{enc}, {start}, {0x3FFFF}")
     kb.emit(f"shr.u32 \t{enc}, {enc}, 4")
     d = kb.reg(B64)
     kb.emit(f"cvt.u64.u32 \t{d}, {enc}")
-    kb.emit(f"or.b64 \t{d}, {d}, {(_encode(lbo) << 16) | (_encode(sbo) << 32) | (mode << 62)}")
+    kb.emit(f"or.b64 \t{d}, {d}, {(_encode(lbo) << 16) | (_encode(sbo) << 32) | (mode << 62) | extra}")
     return d
 
 

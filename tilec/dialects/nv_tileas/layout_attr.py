@@ -4,7 +4,7 @@ concrete layout (layouts.py) it stands for in a thread group."""
 from __future__ import annotations
 
 from ...ir.attributes import DialectAttr
-from .layouts import MmaAcc, SliceLayout, WgmmaAcc, blocked, wgmma_acc
+from .layouts import MmaAcc, SliceLayout, TmemAcc, WgmmaAcc, blocked, tmem_acc, wgmma_acc
 from .linear_layout import slice_layout
 
 
@@ -37,8 +37,8 @@ class LayoutAttr(DialectAttr):
     __slots__ = ("kind", "warps", "axes", "parent", "parent_shape")
     dialect, mnemonic = "nv_tileas", ""
     description = "layout"
-    KINDS = ("blocked", "mma", "wgmma", "slice", "splat", "shared", "none")
-    PARENTS = ("blocked", "mma", "wgmma")
+    KINDS = ("blocked", "mma", "wgmma", "tmem", "slice", "splat", "shared", "none")
+    PARENTS = ("blocked", "mma", "wgmma", "tmem")
 
     def __init__(self, kind: str, warps: tuple | None = None, axes: tuple | None = None, parent=None,
                  parent_shape: tuple | None = None):
@@ -64,6 +64,8 @@ class LayoutAttr(DialectAttr):
             return cls("mma", (layout.wm, layout.wn))
         if isinstance(layout, WgmmaAcc):
             return cls("wgmma")
+        if isinstance(layout, TmemAcc):
+            return cls("tmem")
         if isinstance(layout, SliceLayout):
             return cls("slice", axes=layout.axes, parent=cls.of(layout.parent),
                        parent_shape=tuple(layout.parent.shape))
@@ -72,7 +74,7 @@ class LayoutAttr(DialectAttr):
     @property
     def distributed(self) -> bool:
         """Whether the tile is spread over registers (not splat, shared or none)."""
-        return self.kind in ("blocked", "mma", "wgmma", "slice")
+        return self.kind in ("blocked", "mma", "wgmma", "tmem", "slice")
 
     def layout_for(self, shape, threads: int):
         """The concrete layout for a tile of `shape` in a group of `threads`, or
@@ -85,6 +87,8 @@ class LayoutAttr(DialectAttr):
             return None if parent is None else slice_layout(parent, self.axes, shape)
         if self.kind == "wgmma":
             return wgmma_acc(tuple(shape), threads)
+        if self.kind == "tmem":
+            return tmem_acc(tuple(shape), threads)
         if self.kind == "blocked":
             return blocked(shape, threads)
         wm, wn = self.warps
@@ -162,6 +166,9 @@ def layout_fits(e: LayoutAttr, shape) -> str:
     if e.kind == "wgmma" and (len(shape) != 2 or shape[0] % 64 or shape[1] % 8 or shape[1] > 256):
         return f"has shape {'x'.join(map(str, shape))}, which is not a wgmma accumulator (M a multiple of 64, " \
                f"N a multiple of 8 up to 256)"
+    if e.kind == "tmem" and (len(shape) != 2 or shape[0] % 128 or shape[1] % 16 or shape[1] > 256):
+        return f"has shape {'x'.join(map(str, shape))}, which is not a tcgen05 accumulator (M a multiple of 128, " \
+               f"N a multiple of 16 up to 256)"
     if e.kind == "slice":
         kept = [a for a in e.axes if a >= 0]
         ok = len(e.axes) == len(shape) and len(set(kept)) == len(kept) and all(

@@ -207,6 +207,29 @@ def wgmma_acc(shape, threads: int):
 
 
 @frozen
+class TmemAcc(Blocked):
+    """The accumulator of tcgen05.mma (sm_100a) as tcgen05.ld's 32x32b shape
+    brings it from tensor memory: thread t of the group holds row t of every
+    block of 128 * warpgroups rows, all N columns of it in order (slot j of a
+    row block is column j). It is the Blocked layout with every thread along
+    the rows and 4-wide vectors, so everything that handles Blocked handles it;
+    the class only says which dots compute in it."""
+
+
+def tmem_acc(shape, threads: int):
+    """The TmemAcc layout of an (M, N) accumulator, or None: whole warpgroups,
+    M a multiple of 128 per warpgroup (one cta_group::1 M=128 MMA per 128-row
+    block), N a multiple of 16 up to 256, and the row blocks' N columns each
+    within tensor memory's 512."""
+    if len(shape) != 2 or threads <= 0 or threads % 128:
+        return None
+    m, n = shape
+    if m % threads or n % 16 or not 16 <= n <= 256 or (m // 128) * n > 512:
+        return None
+    return TmemAcc(tuple(shape), threads, 4, (threads, 1), (m // threads, n // 4))
+
+
+@frozen
 class SliceLayout:
     """A tile whose elements are some of a `parent` layout's, each thread keeping
     the values at the coordinates it held there: the result of reducing parent

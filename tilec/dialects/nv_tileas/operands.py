@@ -154,6 +154,49 @@ def wgmma_fits(op, threads: int, first_thread: int = 0, shapes=None) -> bool:
     return m % (64 * (threads // 128)) == 0
 
 
+# tcgen05.mma (sm_100a) operand element types: one kind for both operands
+TCGEN05_KINDS = {"f16": "f16", "bf16": "f16", "f32": "tf32", "tf32": "tf32", "f8E4M3FN": "f8f6f4",
+                 "f8E5M2": "f8f6f4"}
+
+
+def _elem_bytes(t) -> int:
+    return (getattr(getattr(t, "element_type", None), "width", 0) or 0) // 8
+
+
+def tcgen05_fits(op, threads: int, first_thread: int = 0, shapes=None) -> bool:
+    """Whether dot `op` runs on tcgen05.mma in a group of `threads` (starting
+    at CTA thread `first_thread`): rank 2; f16/bf16, tf32 (f32 storage) or fp8
+    (either) operands of one kind with an f32 accumulator, or 8-bit integers
+    with an i32 one; whole warpgroups, M a multiple of 128 per warpgroup, N a
+    multiple of 16 up to 256 and the row blocks' columns within tensor
+    memory's 512; K a whole number of 32-byte steps; the operand copies within
+    WGMMA_STAGE_LIMIT (layouts.tmem_acc is the accumulator layout)."""
+    a_t, b_t, c_t = (o.type for o in op.operands[:3])
+    if len(getattr(a_t, "shape", ())) != 2 or len(getattr(b_t, "shape", ())) != 2:
+        return False
+    ea, eb = float_kind(a_t), float_kind(b_t)
+    if ea or eb:
+        if TCGEN05_KINDS.get(ea) is None or TCGEN05_KINDS.get(ea) != TCGEN05_KINDS.get(eb) \
+                or float_kind(c_t) != "f32" or float_kind(op.results[0].type) not in ("f32", "f16", "bf16"):
+            return False
+    elif _int_width(a_t) != 8 or _int_width(b_t) != 8 or _int_width(c_t) != 32:
+        return False
+    a_shape, r_shape = shapes or (a_t.shape, op.results[0].type.shape)
+    m, k = tuple(a_shape)
+    n = tuple(r_shape)[1]
+    es = _elem_bytes(a_t)
+    if threads <= 0 or threads % 128 or first_thread % 128 or not es or (k * es) % 32:
+        return False
+    if m % threads or n % 16 or not 16 <= n <= 256 or (m // 128) * n > 512:
+        return False
+    return (m * k + n * k) * es <= WGMMA_STAGE_LIMIT
+
+
+def _int_width(t) -> int:
+    e = getattr(t, "element_type", None)
+    return e.width if type(e).__name__ == "IntegerType" else 0
+
+
 def fp8_k_major(op) -> bool:
     """Whether fp8 dot `op` reads both operands K-major from swizzled slots (A
     as stored, B through a transpose): the only fp8 wgmma, with no copy."""

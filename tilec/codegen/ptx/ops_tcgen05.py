@@ -1,0 +1,364 @@
+"""nv_tileas.dot on Blackwell's fifth-generation tensor cores: tcgen05.mma with
+the accumulator in tensor memory (sm_100a, sm_103a).
+
+When: every rank-2 dot whose types tcgen05 has (f16/bf16, tf32, e4m3/e5m2 in
+any mix, s8/u8 into s32) and whose shape fits (nv_tileas.layouts.tmem_acc:
+whole warpgroups starting at a warpgroup, M a multiple of 128 per warpgroup,
+N a multiple of 16 up to 256, K a whole number of 32-byte steps, the operand
+copies within the staging limit). Other dots stay on mma.sync, which sm_100a
+still has.
+
+How (PTX ISA, "TensorCore 5th Generation Family Instructions"), per dot:
+
+* Operands. A tile in a swizzled 1024-aligned slot is read in place through
+  the same canonical layouts wgmma reads (ops_wgmma._smem_operand); any other
+  is copied into a buffer of its own in the no-swizzle K-major layout (8 x 16
+  byte core matrices, ops_wgmma._canonical, generalized to any element size),
+  then `fence.proxy.async.shared::cta`: the tensor core reads shared memory
+  through the async proxy. The descriptors are wgmma's plus the version field
+  (bits 46-48 = 1) tcgen05 requires; the swizzle field (61-63) encodes the
+  same modes with the same bits.
+* Tensor memory. The group's first warp allocates the dot's columns
+  (tcgen05.alloc writes their address to a shared word; a power of two, at
+  least 32), and gives them back once every thread has read its result: an
+  allocation lives inside one dot, so no exit path can leak it. Row block b
+  (128 rows, lanes 0..127) of D lives at columns [b N, (b + 1) N).
+* The accumulator C goes in with tcgen05.st (32x32b: thread t of the group
+  writes row t of its row blocks, TmemAcc), unless it is a zero splat (the
+  first MMA of each row block then has enable-input-d false).
+* One thread issues the MMAs (M = 128 per row block, N, K = 32 bytes per
+  step; the 32-bit instruction descriptor carries the types, the majorness of
+  A and B, N >> 3 and M >> 4) and tcgen05.commit, which arrives on the group's
+  mbarrier when they are done. Every thread waits on it (one phase per dot:
+  the group's parity register flips after each), reads its rows back with
+  tcgen05.ld and tcgen05.wait::ld.
+* The tcgen05.fence::before/after_thread_sync pairs order the tensor-memory
+  accesses around the barriers that separate threads (st before the MMAs,
+  the reads before the dealloc).
+"""
+from __future__ import annotations
+
+from ...dialects.nv_tileas.layouts import TmemAcc, tmem_acc
+from ...dialects.nv_tileas.operands import tcgen05_fits
+from ...ir.types import IntegerType
+from .numeric import float_name
+from .ptxtypes import B32, PRED, byte_size
+from .values import Tile
+
+# element type -> (kind, the A/B type field of the instruction descriptor)
+KINDS = {"f16": ("f16", 0), "bf16": ("f16", 1), "tf32": ("tf32", 2), "f32": ("tf32", 2),
+         "f8E4M3FN": ("f8f6f4", 0), "f8E5M2": ("f8f6f4", 1)}
+DESC_VERSION = 1 << 46          # shared-memory descriptor bits 46-48: 0b001 on tcgen05
+# columns per tcgen05.ld/st: 32 registers at once, not the 128 one instruction
+# may move (ptxas needs them all free at that instruction: a consumer entering
+# with setmaxnreg's share could not find 128 beside its 128 accumulators)
+CHUNK = 32
+
+
+def _kind(t, signed=True):
+    """(kind, descriptor type code) of an operand element type, or None."""
+    if isinstance(t, IntegerType):
+        return ("i8", 1 if signed else 0) if t.width == 8 else None
+    return KINDS.get(float_name(t))
+
+
+def tcgen05_layout(em, op, a_shape=None, c_shape=None):
+    """The TmemAcc layout of dot `op`'s (M, N) result when it runs on tcgen05
+    in this group, else None."""
+    if not em.target.tcgen05:
+        return None
+    a_shape = tuple(a_shape or op.operands[0].type.shape)
+    c_shape = tuple(c_shape or op.results[0].type.shape)
+    g = em.group
+    shapes = (a_shape, c_shape) if len(a_shape) == 2 and len(c_shape) == 2 else None
+    if not tcgen05_fits(op, g.threads, getattr(g, "first_thread", 0), shapes):
+        return None
+    return tmem_acc(c_shape, g.threads)
+
+
+def _signed(op, i):
+    from .ops_dot import _signed as signed
+    return signed(op, "signedness_a" if i == 0 else "signedness_b")
+
+
+def instruction_descriptor(kind: str, ta: int, tb: int, a_mn: bool, b_mn: bool, m: int, n: int) -> int:
+    """The 32-bit instruction descriptor of kind::f16/tf32/f8f6f4/i8 (dense, no
+    negation): D type (F32 = 1, S32 = 2) at bits 4-5, A and B types at 7-9 and
+    10-12, transpose (MN-major) A and B at 15 and 16, N >> 3 at 17-22, M >> 4
+    at 24-28."""
+    dtype = 2 if kind == "i8" else 1
+    return (dtype << 4) | (ta << 7) | (tb << 10) | (int(a_mn) << 15) | (int(b_mn) << 16) \
+        | ((n >> 3) << 17) | ((m >> 4) << 24)
+
+
+def _columns(m: int, n: int) -> int:
+    need = (m // 128) * n
+    cols = 32
+    while cols < need:
+        cols *= 2
+    return cols
+
+
+class _Tmem:
+    """The group's tcgen05 state: a shared word tcgen05.alloc writes the address
+    to, the mbarrier tcgen05.commit arrives on, and the phase parity."""
+
+    def __init__(self, em):
+        kb = em.kb
+        self.slot = kb.shared_buffer(16, 8, "tmem", span=kb.WHOLE_KERNEL)
+        self.parity = kb.reg(B32)
+        lead = em.leader()
+        with em._prologue():
+            kb.emit(f"mov.u32 \t{self.parity}, 0")
+            kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{self.slot}+8], 1")
+
+
+def _state(em) -> _Tmem:
+    g = em.group
+    got = g.owners.get("tcgen05")
+    if got is None:
+        got = g.owners["tcgen05"] = _Tmem(em)
+    return got
+
+
+def _first_warp(em) -> str:
+    """A predicate true in the group's first warp (the one that allocates)."""
+    return em.group_value("warp0", PRED, lambda p: em.kb.emit(f"setp.lt.u32 \t{p}, {em.group.tid}, 32"))
+
+
+def _in_warp0(em, text: str):
+    kb = em.kb
+    skip = kb.label("tmem_skip")
+    kb.emit(f"@!{_first_warp(em)} bra.uni \t{skip}")
+    kb.emit(text)
+    kb.place(skip)
+
+
+def _staged(em, a, b, M, N, K):
+    """(A, B) as ops_wgmma._Smem operands: in place where they sit in a swizzled
+    slot, else copied into the no-swizzle K-major layout."""
+    from .ops_wgmma import _canonical, _smem_operand
+    sa = _smem_operand(em, a, M, K, k_along_rows=False)
+    sb = _smem_operand(em, b, K, N, k_along_rows=True)
+    need = [x for x, s in ((a, sa), (b, sb)) if s is None]
+    if not need:
+        return sa, sb, False
+    kb = em.kb
+    es = byte_size(a.etype)
+    ke = 16 // es                    # elements of one 16-byte core-matrix row
+    sizes = {id(a): M * K * es, id(b): N * K * es}
+    total = sum(sizes[id(x)] for x in need)
+    base = em.addr_of(kb.shared_buffer(total, 128, "tcgen05"))
+    em.sync()                        # every thread is past the previous use of the buffer
+    off = 0
+    out = {}
+    for x in need:
+        addr = base
+        if off:
+            addr = kb.reg(B32)
+            kb.emit(f"add.u32 \t{addr}, {base}, {off}")
+            em.align_of[addr] = 128
+        if x is a:   # (M/8, 8, K/ke, ke): core matrix (mb, kb) at 128 mb + 16 M kb bytes
+            _canonical(em, a, (M // 8, 8, K // ke, ke), (8 * ke, ke, M * ke, 1), addr)
+        else:        # (K/ke, ke, N/8, 8): B^T's core matrix (nb, kb) at 128 nb + 16 N kb bytes
+            _canonical(em, b, (K // ke, ke, N // 8, 8), (N * ke, 1, 8 * ke, ke), addr)
+        out[id(x)] = _Canonical(addr, M if x is a else N)
+        off += sizes[id(x)]
+    return (sa or out[id(a)]), (sb or out[id(b)]), True
+
+
+class _Canonical:
+    """A copied operand: K-major, no swizzle, `rows` (M or N) rows of 8 x 16-byte
+    core matrices; LBO (next core matrix along K) 16 * rows, SBO (next along
+    M/N) 128."""
+    k_major = True
+
+    def __init__(self, addr, rows):
+        self.addr, self.rows = addr, rows
+
+    def descriptor(self, em, start):
+        from .ops_wgmma import _descriptor
+        return _descriptor(em, start, 16 * self.rows, 128, 0, DESC_VERSION)
+
+    def mn_offset(self, n: int) -> int:
+        return 16 * n
+
+    def k_step(self, step: int) -> int:
+        return 2 * 16 * self.rows * step
+
+
+def _desc(em, s, start):
+    from .ops_wgmma import _Smem, _descriptor
+    if isinstance(s, _Smem):
+        swz = s.swz
+        if s.k_major:
+            return _descriptor(em, start, 16, 8 * swz.row_bytes, swz.mode, DESC_VERSION)
+        return _descriptor(em, start, swz.panel_bytes, 8 * swz.row_bytes, swz.mode, DESC_VERSION)
+    return s.descriptor(em, start)
+
+
+def _zero_splat(c: Tile) -> bool:
+    return c.splat and c.reg in ("0f00000000", "0", "0d0000000000000000")
+
+
+def _alloc(em, st, cols: int):
+    """Warp 0 allocates `cols` columns; every thread's (lane-quarter) address of them."""
+    kb = em.kb
+    _in_warp0(em, f"tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 \t[{st.slot}], {cols}")
+    kb.emit("tcgen05.fence::before_thread_sync")
+    em.sync()            # the address is written (and every operand copy done)
+    kb.emit("tcgen05.fence::after_thread_sync")
+    tmem = kb.reg(B32)
+    kb.emit(f"ld.shared.u32 \t{tmem}, [{st.slot}]")
+    return tmem
+
+
+def _rows_address(em, tmem: str, n: int, warpgroups: int) -> str:
+    """This thread's first row block: lane quarter 32 (warp % 4) in bits 16-31,
+    columns from g N for warpgroup g (row block i of the thread at + G i N)."""
+    kb = em.kb
+    warp = kb.reg(B32)
+    kb.emit(f"shr.u32 \t{warp}, {em.group.tid}, 5")
+    mine = kb.reg(B32)
+    kb.emit(f"and.b32 \t{mine}, {warp}, 3")
+    kb.emit(f"shl.b32 \t{mine}, {mine}, 21")
+    if warpgroups > 1:
+        g = kb.reg(B32)
+        kb.emit(f"shr.u32 \t{g}, {warp}, 2")
+        kb.emit(f"mad.lo.u32 \t{mine}, {g}, {n}, {mine}")
+    kb.emit(f"add.u32 \t{mine}, {mine}, {tmem}")
+    return mine
+
+
+def _move(em, what: str, mine: str, acc, layout: TmemAcc):
+    """tcgen05.st (`what` "st") or .ld of this thread's accumulator registers
+    `acc` (TmemAcc slot order) at its rows `mine`, CHUNK columns at a time,
+    and the wait for them."""
+    kb = em.kb
+    M, N = layout.shape
+    G = layout.threads // 128
+    for i in range(M // layout.threads):
+        for c0 in range(0, N, CHUNK):
+            n = min(CHUNK, N - c0)
+            where = mine
+            if G * i * N + c0:
+                where = kb.reg(B32)
+                kb.emit(f"add.u32 \t{where}, {mine}, {G * i * N + c0}")
+            regs = ", ".join(acc[i * N + c0:i * N + c0 + n])
+            if what == "st":
+                kb.emit(f"tcgen05.st.sync.aligned.32x32b.x{n}.b32 \t[{where}], {{{regs}}}")
+            else:
+                kb.emit(f"tcgen05.ld.sync.aligned.32x32b.x{n}.b32 \t{{{regs}}}, [{where}]")
+    kb.emit(f"tcgen05.wait::{what}.sync.aligned")
+
+
+def _handoff(em):
+    """Tensor-memory accesses of some threads ordered before others' after it."""
+    em.kb.emit("tcgen05.fence::before_thread_sync")
+    em.sync()
+    em.kb.emit("tcgen05.fence::after_thread_sync")
+
+
+def _issue(em, st, op, sa, sb, tmem, M, N, K, etype, first_overwrites: bool):
+    """The leader issues every MMA (row block b into columns [b N, (b + 1) N))
+    and the commit; every thread waits for the commit's mbarrier phase."""
+    from .ops_pipeline import wait_parity
+    from .ops_wgmma import _encode, _offset
+    kb = em.kb
+    a_t, b_t = op.operands[0].type.element_type, op.operands[1].type.element_type
+    kind, ta = _kind(a_t, _signed(op, 0) if isinstance(a_t, IntegerType) else True)
+    tb = _kind(b_t, _signed(op, 1) if isinstance(b_t, IntegerType) else True)[1]
+    skip = kb.label("tcgen05_issued")
+    kb.emit(f"@!{em.leader()} bra \t{skip}")
+    da, db = _desc(em, sa, sa.addr), _desc(em, sb, sb.addr)
+    idesc = instruction_descriptor(kind, ta, tb, not sa.k_major, not sb.k_major, 128, N)
+    on = kb.reg(PRED)
+    kb.emit(f"setp.eq.u32 \t{on}, {em.group.tid}, 0")      # true: only the leader is here
+    off = on
+    if first_overwrites:
+        off = kb.reg(PRED)
+        kb.emit(f"not.pred \t{off}, {on}")
+    for blk in range(M // 128):
+        d = tmem
+        if blk:
+            d = kb.reg(B32)
+            kb.emit(f"add.u32 \t{d}, {tmem}, {blk * N}")
+        for step in range(K * byte_size(etype) // 32):
+            das = _offset(em, da, _encode(sa.k_step(step) + sa.mn_offset(128 * blk)))
+            dbs = _offset(em, db, _encode(sb.k_step(step)))
+            kb.emit(f"tcgen05.mma.cta_group::1.kind::{kind} \t[{d}], {das}, {dbs}, {idesc}, "
+                    f"{off if step == 0 else on}")
+    kb.emit(f"tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 \t[{st.slot}+8]")
+    kb.place(skip)
+    wait_parity(em, f"{st.slot}+8", st.parity)
+    kb.emit(f"xor.b32 \t{st.parity}, {st.parity}, 1")
+    kb.emit("tcgen05.fence::after_thread_sync")
+
+
+def _free(em, tmem: str, cols: int):
+    """Every thread is done with the columns (and the MMAs with them): warp 0 frees them."""
+    _handoff(em)
+    _in_warp0(em, f"tcgen05.dealloc.cta_group::1.sync.aligned.b32 \t{tmem}, {cols}")
+
+
+def _resident_frame(em, op, c, layout, rt):
+    """The loop frame to keep the accumulator in tensor memory across, or None:
+    dot `op` accumulates into the loop's carried registers that only it touches
+    (the wgmma in-flight rules: ops_wgmma._in_place, wgmma_inflight.inflight_loop)."""
+    from .ops_wgmma import _in_place
+    from .wgmma_inflight import inflight_loop
+    if c.splat or c.layout != layout or not _in_place(em, op, c, rt):
+        return None
+    loop = inflight_loop(op)
+    frame = next((f for f in reversed(em.loops) if f.op is loop), None) if loop is not None else None
+    return frame if frame is not None and frame.preheader is not None and frame.group is em.group else None
+
+
+def tcgen05_dot(em, op, a, b, c, layout: TmemAcc, rt):
+    from .ops_dot import _mma_acc_regs, _mma_result
+    kb = em.kb
+    M, K = a.shape
+    N = b.shape[1]
+    zero = _zero_splat(c)
+    if not zero:
+        c = em.in_layout(c, layout)
+    st = _state(em)
+    cols = _columns(M, N)
+    frame = _resident_frame(em, op, c, layout, rt)
+    if frame is not None:
+        # the columns hold the accumulator for the whole loop: in before, out after
+        key = ("tcgen05-acc", id(op))
+        got = frame.hoisted.get(key)
+        if got is None:
+            with kb.into(frame.preheader):
+                tmem = _alloc(em, st, cols)
+                mine = _rows_address(em, tmem, N, layout.threads // 128)
+                _move(em, "st", mine, list(c.regs), layout)
+                _handoff(em)
+            frame.hoisted[key] = tmem
+
+            def drain(em, tmem=tmem, mine=mine, regs=list(c.regs)):
+                _move(em, "ld", mine, regs, layout)
+                _free(em, tmem, cols)
+            frame.after.append(drain)
+        else:
+            tmem = got
+        sa, sb, copied = _staged(em, a, b, M, N, K)
+        if copied:
+            kb.emit("fence.proxy.async.shared::cta")
+            em.sync()
+        _issue(em, st, op, sa, sb, tmem, M, N, K, a.etype, False)
+        return c
+    sa, sb, copied = _staged(em, a, b, M, N, K)
+    if copied:
+        kb.emit("fence.proxy.async.shared::cta")
+    tmem = _alloc(em, st, cols)
+    mine = _rows_address(em, tmem, N, layout.threads // 128)
+    acc = _mma_acc_regs(em, c, layout)      # C, or registers for the result (a zero C is dead)
+    if not zero:
+        _move(em, "st", mine, acc, layout)
+        _handoff(em)
+    _issue(em, st, op, sa, sb, tmem, M, N, K, a.etype, zero)
+    _move(em, "ld", mine, acc, layout)
+    _free(em, tmem, cols)
+    return _mma_result(em, rt, (M, N), layout, acc)
