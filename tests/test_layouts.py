@@ -49,7 +49,7 @@ def test_layout_attribute_round_trips():
 
 @pytest.mark.parametrize("layout,message", [
     ("mma, warps = [4, 2]", "expects a rank-2 result whose shape the mma layout's 4x2 warps tile in 16x8 blocks"),
-    ("swizzled", "unknown layout 'swizzled' (expected blocked, mma, wgmma, slice, splat, shared or none)"),
+    ("swizzled", "unknown layout 'swizzled' (expected blocked, mma, wgmma, tmem, slice, splat, shared or none)"),
     ("mma", "expected ', warps = [wm, wn]' after 'layout mma'"),
     ("mma, warps = [2]", "expected two positive warp counts in 'warps'"),
 ])

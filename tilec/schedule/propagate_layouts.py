@@ -40,7 +40,7 @@ from __future__ import annotations
 from ..dialects.cuda_tile.types import TileType
 from ..dialects.nv_tileas.layout_attr import CARRIED_LAYOUTS as WHILE_CARRIED, LAYOUTS as ATTR, LayoutAttr
 from ..dialects.nv_tileas.layouts import (Blocked, SliceLayout, blocked, broadcast_axes, broadcast_candidates,
-                                          same_distribution)
+                                          mma_acc, same_distribution)
 from ..dialects.nv_tileas.ops.layout import ConvertLayoutOp
 from ..dialects.nv_tileas.ops import pipeline as pipeline_ops
 from ..dialects.nv_tileas.linear_layout import reduced_layout, register_moves, relabel, slice_layout, to_linear
@@ -294,8 +294,7 @@ class Propagation:
         """`src` is written into the registers carrying `value`: a slice or
         accumulator layout there becomes the carried layout on the next sweep."""
         dst = self.slots.get(value)
-        # (TmemAcc is a Blocked, but a dot's, not the default one)
-        if dst is None or src.kind != "reg" or type(src.layout) is Blocked or src.layout == dst.layout:
+        if dst is None or src.kind != "reg" or isinstance(src.layout, Blocked) or src.layout == dst.layout:
             return
         self.found[value] = src.layout
 
@@ -312,6 +311,10 @@ class Propagation:
                 user = use.owner
                 if user.name == "nv_tileas.dot" and use.index == 2:
                     return self.acc_layout(user)
+                if user.name == BLOCK_SCALED and use.index == 2:
+                    got = mma_acc(_shape(v), self.threads)
+                    if got is not None:
+                        return got
                 lay = user.attributes.get("layout")
                 if user.name == "nv_tileas.convert_layout" and isinstance(lay, LayoutAttr) and lay.kind == "mma":
                     got = lay.layout_for(_shape(v), self.threads)
@@ -416,6 +419,18 @@ def _dot(p, op):
     p.bind(op, [reg(acc)])
 
 
+BLOCK_SCALED = "nv_tileas.block_scaled_mma"
+
+
+@rule(BLOCK_SCALED)
+def _block_scaled_mma(p, op):
+    """Block-scaled MMA runs on mma.sync (ops_block_scaled): its result is in the
+    mma.sync accumulator layout of the group's warps, where that tiles it."""
+    shape = _shape(op.results[0])
+    acc = mma_acc(shape, p.threads)
+    p.bind(op, [reg(acc) if acc is not None else p.blk(shape)])
+
+
 @rule("cuda_tile.reduce", "nv_tileas.reduce")
 def _reduce(p, op):
     ins = [p.regs(v) for v in op.operands]
@@ -456,7 +471,7 @@ def _reshape(p, op):
     if same_distribution(s.layout, lay):
         p.bind(op, [reg(lay)])
         return
-    if type(s.layout) is not Blocked:
+    if not isinstance(s.layout, Blocked):
         rel = relabel(s.layout, shape)
         if rel is not None:
             p.bind(op, [reg(rel)])

@@ -9,7 +9,7 @@ layout conversion...) is built from.
 from __future__ import annotations
 
 from .builder import KernelBuilder
-from ...dialects.nv_tileas.layouts import MmaAcc, SliceLayout, WgmmaAcc, blocked, linear_offsets
+from ...dialects.nv_tileas.layouts import MmaAcc, SliceLayout, TmemAcc, WgmmaAcc, blocked, linear_offsets
 from .ptxtypes import B32, B64, PRED, Unsupported, byte_size, float_imm, int_imm, mem_type, reg_class, vector_element
 from .values import CodegenError, Group, Tile
 from .ir_layouts import follow
@@ -176,6 +176,11 @@ class Emitter:
                 out = self._wgmma_bases(layout)
             g.bases[layout] = out
             return out
+        if isinstance(layout, TmemAcc):
+            with self._prologue():
+                out = self._tmem_bases(layout)
+            g.bases[layout] = out
+            return out
         if isinstance(layout, SliceLayout):   # the parent's coordinates of the kept dimensions
             parent = self.bases(layout.parent)
             zero = None
@@ -206,6 +211,19 @@ class Emitter:
         out.reverse()
         g.bases[layout] = out
         return out
+
+    def _tmem_bases(self, layout) -> list[str]:
+        """Row 128 (g % row_groups) + tid % 128, column (g / row_groups) cols for
+        warpgroup g (TmemAcc)."""
+        kb, tid = self.kb, self.group.tid
+        row, col = kb.reg(B32), kb.reg(B32)
+        kb.emit(f"and.b32 \t{row}, {tid}, {128 * layout.row_groups - 1}")
+        if layout.col_groups == 1:
+            kb.emit(f"mov.u32 \t{col}, 0")
+        else:
+            kb.emit(f"shr.u32 \t{col}, {tid}, {7 + layout.row_groups.bit_length() - 1}")
+            kb.emit(f"mul.lo.u32 \t{col}, {col}, {layout.cols}")
+        return [row, col]
 
     def _mma_bases(self, layout) -> list[str]:
         kb, tid = self.kb, self.group.tid

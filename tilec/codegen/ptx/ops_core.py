@@ -156,7 +156,7 @@ def _reshape(em, op):
     if same_distribution(src.layout, layout):
         em.bind(op.results[0], _reshaped(src, shape, layout))
         return
-    if type(src.layout) is not Blocked:      # unit dimensions in or out: the same registers
+    if not isinstance(src.layout, Blocked):      # unit dimensions in or out: the same registers
         rel = relabel(src.layout, shape)
         if rel is not None:
             em.bind(op.results[0], _reshaped(src, shape, rel))

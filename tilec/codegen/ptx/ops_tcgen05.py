@@ -38,6 +38,7 @@ How (PTX ISA, "TensorCore 5th Generation Family Instructions"), per dot:
 """
 from __future__ import annotations
 
+from ...dialects.cuda_tile.divisibility import splat_scalar
 from ...dialects.nv_tileas.layouts import TmemAcc, tmem_acc
 from ...dialects.nv_tileas.operands import tcgen05_fits
 from ...ir.types import IntegerType
@@ -197,8 +198,17 @@ def _desc(em, s, start):
     return s.descriptor(em, start)
 
 
-def _zero_splat(c: Tile) -> bool:
-    return c.splat and c.reg in ("0f00000000", "0", "0d0000000000000000")
+def _zero_accumulator(op, c: Tile) -> bool:
+    """Whether dot `op`'s accumulator `c` is a splat zero (a constant seen
+    through layout conversions)."""
+    if not c.splat:
+        return False
+    v = op.operands[2]
+    d = getattr(v, "op", None)
+    while d is not None and d.name == "nv_tileas.convert_layout":
+        v = d.operands[0]
+        d = getattr(v, "op", None)
+    return c.reg in ("0f00000000", "0") or splat_scalar(v) == 0
 
 
 def _alloc(em, st, cols: int):
@@ -213,19 +223,28 @@ def _alloc(em, st, cols: int):
     return tmem
 
 
-def _rows_address(em, tmem: str, n: int, warpgroups: int) -> str:
-    """This thread's first row block: lane quarter 32 (warp % 4) in bits 16-31,
-    columns from g N for warpgroup g (row block i of the thread at + G i N)."""
+def _rows_address(em, tmem: str, layout: TmemAcc) -> str:
+    """This thread's first row block and columns (TmemAcc): lane quarter
+    32 (warp % 4) in bits 16-31; warpgroup g's row block g % row_groups at
+    column (g % row_groups) N, its column range at + (g / row_groups) cols."""
     kb = em.kb
+    n = layout.shape[1]
     warp = kb.reg(B32)
     kb.emit(f"shr.u32 \t{warp}, {em.group.tid}, 5")
     mine = kb.reg(B32)
     kb.emit(f"and.b32 \t{mine}, {warp}, 3")
     kb.emit(f"shl.b32 \t{mine}, {mine}, 21")
-    if warpgroups > 1:
+    if layout.threads > 128:
         g = kb.reg(B32)
         kb.emit(f"shr.u32 \t{g}, {warp}, 2")
-        kb.emit(f"mad.lo.u32 \t{mine}, {g}, {n}, {mine}")
+        for parts, scale in ((layout.row_groups, n), (layout.col_groups, layout.cols)):
+            if parts > 1:
+                part = kb.reg(B32)
+                kb.emit(f"and.b32 \t{part}, {g}, {parts - 1}")
+                kb.emit(f"mad.lo.u32 \t{mine}, {part}, {scale}, {mine}")
+            rest = kb.reg(B32)
+            kb.emit(f"shr.u32 \t{rest}, {g}, {parts.bit_length() - 1}")
+            g = rest
     kb.emit(f"add.u32 \t{mine}, {mine}, {tmem}")
     return mine
 
@@ -236,15 +255,15 @@ def _move(em, what: str, mine: str, acc, layout: TmemAcc):
     and the wait for them."""
     kb = em.kb
     M, N = layout.shape
-    G = layout.threads // 128
-    for i in range(M // layout.threads):
-        for c0 in range(0, N, CHUNK):
-            n = min(CHUNK, N - c0)
+    cols, gr = layout.cols, layout.row_groups
+    for i in range(M // (128 * gr)):
+        for c0 in range(0, cols, CHUNK):
+            n = min(CHUNK, cols - c0)
             where = mine
-            if G * i * N + c0:
+            if gr * i * N + c0:
                 where = kb.reg(B32)
-                kb.emit(f"add.u32 \t{where}, {mine}, {G * i * N + c0}")
-            regs = ", ".join(acc[i * N + c0:i * N + c0 + n])
+                kb.emit(f"add.u32 \t{where}, {mine}, {gr * i * N + c0}")
+            regs = ", ".join(acc[i * cols + c0:i * cols + c0 + n])
             if what == "st":
                 kb.emit(f"tcgen05.st.sync.aligned.32x32b.x{n}.b32 \t[{where}], {{{regs}}}")
             else:
@@ -319,7 +338,7 @@ def tcgen05_dot(em, op, a, b, c, layout: TmemAcc, rt):
     kb = em.kb
     M, K = a.shape
     N = b.shape[1]
-    zero = _zero_splat(c)
+    zero = _zero_accumulator(op, c)
     if not zero:
         c = em.in_layout(c, layout)
     st = _state(em)
@@ -332,7 +351,7 @@ def tcgen05_dot(em, op, a, b, c, layout: TmemAcc, rt):
         if got is None:
             with kb.into(frame.preheader):
                 tmem = _alloc(em, st, cols)
-                mine = _rows_address(em, tmem, N, layout.threads // 128)
+                mine = _rows_address(em, tmem, layout)
                 _move(em, "st", mine, list(c.regs), layout)
                 _handoff(em)
             frame.hoisted[key] = tmem
@@ -353,7 +372,7 @@ def tcgen05_dot(em, op, a, b, c, layout: TmemAcc, rt):
     if copied:
         kb.emit("fence.proxy.async.shared::cta")
     tmem = _alloc(em, st, cols)
-    mine = _rows_address(em, tmem, N, layout.threads // 128)
+    mine = _rows_address(em, tmem, layout)
     acc = _mma_acc_regs(em, c, layout)      # C, or registers for the result (a zero C is dead)
     if not zero:
         _move(em, "st", mine, acc, layout)

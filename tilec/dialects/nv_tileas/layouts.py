@@ -207,26 +207,63 @@ def wgmma_acc(shape, threads: int):
 
 
 @frozen
-class TmemAcc(Blocked):
-    """The accumulator of tcgen05.mma (sm_100a) as tcgen05.ld's 32x32b shape
-    brings it from tensor memory: thread t of the group holds row t of every
-    block of 128 * warpgroups rows, all N columns of it in order (slot j of a
-    row block is column j). It is the Blocked layout with every thread along
-    the rows and 4-wide vectors, so everything that handles Blocked handles it;
-    the class only says which dots compute in it."""
+class TmemAcc:
+    """The accumulator of tcgen05.mma (sm_100a, cta_group::1, M = 128 per MMA)
+    as tcgen05.ld's 32x32b shape brings it from tensor memory: a warp reads
+    the 32 lanes of its quarter (warp % 4), each thread one row, consecutive
+    columns into consecutive registers. Row block b (rows 128 b ..) of the
+    M x N tile is one MMA's D at columns [b N, (b + 1) N). The group's
+    warpgroups split the row blocks first (`row_groups` of them, warpgroup g
+    takes blocks g % row_groups + row_groups i) and the columns after that
+    (warpgroup g takes the (g // row_groups)-th of `col_groups` equal column
+    ranges). Slots run over a thread's row blocks, then its columns in order."""
+    shape: tuple
+    threads: int
+    rank = 2
+    replicas = 1
+    vec = 4       # slots 4i .. 4i+3 are adjacent columns
+
+    @property
+    def used_threads(self) -> int:
+        return self.threads
+
+    @property
+    def row_groups(self) -> int:
+        return min(self.threads // 128, self.shape[0] // 128)
+
+    @property
+    def col_groups(self) -> int:
+        return self.threads // 128 // self.row_groups
+
+    @property
+    def cols(self) -> int:
+        """Columns per thread and row block."""
+        return self.shape[1] // self.col_groups
+
+    @property
+    def nslots(self) -> int:
+        return self.shape[0] // (128 * self.row_groups) * self.cols
+
+    def offsets(self, slot: int) -> tuple:
+        i, j = divmod(slot, self.cols)
+        return (128 * self.row_groups * i, j)
 
 
 def tmem_acc(shape, threads: int):
-    """The TmemAcc layout of an (M, N) accumulator, or None: whole warpgroups,
-    M a multiple of 128 per warpgroup (one cta_group::1 M=128 MMA per 128-row
-    block), N a multiple of 16 up to 256, and the row blocks' N columns each
-    within tensor memory's 512."""
+    """The TmemAcc layout of an (M, N) accumulator, or None: whole warpgroups
+    (a power of two of them), M a multiple of 128 with the warpgroups splitting
+    its row blocks and then N (each share a multiple of 16 columns, N at most
+    256), and the row blocks' N columns each within tensor memory's 512."""
     if len(shape) != 2 or threads <= 0 or threads % 128:
         return None
     m, n = shape
-    if m % threads or n % 16 or not 16 <= n <= 256 or (m // 128) * n > 512:
+    g = threads // 128
+    if g & (g - 1) or m % 128 or n % 16 or not 16 <= n <= 256 or (m // 128) * n > 512:
         return None
-    return TmemAcc(tuple(shape), threads, 4, (threads, 1), (m // threads, n // 4))
+    rows = min(g, m // 128)
+    if (m // 128) % rows or n % (16 * (g // rows)):
+        return None
+    return TmemAcc(tuple(shape), threads)
 
 
 @frozen

@@ -15,6 +15,9 @@ layouts.py whose extents are powers of two is linear:
   then the fragment grid (columns, then rows); lane bits 0-1 are columns 2 and
   4, lane bits 2-4 rows 1, 2, 4; warp bits walk the wn columns of warps, then
   the wm rows.
+- TmemAcc (tcgen05.ld 32x32b): slot bits walk a row's columns, then the thread's
+  row blocks; lane bits rows 1 .. 16, warp bits 0-1 rows 32 and 64, the
+  warpgroup bits the row blocks, then the column ranges.
 - WgmmaAcc (wgmma m64nN accumulator): slot bit 0 is column 1, bit 1 row 8, the
   next bits the 8-column blocks, then the 64-row chunks; lanes as for mma.sync;
   warp bits 0-1 are rows 16 and 32 (the warp's quarter of a 64-row chunk),
@@ -29,7 +32,7 @@ from __future__ import annotations
 
 from ...ir.record import frozen
 
-from .layouts import MAX_VEC as _MAX_VEC, Blocked, MmaAcc, SliceLayout, WgmmaAcc
+from .layouts import MAX_VEC as _MAX_VEC, Blocked, MmaAcc, SliceLayout, TmemAcc, WgmmaAcc
 
 
 def _pow2(n) -> bool:
@@ -156,6 +159,15 @@ def to_linear(layout, shape=None, threads=None) -> LinearLayout | None:
         band = shape[0] // wgs
         warp = [(16, 0), (32, 0)] + [(band << b, 0) for b in range(_log2(wgs))]
         return LinearLayout(shape, tuple(reg), lane, tuple(warp))
+    if isinstance(layout, TmemAcc):
+        gr, gc, blocks = layout.row_groups, layout.col_groups, shape[0] // (128 * layout.row_groups)
+        if not all(_pow2(x) for x in (gr, gc, blocks, layout.cols)):
+            return None
+        reg = [(0, 1 << b) for b in range(_log2(layout.cols))] + [(128 * gr << b, 0) for b in range(_log2(blocks))]
+        rows = tuple((1 << b, 0) for b in range(5))
+        warp = [(32, 0), (64, 0)] + [(128 << b, 0) for b in range(_log2(gr))] + \
+            [(0, layout.cols << b) for b in range(_log2(gc))]
+        return LinearLayout(shape, tuple(reg), rows, tuple(warp))
     return None
 
 

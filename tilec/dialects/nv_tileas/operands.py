@@ -10,7 +10,7 @@ coefficients), so a slot read through them is still read in place.
 """
 from __future__ import annotations
 
-from .layouts import float_kind
+from .layouts import float_kind, tmem_acc
 
 HOME_VIEWS = ("cuda_tile.reshape", "cuda_tile.permute", "nv_tileas.shuffle")
 DOT = "nv_tileas.dot"
@@ -167,10 +167,9 @@ def tcgen05_fits(op, threads: int, first_thread: int = 0, shapes=None) -> bool:
     """Whether dot `op` runs on tcgen05.mma in a group of `threads` (starting
     at CTA thread `first_thread`): rank 2; f16/bf16, tf32 (f32 storage) or fp8
     (either) operands of one kind with an f32 accumulator, or 8-bit integers
-    with an i32 one; whole warpgroups, M a multiple of 128 per warpgroup, N a
-    multiple of 16 up to 256 and the row blocks' columns within tensor
-    memory's 512; K a whole number of 32-byte steps; the operand copies within
-    WGMMA_STAGE_LIMIT (layouts.tmem_acc is the accumulator layout)."""
+    with an i32 one; an accumulator layouts.tmem_acc has for the group;
+    K a whole number of 32-byte steps; the operand copies within
+    WGMMA_STAGE_LIMIT."""
     a_t, b_t, c_t = (o.type for o in op.operands[:3])
     if len(getattr(a_t, "shape", ())) != 2 or len(getattr(b_t, "shape", ())) != 2:
         return False
@@ -185,9 +184,7 @@ def tcgen05_fits(op, threads: int, first_thread: int = 0, shapes=None) -> bool:
     m, k = tuple(a_shape)
     n = tuple(r_shape)[1]
     es = _elem_bytes(a_t)
-    if threads <= 0 or threads % 128 or first_thread % 128 or not es or (k * es) % 32:
-        return False
-    if m % threads or n % 16 or not 16 <= n <= 256 or (m // 128) * n > 512:
+    if first_thread % 128 or not es or (k * es) % 32 or tmem_acc((m, n), threads) is None:
         return False
     return (m * k + n * k) * es <= WGMMA_STAGE_LIMIT
 
