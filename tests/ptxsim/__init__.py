@@ -3,7 +3,7 @@
 Modules: base (errors, address map), numerics (exact arithmetic and conversions),
 ptx (parsing), codegen (decoding an .entry into Python functions), runtime
 (memory, CTAs, threads, barriers), wgmma (sm_90a warpgroup MMA), tma (sm_90a
-tensor maps and cp.async.bulk.tensor).
+tensor maps and cp.async.bulk.tensor), tcgen05 (sm_100a tensor cores and Tensor Memory).
 
     run_ptx(ptx_text, kernel_name, grid, args, block=None) -> SimResult
 
@@ -139,6 +139,24 @@ Model
   an .inc waits until the pool holds what it takes, so a warpgroup that takes
   back its registers before the others have returned theirs deadlocks, as on
   the hardware.
+* tcgen05 (sm_100a, .cta_group::1; tcgen05.py): per CTA a Tensor Memory of 128 lanes x 512
+  32-bit columns. alloc/dealloc/relinquish_alloc_permit and ld/st.32x32b.xN/wait::{ld,st} are
+  warp-collective; alloc takes the lowest size-aligned free columns, fills them with 0xFFFFFFFF
+  and writes the address (lane 16 bits, column 16 bits) to shared memory; no room, an alloc
+  after relinquish or bigger than the previous one, a dealloc not matching an allocation and a
+  CTA ending with TMEM allocated are errors. tcgen05.mma.kind::{f16,tf32,f8f6f4 (e4m3/e5m2),i8}
+  (one thread; A and B from shared-memory descriptors) decodes its instruction and descriptors
+  at issue (bit fields, fixed 0b001 version bits, layouts K-/MN-major in every swizzle mode the
+  ISA allows) and is queued; tcgen05.commit...mbarrier::arrive::one fires -- its thread's mmas
+  run, then one arrive -- when no thread of the CTA can run otherwise (at issue with
+  copy_timing="eager"), so operands overwritten or D read before the mbarrier wait show up.
+  D: M = 128 row i in lane i, M = 64 rows in lanes 0-15 (or 16-31) of each 32-lane quarter;
+  products exact, summed in f64, rounded once. A warp's ld/st reach its lane quarter only;
+  ld destinations read as uninitialized until wait::ld. Reported: an ld of cells a queued mma
+  writes, cells an mma wrote read without a later tcgen05.fence::after_thread_sync, cells a
+  tcgen05.st wrote consumed without its wait::st (and, across threads, the
+  fence::before/after pair), mma/st over an un-waited ld, unfenced generic stores the mma
+  reads (fence.proxy.async), a CTA ending with an mma or commit pending.
 * Each kernel is decoded once (per PTX text) into basic blocks, each compiled
   to one Python function over the thread's register list; threads share them.
 * Anything outside the supported forms fails at decode time with

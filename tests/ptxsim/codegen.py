@@ -21,6 +21,8 @@ WSYNC, ELECT, TMCP = "bar.warp.sync", "elect.sync", "tensormap.cp_fenceproxy"   
 SETMAXNREG = "setmaxnreg"      # takes registers from, or gives them to, the CTA's pool (may block)
 CB_ARRIVE, CB_WAIT = "barrier.cluster.arrive", "barrier.cluster.wait"   # cluster-wide, across CTAs
 from .wgmma import FP8_TYPES, WG_COMMIT, WG_WAIT, WGMMA  # noqa: E402  (warpgroup-collective wait kinds)
+from .tcgen05 import (  # noqa: E402  (warp-collective tcgen05 wait kinds)
+    MMA_KINDS, TC_ALLOC, TC_DEALLOC, TC_LD, TC_RELINQ, TC_ST, TC_WAIT_LD, TC_WAIT_ST)
 
 
 class WaitOp:
@@ -62,7 +64,11 @@ class KernelCodegen:
                                    and "bulk_group" in x.mods for x in entry.body)
         # both read shared memory through the async proxy: the latest generic store to each shared byte
         # (PXW) and each thread's latest fence.proxy.async (PXF) tell whether the proxy may see it (tma.py)
-        self.tracks_proxy = self.uses_wgmma or self.uses_bulk_store
+        # tcgen05 (tcgen05.py): Tensor Memory; tcgen05.mma reads shared memory through the async proxy
+        self.uses_tcgen05 = any(isinstance(x, Instr) and x.op == "tcgen05" for x in entry.body)
+        self.uses_tc_mma = any(isinstance(x, Instr) and x.op == "tcgen05" and x.mods[:1] == ["mma"]
+                               for x in entry.body)
+        self.tracks_proxy = self.uses_wgmma or self.uses_bulk_store or self.uses_tc_mma
         # registers any register-A wgmma.mma_async reads: wgmma.fence records their values
         aregs = {x.slot: x for ins in entry.body if isinstance(ins, Instr) and ins.op == "wgmma"
                  and ins.mods[:1] == ["mma_async"] and len(ins.operands) == 7 and isinstance(ins.operands[1], Vec)
@@ -76,7 +82,7 @@ class KernelCodegen:
         # another CTA's shared memory is reached (mapa, .shared::cluster accesses): not race-checked
         self.uses_dsmem = any(isinstance(x, Instr) and (x.op in ("mapa", "getctarank") or (
             x.op in ("ld", "st") and "shared::cluster" in x.mods)) for x in entry.body)
-        self.race_checkable = not self.uses_mbarrier and not self.uses_dsmem and not any(
+        self.race_checkable = not self.uses_mbarrier and not self.uses_dsmem and not self.uses_tcgen05 and not any(
             isinstance(x, Instr) and x.op == "tensormap" for x in entry.body) and all(
             x.mods in (["sync"], ["sync", "aligned"]) and len(x.operands) == 1
             for x in entry.body if isinstance(x, Instr) and x.op in ("bar", "barrier"))
@@ -155,6 +161,9 @@ class KernelCodegen:
         if ins.op == "tensormap" and ins.mods[:1] == ["cp_fenceproxy"]:
             return True
         if ins.op == "wgmma" and ins.mods[:1] in (["mma_async"], ["commit_group"], ["wait_group"]):
+            return True
+        if ins.op == "tcgen05" and ins.mods[:1] in (["alloc"], ["dealloc"], ["relinquish_alloc_permit"], ["ld"],
+                                                    ["st"], ["wait::ld"], ["wait::st"]):
             return True
         return ins.op == "mbarrier" and ins.mods and ins.mods[0] in ("test_wait", "try_wait")
 
@@ -1920,3 +1929,160 @@ class KernelCodegen:
         w.args.update(d=list(d.items), a=a.slot, reg_a=False, b=b.slot, scale=sk, scale_a=float(sa.ival),
                       scale_b=float(sb.ival), n=n, atype=rest[2], btype=rest[3], trans_a=0, trans_b=0)
         return term
+
+    # ---- tcgen05 (sm_100a, tcgen05.py) -------------------------------------------------------------
+    _TC_WAITS = {"wait::ld": TC_WAIT_LD, "wait::st": TC_WAIT_ST}
+
+    def _i_tcgen05(self, ins, written, k, nblocks):
+        """tcgen05.alloc/dealloc/relinquish_alloc_permit.cta_group::1, tcgen05.ld/st.32x32b.xN.b32 and
+        tcgen05.wait::ld/st (warp-collective: the runner joins the warp), tcgen05.mma.cta_group::1
+        .kind::{f16,tf32,f8f6f4,i8} with A and B from descriptors, tcgen05.commit.cta_group::1
+        .mbarrier::arrive::one{.shared::cluster}.b64 and tcgen05.fence::{before,after}_thread_sync
+        (inline: single-thread semantics). Everything else is unsupported."""
+        mods = ins.mods
+        what = mods[0] if mods else None
+        ep = self.regs["%%epkey"]
+        if what in ("fence::before_thread_sync", "fence::after_thread_sync") and len(mods) == 1:
+            self._nops(ins, 0)
+            self._used.add(ep)
+            self._guarded(ins, [f"_tc_fence({ep.var} & 4095, {what == 'fence::after_thread_sync'})"])
+            return None
+        if what in ("alloc", "dealloc", "relinquish_alloc_permit", "mma", "commit") and \
+                "cta_group::1" not in mods[1:2]:
+            self._fail("tcgen05 form: only .cta_group::1 is simulated")
+        if what == "alloc":
+            if mods[2:] not in (["sync", "aligned", "shared::cta", "b32"], ["sync", "aligned", "b32"]):
+                self._fail("tcgen05.alloc form (.cta_group::1.sync.aligned{.shared::cta}.b32 [dst], nCols)")
+            self._nops(ins, 2)
+            dst, n = ins.operands
+            if not isinstance(dst, Addr):
+                self._fail("tcgen05.alloc destination must be a shared memory address [dst]")
+            w, term = self._wait(ins, TC_ALLOC, k, nblocks)
+            w.args.update(addr=self._wait_addr(dst), ncols=self._tc_u32(n))
+            return term
+        if what == "dealloc":
+            if mods[2:] != ["sync", "aligned", "b32"]:
+                self._fail("tcgen05.dealloc form (.cta_group::1.sync.aligned.b32 taddr, nCols)")
+            self._nops(ins, 2)
+            w, term = self._wait(ins, TC_DEALLOC, k, nblocks)
+            w.args.update(taddr=self._tc_u32(ins.operands[0]), ncols=self._tc_u32(ins.operands[1]))
+            return term
+        if what == "relinquish_alloc_permit":
+            if mods[2:] != ["sync", "aligned"]:
+                self._fail("tcgen05.relinquish_alloc_permit form (.cta_group::1.sync.aligned)")
+            self._nops(ins, 0)
+            _, term = self._wait(ins, TC_RELINQ, k, nblocks)
+            return term
+        if what in self._TC_WAITS:
+            if mods[1:] != ["sync", "aligned"]:
+                self._fail(f"tcgen05.{what} form (.sync.aligned)")
+            self._nops(ins, 0)
+            _, term = self._wait(ins, self._TC_WAITS[what], k, nblocks)
+            return term
+        if what in ("ld", "st"):
+            return self._tc_ldst(ins, what, written, k, nblocks)
+        if what == "mma":
+            return self._tc_mma_decode(ins)
+        if what == "commit":
+            rest = mods[2:]
+            if rest not in (["mbarrier::arrive::one", "b64"], ["mbarrier::arrive::one", "shared::cluster", "b64"]):
+                self._fail("tcgen05.commit form (only .cta_group::1.mbarrier::arrive::one{.shared::cluster}.b64 "
+                           "[mbar]: no .multicast::cluster)")
+            self._nops(ins, 1)
+            mb = ins.operands[0]
+            if not isinstance(mb, Addr):
+                self._fail("tcgen05.commit takes an mbarrier address [mbar]")
+            self._used.add(ep)
+            self._guarded(ins, [f"_tc_commit({self._lid}, {ep.var} & 4095, {self._raw_addr(mb)})"])
+            return None
+        self._fail(None)
+
+    def _tc_u32(self, o):
+        """Runner-side accessor of a .b32 register or integer operand."""
+        if isinstance(o, Reg) and (o.kind != "i" or o.width != 32):
+            self._fail("tcgen05 operand must be a 32-bit register or an integer")
+        return self._wait_val(o)
+
+    def _tc_ldst(self, ins, what, written, k, nblocks):
+        """tcgen05.ld.sync.aligned.32x32b.xN.b32 {r..}, [taddr] / tcgen05.st.sync.aligned.32x32b.xN.b32
+        [taddr], {r..}: N .b32 (or .f32) registers a thread."""
+        mods = ins.mods
+        if mods[1:3] != ["sync", "aligned"] or len(mods) != 6 or mods[-1] != "b32":
+            self._fail(f"tcgen05.{what} form (only .sync.aligned.32x32b.xN.b32)")
+        if mods[3] != "32x32b":
+            self._fail(f"tcgen05.{what} shape .{mods[3]} (only .32x32b is simulated; no .pack/.unpack)")
+        m = re.fullmatch(r"x(1|2|4|8|16|32|64|128)", mods[4])
+        if not m:
+            self._fail(f"tcgen05.{what} .num (.x1, .x2, .x4, .. .x128)")
+        n = int(m.group(1))
+        self._nops(ins, 2)
+        regs, mem = ins.operands if what == "ld" else ins.operands[::-1]
+        if not isinstance(regs, Vec) or len(regs.items) != n or \
+                not all(isinstance(x, Reg) and x.kind in ("i", "f") and x.width == 32 for x in regs.items):
+            self._fail(f"tcgen05.{what}.32x32b.x{n} takes {n} 32-bit registers")
+        if what == "ld" and len({x.slot for x in regs.items}) != n:
+            self._fail("tcgen05.ld destination registers repeat")
+        if not isinstance(mem, Addr) or (isinstance(mem.base, Reg) and (mem.base.kind != "i" or mem.base.width != 32)):
+            self._fail(f"tcgen05.{what} takes a TMEM address [taddr] (a .b32 register)")
+        w, term = self._wait(ins, TC_LD if what == "ld" else TC_ST, k, nblocks)
+        w.args.update(taddr=self._wait_addr(mem), n=n)
+        if what == "ld":
+            w.args["d"] = list(regs.items)
+            written.update(regs.items)
+        else:
+            w.args["s"] = list(regs.items)
+        return term
+
+    def _tc_mma_decode(self, ins):
+        """tcgen05.mma.cta_group::1.kind::K [d-tmem], a-desc, b-desc, idesc, {disable-output-lane,}
+        enable-input-d {, scale-input-d}."""
+        mods = ins.mods
+        kinds = [x[len("kind::"):] for x in mods[2:] if x.startswith("kind::")]
+        if len(mods) != 3 or len(kinds) != 1 or kinds[0] not in MMA_KINDS:
+            self._fail("tcgen05.mma form (only .cta_group::1.kind::{f16,tf32,f8f6f4,i8}: no .ws, .sp, "
+                       ".block_scale, .collector or .ashift)")
+        kind = kinds[0]
+        ops = list(ins.operands)
+        if len(ops) < 5 or len(ops) > 7:
+            self._fail("tcgen05.mma operands ([d-tmem], a-desc, b-desc, idesc, {disable-output-lane,} "
+                       "enable-input-d {, scale-input-d})")
+        d, a, b, idesc = ops[:4]
+        rest = ops[4:]
+        mask = "None"
+        if isinstance(rest[0], Vec):
+            v = rest.pop(0)
+            if len(v.items) != 4 or not all(isinstance(x, Reg) and x.kind == "i" and x.width == 32 or
+                                            isinstance(x, Imm) and x.ival is not None for x in v.items):
+                self._fail("tcgen05.mma.cta_group::1 disable-output-lane is four .b32 values")
+            mask = "(" + "".join(f"{self.rd(x, T('b32'))}, " for x in v.items) + ")"
+        if not rest or len(rest) > 2:
+            self._fail("tcgen05.mma enable-input-d")
+        en = rest[0]
+        if isinstance(en, Reg) and en.kind == "p":
+            enx = en.var
+        elif isinstance(en, Imm) and en.ival in (0, 1):
+            enx = str(bool(en.ival))
+        else:
+            self._fail("tcgen05.mma enable-input-d must be a predicate or 0/1")
+        scale = 0
+        if len(rest) == 2:
+            sc = rest[1]
+            if kind not in ("f16", "tf32") or not isinstance(sc, Imm) or sc.ival is None or not 0 <= sc.ival <= 15:
+                self._fail("tcgen05.mma scale-input-d (an integer 0..15, .kind::f16 and .kind::tf32 only)")
+            scale = sc.ival
+        if isinstance(a, Addr):
+            self._fail("tcgen05.mma with A in Tensor Memory ([a-tmem]) is not simulated")
+        if not isinstance(d, Addr):
+            self._fail("tcgen05.mma D must be a TMEM address [d-tmem]")
+        for x, what in ((a, "a-desc"), (b, "b-desc")):
+            if not (isinstance(x, Reg) and x.kind == "i" and x.width == 64 or isinstance(x, Imm) and x.ival is not None):
+                self._fail(f"tcgen05.mma {what} must be a 64-bit register or an integer")
+        if not (isinstance(idesc, Reg) and idesc.kind == "i" and idesc.width == 32 or
+                isinstance(idesc, Imm) and idesc.ival is not None):
+            self._fail("tcgen05.mma idesc must be a 32-bit register or an integer")
+        ep = self.regs["%%epkey"]
+        self._used.add(ep)
+        self._guarded(ins, [f"_tc_mma({self._lid}, {ep.var} & 4095, '{kind}', {self._raw_addr(d)}, "
+                            f"{self.rd(a, T('b64'))}, {self.rd(b, T('b64'))}, {self.rd(idesc, T('b32'))}, {enx}, "
+                            f"{mask}, {scale})"])
+        return None

@@ -24,6 +24,7 @@ from .ptx import SPECIAL_PER_CTA, T
 from .codegen import (
     BAR, BAR_ARRIVE, BAR_RED, CB_ARRIVE, CB_WAIT, ELECT, SETMAXNREG, KernelCodegen, LDMATRIX, MBWAIT, MMA, SHFL, STMATRIX, TMCP, WSYNC, _FMT,
     _SHIFT)
+from .tcgen05 import TC_KINDS, Tcgen05Runtime
 from .tma import TmaRuntime
 from .wgmma import WG_COMMIT, WG_WAIT, WGMMA, WgmmaRuntime
 
@@ -36,7 +37,7 @@ CB_KINDS = (CB_ARRIVE, CB_WAIT)
 CB_EXITED = -2    # CTA.cb_arrived of an exited thread
 
 
-class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
+class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
     """One decoded `.entry`: basic blocks compiled to Python (KernelCodegen), run by launch()."""
 
     def _namespace(self):
@@ -65,7 +66,8 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
               "PXC": [0],
               "BSP": [], "_ld_cluster": self._ld_cluster, "_st_cluster": self._st_cluster, "_mapa": self._mapa,
               "_getctarank": self._getctarank, "_mb_arrive_cl": self._mb_arrive_cl,
-              "_mb_expect_tx_cl": self._mb_expect_tx_cl, "_cl_release": self._cl_release}
+              "_mb_expect_tx_cl": self._mb_expect_tx_cl, "_cl_release": self._cl_release,
+              "_tc_mma": self._tc_mma, "_tc_commit": self._tc_commit, "_tc_fence": self._tc_fence}
         for k in SPECIAL_PER_CTA.values():
             ns[k] = 0
         ns["CL_EXPLICIT"] = False
@@ -885,7 +887,17 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
         return gens
 
     def _land_one(self, ctas):
-        """Nothing in the cluster can run: land the oldest copies that may (False if none)."""
+        """Nothing in the cluster can run: land the oldest copies that may, else fire the oldest
+        tcgen05.commit (tcgen05.py) of a CTA (False if neither)."""
+        if self._land_copies(ctas):
+            return True
+        for cta in ctas:
+            if not cta.done and cta.tc is not None and cta.tc.commits:
+                self._enter(cta)
+                return self._tc_fire_one(cta)
+        return False
+
+    def _land_copies(self, ctas):
         if len(ctas) == 1:
             return self._mb_land_one(ctas[0])
         live = [cta for cta in ctas if not cta.done]
@@ -922,6 +934,8 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
             raise PTXRuntimeError(f"CTA {cta.ctaid} ended with {len(cta.bulk_inflight)} cp.async.bulk.tensor "
                                   f"copies in flight (their mbarrier phase never completed; the first from "
                                   f"{self._where(c.lid)}{src})")
+        if self.uses_tcgen05:
+            self._tc_cta_end(cta)
         if any(st.uncommitted or any(st.groups) for st in cta.wgs.values()):
             raise PTXRuntimeError(f"CTA {cta.ctaid} ended with wgmma.mma_async operations no "
                                   f"wgmma.wait_group waited for")
@@ -1316,6 +1330,9 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
                                    TMCP: self._tm_cp_compute}[w.kind]
                         yield from _join(cta, w, t, (t >> 5, w.instr.lid), min(32, cta.nthreads - (t & ~31)),
                                          t & 31, R, lambda lanes, w=w, compute=compute: compute(w, lanes))
+                    elif w.kind in TC_KINDS:
+                        yield from _join(cta, w, t, (t >> 5, w.instr.lid), min(32, cta.nthreads - (t & ~31)),
+                                         t & 31, R, lambda lanes, w=w, warp=t >> 5: self._tc_collective(w, lanes, warp))
                     elif w.kind == SETMAXNREG:
                         yield from self._setmaxnreg(cta, w, t)
                     elif w.kind in CB_KINDS:
@@ -1384,8 +1401,9 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime):
             raise type(e)(f"{e} (thread {t} of CTA {cta.ctaid})") from None
         except Exception as e:      # an error inside generated code: name the PTX line
             line = self._ptx_line_of(e.__traceback__)
+            note = self._tc_note(cta, t) if self.uses_tcgen05 else ""
             raise PTXRuntimeError(f"{type(e).__name__}: {e} at {line} (thread {t} of CTA {cta.ctaid}); "
-                                  f"an uninitialized register reads as None") from e
+                                  f"an uninitialized register reads as None{note}") from e
 
     def _ptx_line_of(self, tb):
         found = None
@@ -1562,6 +1580,7 @@ class CTA:
         self.wg_reads = None     # copy_timing="eager": per shared byte, the wgmma.mma_async in flight reading it
         self.regpool = RegPool()  # registers setmaxnreg.dec gave back and no .inc has taken
         self.nregs = {}          # thread -> its registers after its latest setmaxnreg
+        self.tc = None           # tcgen05.TcState: Tensor Memory and tcgen05 operations (made on first use)
 
 
 class RegPool:
