@@ -2,11 +2,12 @@
 reference interpreter on the same inputs: CI's check of the emitted PTX without
 a GPU.
 
-- test_ptxsim_decodes: every example compiles for sm_80 and sm_90a and every
+- test_ptxsim_decodes: every example compiles for sm_80, sm_90a, sm_100a
+  (tcgen05 and tensor memory) and sm_120a (mma.sync, 99 KiB) and every
   instruction of its PTX is one the simulator supports (a gap fails with
   "unsupported PTX instruction: ...").
 - test_sim_matches_interpreter: every example case of tests/gpu/cases.py (the
-  GPU test's inputs, grids and comparisons) on both arches; racy kernels are
+  GPU test's inputs, grids and comparisons) on each arch; racy kernels are
   checked for the invariants any block order keeps. A wrong result fails.
 - test_sim_print_matches_interpreter: vprintf output equals the interpreter's.
 - test_sim_*: the simulator's own semantics on small hand-written PTX (MMA
@@ -39,7 +40,8 @@ try:
 except ImportError:                    # pragma: no cover
     from tests import ptxsim
 
-ARCHES = ["sm_80", "sm_90a"]
+# sm_100a and sm_120a have no GPU here: the simulator is their semantic check (issue 23)
+ARCHES = ["sm_80", "sm_90a", "sm_100a", "sm_120a"]
 NUM_WARPS = None  # the compiler's default (launches use the kernel's .reqntid)
 
 # Cases whose simulation is too slow for CI: name -> reason (skipped, with the reason). None now:

@@ -280,7 +280,10 @@ def _handoff(em):
 
 def _issue(em, st, op, sa, sb, tmem, M, N, K, etype, first_overwrites: bool):
     """The leader issues every MMA (row block b into columns [b N, (b + 1) N))
-    and the commit; every thread waits for the commit's mbarrier phase."""
+    and the commit; every thread waits for the commit's mbarrier phase. A
+    slot read in place that cp.async filled (the generic proxy) is fenced
+    for the tensor core's async-proxy reads first (ops_wgmma._generic_writes)."""
+    from .ops_wgmma import _generic_writes
     from .ops_pipeline import wait_parity
     from .ops_wgmma import _encode, _offset
     kb = em.kb
@@ -289,6 +292,8 @@ def _issue(em, st, op, sa, sb, tmem, M, N, K, etype, first_overwrites: bool):
     tb = _kind(b_t, _signed(op, 1) if isinstance(b_t, IntegerType) else True)[1]
     skip = kb.label("tcgen05_issued")
     kb.emit(f"@!{em.leader()} bra \t{skip}")
+    if _generic_writes(em, op, True):
+        kb.emit("fence.proxy.async.shared::cta")
     da, db = _desc(em, sa, sa.addr), _desc(em, sb, sb.addr)
     idesc = instruction_descriptor(kind, ta, tb, not sa.k_major, not sb.k_major, 128, N)
     on = kb.reg(PRED)
