@@ -1706,6 +1706,26 @@ class KernelCodegen:
         self._nops(ins, 1)
         self._guarded(ins, [f"_tm_prefetch({self._lid}, {self._raw_addr(ins.operands[0])})"])
 
+    def _i_prmt(self, ins, written, k, nblocks):
+        """prmt.b32 d, a, b, c (default mode, c an immediate): byte i of d is byte c[4i+2:4i]
+        of {b, a} (a bytes 0-3, b bytes 4-7), its sign replicated when c[4i+3] is set."""
+        if ins.mods != ["b32"]:
+            self._fail("prmt mode (only prmt.b32)")
+        self._nops(ins, 4)
+        sel = ins.operands[3]
+        if not isinstance(sel, Imm) or sel.ival is None:
+            self._fail("prmt selector (immediates only)")
+        t = T("b32")
+        a, b = (self.rd(o, t, signed=False) for o in ins.operands[1:3])
+        parts = []
+        for i in range(4):
+            c = (sel.ival >> (4 * i)) & 0xF
+            if c & 8:
+                parts.append(f"(((_x >> {8 * (c & 7) + 7}) & 1) * {0xFF << (8 * i)})")
+            else:
+                parts.append(f"(((_x >> {8 * (c & 7)}) & 255) << {8 * i})")
+        self._guarded(ins, [f"_x = {a} | ({b} << 32)"] + self.wr(ins.operands[0], t, " | ".join(parts), written))
+
     def _i_bfind(self, ins, written, k, nblocks):
         """bfind[.shiftamt].{u32,u64,s32,s64}: the most significant bit that differs from the
         sign (signed) or is set (unsigned); 0xFFFFFFFF if there is none."""
@@ -1783,6 +1803,9 @@ class KernelCodegen:
 
     def _i_mma(self, ins, written, k, nblocks):
         mods = ins.mods
+        if "block_scale" in mods:          # mma.sync ... .block_scale (sm_120a): mma_scaled.py
+            from .mma_scaled import decode
+            return decode(self, ins, k, nblocks, MMA)
         if mods[:1] != ["sync"] or "aligned" not in mods:
             self._fail("mma without .sync.aligned")
         rest = [m for m in mods if m not in ("sync", "aligned")]

@@ -1137,6 +1137,9 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
         """D = A B + C of mma.sync.m16n8k16.row.col.f32.{f16,bf16} and m16n8k8 tf32: products
         exact, summed in f64, rounded once to f32 (PTX ISA 'Matrix Fragments for mma.m16n8k16
         with floating point type', '... for mma.m16n8k8')."""
+        if "scaled" in w.args:             # mma.sync ... .block_scale: mma_scaled.py
+            from .mma_scaled import compute
+            return compute(w, lanes)
         if len(lanes) != 32:
             raise PTXRuntimeError(f"mma.sync in a warp of {len(lanes)} threads ({w.instr.where()})")
         a_s, b_s, c_r, d_r = w.args["a"], w.args["b"], w.args["c"], w.args["d"]

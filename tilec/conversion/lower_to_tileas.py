@@ -9,7 +9,7 @@ from ..rewrite.driver import GreedyDriver
 from .control import FoldIndexCastPair, ForToScf, IfToScf, LoopToWhile, SinkEarlyContinue
 from .layout import PermuteToShuffle
 from .legality import check_legal
-from .mma import LowerMma
+from .mma import LowerMma, LowerMmaScaled
 from .permuted_views import SinkUnitReshape
 from .pointers import LowerLoadPtr, LowerStorePtr
 from .reduce import LowerCombining
@@ -21,7 +21,8 @@ TARGET_ATTR = "nv_tileas.target"
 
 def lowering_patterns(target):
     return [LowerLoadView(target), LowerStoreView(target), LowerMma(target, "cuda_tile.mmaf"),
-            LowerMma(target, "cuda_tile.mmai"), ForToScf(), FoldIndexCastPair(), PermuteToShuffle(),
+            LowerMma(target, "cuda_tile.mmai"), LowerMmaScaled(target), ForToScf(), FoldIndexCastPair(),
+            PermuteToShuffle(),
             LowerLoadPtr(), LowerStorePtr(), LowerAtomicRedView(target), LowerCombining("cuda_tile.reduce"),
             LowerCombining("cuda_tile.scan"), SinkEarlyContinue(), IfToScf(), LoopToWhile(), SinkUnitReshape()]
 

@@ -97,3 +97,27 @@ def mma_atom_name(target: Target, a_elt, b_elt, acc_elt) -> str | None:
             return None
         tag = f"{ta}_{ta}_f32"
     return f"mma_{target.family}_{tag}" if target.has_wgmma else f"mma_{tag}"
+
+
+# Block-scaled MMA (cuda_tile.mmaf_scaled -> nv_tileas.block_scaled_mma): the targets
+# whose code generator has it. sm_120a/sm_121a run it as warp-level mma.sync
+# ... .block_scale (ptxas 13.0 accepts those forms for them alone; sm_100a/sm_103a
+# have the tcgen05.mma ... .block_scale forms instead, not generated yet).
+BLOCK_SCALED_ARCHES = ("sm_120a", "sm_121a")
+
+
+def block_scaled_atom_name(target: Target, elt, scale_elt, block: int) -> str | None:
+    """The block-scaled MMA kind for operands of type `elt`, scales of type
+    `scale_elt` and `block` elements per scale along K (the PTX ISA's kinds:
+    mxf8f6f4 for fp8 with e8m0 scales over 32; mxf4 for fp4 with e8m0 scales
+    over 32; mxf4nvf4 for fp4 over 16), or None when `target` has none."""
+    if target.arch not in BLOCK_SCALED_ARCHES:
+        return None
+    ea, es = _ename(elt), _ename(scale_elt)
+    if ea in ("f8E4M3FN", "f8E5M2") and es == "f8E8M0FNU" and block == 32:
+        return "mxf8f6f4"
+    if ea == "f4E2M1FN" and es == "f8E8M0FNU" and block == 32:
+        return "mxf4"
+    if ea == "f4E2M1FN" and es in ("f8E8M0FNU", "f8E4M3FN") and block == 16:
+        return "mxf4nvf4"
+    return None

@@ -1,10 +1,14 @@
-"""Matrix multiply-accumulate: mmaf and mmai (2-D, or batched 3-D).
+"""Matrix multiply-accumulate: mmaf, mmai and mmaf_scaled (2-D, or batched 3-D).
 
 mmaf multiplies in the accumulator's precision: f16/bf16/fp8/tf32 products are
 exact in f32, so `acc + lhs @ rhs` is one f32 (BLAS) matmul; an f16 accumulator
 is computed in f32 and rounded to f16 once per mmaf. f64 runs in f64.
 mmai is exact: i8 products summed in f64 (exact below 2**53), added to the i32
 accumulator with wrap-around.
+mmaf_scaled is acc + sum_k (lhs[m, k] lhs_scale[m, k / B]) (rhs[k, n] rhs_scale[k / B, n])
+with B = K / (the scales' K extent): every scaled operand value and product is exact
+in f64 (fp8/fp4 values times e8m0/e4m3 scales), the sum runs in f64 and is rounded
+to f32 once per mmaf_scaled (a NaN scale, e8m0's 0xFF, makes its block NaN).
 """
 from __future__ import annotations
 
@@ -39,3 +43,23 @@ def _mmai(op, cc):
         p = np.matmul(x, y).astype(np.int64)
         return (np.asarray(c).astype(np.int64) + p).astype(np.int32)
     return fn
+
+
+def scaled_mma(a, b, c, sa, sb):
+    """acc + (a sa) (b sb), each scale repeated over its block of K (None: 1)."""
+    a = np.asarray(a).astype(F64)
+    b = np.asarray(b).astype(F64)
+    with np.errstate(all="ignore"):
+        if sa is not None:
+            sa = np.asarray(sa).astype(F64)
+            a = a * np.repeat(sa, a.shape[-1] // sa.shape[-1], axis=-1)
+        if sb is not None:
+            sb = np.asarray(sb).astype(F64)
+            b = b * np.repeat(sb, b.shape[-2] // sb.shape[-2], axis=-2)
+        r = np.matmul(a, b) + np.asarray(c).astype(F64)
+    return r.astype(F32)
+
+
+@compute("cuda_tile.mmaf_scaled")
+def _mmaf_scaled(op, cc):
+    return scaled_mma

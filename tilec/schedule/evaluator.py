@@ -552,6 +552,20 @@ def _dot(op, cc):
     return ifn
 
 
+@compute("nv_tileas.block_scaled_mma")
+def _block_scaled_mma(op, cc):
+    """cuda_tile.mmaf_scaled's arithmetic; a missing scale factor (fp8 only) is 1."""
+    from ..interp.ops_mma import scaled_mma
+    has_sfa, has_sfb = op.sfa is not None, op.sfb is not None
+
+    def fn(a, b, c, *scales):
+        scales = list(scales)
+        sa = scales.pop(0) if has_sfa else None
+        sb = scales.pop(0) if has_sfb else None
+        return scaled_mma(a, b, c, sa, sb)
+    return fn
+
+
 def _grouped_combiner(op, cc):
     """The body of nv_tileas.reduce / scan on whole slices: arguments
     (lhs_0 .. lhs_n-1, rhs_0 .. rhs_n-1), lhs the combined element, rhs the

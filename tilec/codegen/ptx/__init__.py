@@ -1,8 +1,9 @@
 """PTX emission from scheduled nv_tileas IR (see module.py for the kernel ABI)."""
 from __future__ import annotations
 
-from . import (ops_arith, ops_atomic, ops_control, ops_core, ops_dot, ops_elementwise,  # noqa: F401  (handlers)
-               ops_memory, ops_pipeline, ops_pointer, ops_print, ops_reduce, ops_sm90_misc, ops_tma)
+from . import (ops_arith, ops_atomic, ops_block_scaled, ops_control, ops_core, ops_dot,  # noqa: F401  (handlers)
+               ops_elementwise, ops_memory, ops_pipeline, ops_pointer, ops_print, ops_reduce, ops_sm90_misc,
+               ops_tma)
 from .module import emit_ptx
 from .values import CodegenError, SharedMemoryOverflow
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from ...dialects.nv_tileas.operands import HOME_VIEWS  # views: ops_core makes them without loads
-from . import vector_gather
+from . import fp4, vector_gather
 from .emitter import handles
 from ...dialects.nv_tileas.layouts import MAX_VEC, blocked, linear_offsets
 from .numeric import float_name
@@ -507,6 +507,7 @@ def async_fill(em, base, etype, shape, starts, strides, extents, in_bounds, pad,
     async_copy; None when it cannot). The copy has a distribution of its own,
     never seen by another op: runs of 16 bytes, half the copies of the usual
     4-element runs of 16-bit data."""
+    fp4.refuse_global(etype)
     layout = blocked(shape, em.group.threads, max(MAX_VEC, 16 // byte_size(etype)))
     slots = global_slots(em, base, etype, shape, layout, starts, strides, extents, in_bounds)
     plan = vector_width(em, etype, layout, strides, extents, in_bounds, slots[0][0], known)
@@ -568,6 +569,7 @@ def _and(em, a, b):
 def ld_global(em, dst, etype, where, pred, pad=None, cache=""):
     """dst = pred ? *where : pad."""
     kb = em.kb
+    fp4.refuse_global(etype)
     cls = reg_class(etype)
     if cls == PRED:
         b = kb.reg(B32)
@@ -582,6 +584,7 @@ def ld_global(em, dst, etype, where, pred, pad=None, cache=""):
 
 def st_global(em, src, etype, where, pred):
     kb = em.kb
+    fp4.refuse_global(etype)
     if reg_class(etype) == PRED:
         b = kb.reg(B32)
         kb.emit(f"selp.u32 \t{b}, 1, 0, {src}")
@@ -658,6 +661,9 @@ def _tiled_load(em, op):
 
     def registers():
         layout = em.layout_for(shape)
+        if fp4.is_fp4(t.element_type):       # packed two to a byte: one nibble a slot
+            return fp4.load_tile(em, ref.view.tv.base, t.element_type, shape, layout, starts, strides,
+                                 extents, _in_bounds(op), pad, global_slots)
         slots = global_slots(em, ref.view.tv.base, t.element_type, shape, layout, starts, strides, extents,
                              _in_bounds(op))
         plan = vector_width(em, t.element_type, layout, strides, extents, _in_bounds(op), slots[0][0], known)

@@ -18,7 +18,9 @@ PRED, B16, B32, B64, F32, F64 = "pred", "b16", "b32", "b64", "f32", "f64"
 REG_CLASSES = {PRED: (".pred", "%p"), B16: (".b16", "%h"), B32: (".b32", "%r"), B64: (".b64", "%rd"),
                F32: (".f32", "%f"), F64: (".f64", "%fd")}
 
-NARROW_FLOATS = ("f16", "bf16", "f8E4M3FN", "f8E5M2", "f8E8M0FNU")
+# floats held as bit patterns in .b16 registers (f4E2M1FN: its 4-bit code in the low bits; in
+# global memory packed two to a byte, see fp4.py)
+NARROW_FLOATS = ("f16", "bf16", "f8E4M3FN", "f8E5M2", "f8E8M0FNU", "f4E2M1FN")
 
 
 class Unsupported(Exception):

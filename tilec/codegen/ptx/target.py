@@ -51,3 +51,9 @@ class Target:
     def tcgen05(self) -> bool:
         """Blackwell datacenter parts: tcgen05.mma with tensor memory."""
         return self.arch in ("sm_100a", "sm_103a")
+
+    @property
+    def block_scale_mma_sync(self) -> bool:
+        """Warp-level block-scaled MMA (mma.sync ... .kind::mxf8f6f4/mxf4/mxf4nvf4
+        .block_scale): ptxas (CUDA 13) takes it for sm_120a and sm_121a alone."""
+        return self.arch in ("sm_120a", "sm_121a")

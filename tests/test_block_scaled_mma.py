@@ -1,0 +1,513 @@
+"""Block-scaled MMA (issue 23): cuda_tile.mmaf_scaled lowers to
+nv_tileas.block_scaled_mma on sm_120a/sm_121a, which the code generator
+(codegen/ptx/ops_block_scaled.py) emits as warp-level `mma.sync ...
+.block_scale`, one form per family:
+
+    mxf8f6f4  fp8 (e4m3/e5m2) x fp8, e8m0 scales per 32     m16n8k32 scale_vec::1X ue8m0
+    mxf4      fp4 (e2m1) x fp4, e8m0 scales per 32          m16n8k64 scale_vec::2X ue8m0
+    mxf4nvf4  fp4 x fp4, e4m3 scales per 16                 m16n8k64 scale_vec::4X ue4m3
+    (e8m0 scales per 16: two mxf4nvf4 scale_vec::2X ue8m0 MMAs per K step of 64)
+
+Each family: the instruction line (golden), ptxas's acceptance, and the PTX
+simulator's result (tests/ptxsim/mma_scaled.py) equal to the interpreter's and
+to NumPy's D = sum_k (A[m, k] sfa[m, k / vec]) (B[k, n] sfb[k / vec, n]) + C
+with every value decoded by ml_dtypes. fp4 arrays are passed packed two to a
+byte, element 2i in the low nibble (codegen/ptx/fp4.py). The simulator's model
+is also checked alone, on hand-written PTX whose fragments and scale registers
+this file lays out from the PTX ISA (with garbage in every lane and byte the
+selectors do not pick). Targets without the instruction are refused with a
+located diagnostic that names them."""
+from __future__ import annotations
+
+import io
+import re
+import shutil
+import subprocess
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+try:
+    import ptxsim
+except ImportError:                    # pragma: no cover
+    from tests import ptxsim
+
+from tilec.codegen.ptx.target import ARCHES, Target
+from tilec.compiler import CompileFailed, compile_text
+
+PTXAS = shutil.which("ptxas")
+needs_ptxas = pytest.mark.skipif(PTXAS is None, reason="ptxas not on PATH")
+
+NP = {"f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2": ml_dtypes.float8_e5m2, "f4E2M1FN": ml_dtypes.float4_e2m1fn,
+      "f8E8M0FNU": ml_dtypes.float8_e8m0fnu}
+
+# family -> (operand type, scale type, vec, atom, instruction, MMAs per 16x8 tile and K step)
+FAMILIES = {
+    "mxf8f6f4": ("f8E4M3FN", "f8E8M0FNU", 32, "mxf8f6f4",
+                 "mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e4m3.e4m3.f32.ue8m0",
+                 1),
+    "mxf4": ("f4E2M1FN", "f8E8M0FNU", 32, "mxf4",
+             "mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale.scale_vec::2X.f32.e2m1.e2m1.f32.ue8m0", 1),
+    "mxf4nvf4": ("f4E2M1FN", "f8E4M3FN", 16, "mxf4nvf4",
+                 "mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3",
+                 1),
+    "mxf4nvf4-e8m0": ("f4E2M1FN", "f8E8M0FNU", 16, "mxf4nvf4",
+                      "mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::2X.f32.e2m1.e2m1.f32"
+                      ".ue8m0", 2),
+}
+
+
+# ---- kernels ---------------------------------------------------------------------------------------
+
+def kernel(M, N, K, elt, selt, vec, bk=None, a_rows=None, a_pitch=None, elt_b=None):
+    """C (M x N, f32, read and written) += mmaf_scaled of A (M x K), B (K x N) and
+    their scales, one tile; with `bk`, a loop over K in blocks of bk. `a_rows`: A's
+    rows in its view (fewer than M: the rest padded with zeros); `a_pitch`: A's
+    row stride in elements."""
+    bk = bk or K
+    ks, bks = K // vec, bk // vec
+    a_rows, a_pitch, elt_b = a_rows or M, a_pitch or K, elt_b or elt
+    specs = [("a", (a_rows, K), (a_pitch, 1), elt, (M, bk)), ("b", (K, N), (N, 1), elt_b, (bk, N)),
+             ("sa", (M, ks), (ks, 1), selt, (M, bks)), ("sb", (ks, N), (N, 1), selt, (bks, N)),
+             ("c", (M, N), (N, 1), "f32", (M, N))]
+    lines = ["cuda_tile.module @m {",
+             f"  entry @k({', '.join(f'%{n}: tile<ptr<{e}>>' for n, _, _, e, _ in specs)}) {{",
+             "    %tok = make_token : token", "    %c0 = constant dense<0> : tile<i32>",
+             "    %c1 = constant dense<1> : tile<i32>", f"    %nk = constant dense<{K // bk}> : tile<i32>"]
+    pv, ty = {}, {}
+    for n, shape, strides, e, tile in specs:
+        tv = f"tensor_view<{'x'.join(map(str, shape))}x{e}, strides=[{','.join(map(str, strides))}]>"
+        pad = ", padding_value = zero" if n == "a" and a_rows < M else ""
+        pv[n] = f"partition_view<tile=({'x'.join(map(str, tile))}){pad}, {tv}>"
+        ty[n] = f"tile<{'x'.join(map(str, tile))}x{e}>"
+        lines.append(f"    %v{n} = make_tensor_view %{n}, shape = [{', '.join(map(str, shape))}], "
+                     f"strides = [{', '.join(map(str, strides))}] : {tv}")
+        lines.append(f"    %p{n} = make_partition_view %v{n} : {pv[n]}")
+    lines.append(f"    %cin, %kc = load_view_tko weak %pc[%c0, %c0] token = %tok : {pv['c']}, tile<i32> -> {ty['c']}, "
+                 "token")
+    lines.append(f"    %acc = for %kk in (%c0 to %nk, step %c1) : tile<i32> iter_values(%acc_in = %cin) -> "
+                 f"({ty['c']}) {{")
+    for n, idx in (("a", "%c0, %kk"), ("b", "%kk, %c0"), ("sa", "%c0, %kk"), ("sb", "%kk, %c0")):
+        lines.append(f"      %t{n}, %k{n} = load_view_tko weak %p{n}[{idx}] token = %tok : {pv[n]}, tile<i32> -> "
+                     f"{ty[n]}, token")
+    lines.append(f"      %r = mmaf_scaled %ta, %tb, %acc_in, %tsa, %tsb : {ty['a']}, {ty['b']}, {ty['c']}, "
+                 f"{ty['sa']}, {ty['sb']}")
+    lines += [f"      continue %r : {ty['c']}", "    }",
+              f"    %t5 = store_view_tko weak %acc, %pc[%c0, %c0] token = %tok : {ty['c']}, {pv['c']}, tile<i32> -> "
+              "token", "    return", "  }", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def inputs(M, N, K, elt, selt, vec, seed, a_rows=None, a_pitch=None, elt_b=None):
+    """Random operands whose every partial sum is exact in f32 (the MMAs round
+    after each K step, the reference once): fp8 on a quarter grid up to 3, fp4
+    any, e8m0 scales 2^-2 .. 2^1, e4m3 scales on a quarter grid up to 3, C on a
+    quarter grid (products on a 2^-8 grid, sums below 2^16 for K <= 256). A is
+    a_rows x a_pitch (its view reads the first K columns)."""
+    rng = np.random.default_rng(seed)
+    a_rows, a_pitch, elt_b = a_rows or M, a_pitch or K, elt_b or elt
+    ks = K // vec
+
+    def operand(shape, e):
+        if e == "f4E2M1FN":
+            return rng.choice([0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.5, -1, -1.5, -2, -3, -4, -6], shape).astype(NP[e])
+        return (rng.integers(-12, 13, shape) / 4).astype(NP[e])
+
+    def scale(shape):
+        if selt == "f8E8M0FNU":
+            return (2.0 ** rng.integers(-2, 2, shape)).astype(NP[selt])
+        return (rng.integers(1, 13, shape) / 4).astype(NP[selt])
+    return dict(a=operand((a_rows, a_pitch), elt), b=operand((K, N), elt_b), sa=scale((M, ks)), sb=scale((ks, N)),
+                c=(rng.integers(-16, 17, (M, N)) / 4).astype(np.float32))
+
+
+def reference(x, M, K):
+    """NumPy: C + sum_k (A sfa)(B sfb), values decoded by ml_dtypes, exact in f64 here."""
+    a = np.zeros((M, K))
+    rows = min(M, x["a"].shape[0])
+    a[:rows] = x["a"][:rows, :K].astype(np.float64)
+    sa, sb = x["sa"].astype(np.float64), x["sb"].astype(np.float64)
+    a = a * np.repeat(sa, K // sa.shape[1], axis=1)
+    b = x["b"].astype(np.float64) * np.repeat(sb, K // sb.shape[0], axis=0)
+    return (a @ b + x["c"].astype(np.float64)).astype(np.float32)
+
+
+def packed(x):
+    """A device array: fp4 packed two to a byte (element 2i in the low nibble), others as they are."""
+    if x.dtype != np.dtype(ml_dtypes.float4_e2m1fn):
+        return x.copy()
+    codes = x.view(np.uint8).reshape(-1) & 0xF
+    if codes.size % 2:
+        codes = np.append(codes, 0)
+    return (codes[0::2] | (codes[1::2] << 4)).astype(np.uint8)
+
+
+def run_both(text, x, ptx):
+    """(simulator's C, interpreter's C)."""
+    from tilec.interp import launch, parse_module
+    order = ("a", "b", "sa", "sb")
+    got = x["c"].copy()
+    ptxsim.run_ptx(ptx, "k", (1, 1, 1), [packed(x[n]) for n in order] + [got])
+    want = x["c"].copy()
+    launch(parse_module(text), None, (1, 1, 1), [x[n] for n in order] + [want], stdout=io.StringIO())
+    return got, want
+
+
+def _lower(text, arch="sm_120a"):
+    r = subprocess.run(["tilec", "opt", "--lower-to-tileas", "--arch", arch, "-"], input=text, capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def _assemble(ptx, arch, tmp_path):
+    f = tmp_path / "k.ptx"
+    f.write_text(ptx)
+    r = subprocess.run([PTXAS, f"-arch={arch}", str(f), "-o", str(tmp_path / "k.cubin")], capture_output=True,
+                       text=True)
+    return r.returncode, r.stderr
+
+
+def _lines_of(ptx, instr):
+    return [ln.strip() for ln in ptx.splitlines() if ln.strip().startswith(instr)]
+
+
+# ---- lowering and golden PTX -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("arch", ["sm_120a", "sm_121a"])
+def test_lowering_names_the_kind_and_the_target(family, arch):
+    elt, selt, vec, atom, _, _ = FAMILIES[family]
+    out = _lower(kernel(64, 32, 128, elt, selt, vec), arch)
+    line = next(ln for ln in out.splitlines() if "block_scaled_mma" in ln)
+    assert f"atom = #nv_tileas<atom {atom}>" in line and f"compute_capability = {arch[3:6]}" in line
+    assert "cuda_tile.mmaf_scaled" not in out
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_golden_instruction(family):
+    """The exact block_scale line: D and C the same four f32 registers, four A and
+    two B fragment registers, the scale registers with selector {0, 0}; one MMA
+    per 16x8 accumulator fragment (two for the e8m0 vec-16 form), in the K loop."""
+    elt, selt, vec, _, instr, passes = FAMILIES[family]
+    ptx = compile_text(kernel(64, 32, 128, elt, selt, vec), arch="sm_120a")
+    lines = _lines_of(ptx, "mma.sync")
+    f4 = r"\{(%f\d+), (%f\d+), (%f\d+), (%f\d+)\}"
+    pat = re.compile(re.escape(instr) + r" \t" + f4 + r", \{%r\d+, %r\d+, %r\d+, %r\d+\}, \{%r\d+, %r\d+\}, " + f4 +
+                     r", %r\d+, \{0, 0\}, %r\d+, \{0, 0\};$")
+    # 64x32 over 4 warps: a 2x2 warp grid of 32x16, so 2 x 2 fragments a warp
+    assert len(lines) == 4 * passes, lines
+    for ln in lines:
+        m = pat.match(ln)
+        assert m, ln
+        assert m.groups()[:4] == m.groups()[4:]
+    assert "bs_mma_k" in ptx                  # the K steps run in a loop
+
+
+@needs_ptxas
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("arch", ["sm_120a", "sm_121a"])
+def test_ptxas_accepts(family, arch, tmp_path):
+    elt, selt, vec, _, _, _ = FAMILIES[family]
+    for text in (kernel(64, 32, 128, elt, selt, vec), kernel(64, 64, 256, elt, selt, vec, bk=128)):
+        rc, err = _assemble(compile_text(text, arch=arch), arch, tmp_path)
+        assert rc == 0, err
+
+
+# ---- simulator against interpreter and NumPy ---------------------------------------------------------
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_simulator_matches_interpreter(family):
+    elt, selt, vec, _, _, _ = FAMILIES[family]
+    M, N, K = 64, 32, 128
+    text = kernel(M, N, K, elt, selt, vec)
+    x = inputs(M, N, K, elt, selt, vec, seed=len(family))
+    got, want = run_both(text, x, compile_text(text, arch="sm_120a"))
+    ref = reference(x, M, K)
+    assert np.array_equal(want, ref)
+    assert np.array_equal(got, ref)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_k_loop_keeps_the_accumulator_in_mma_layout(family):
+    """A K loop: the carried accumulator is in the mma layout (the IR says so: no
+    conversion in the loop), and the simulated result is NumPy's."""
+    elt, selt, vec, _, _, _ = FAMILIES[family]
+    M, N, K, bk = 64, 64, 256, 64 if elt == "f4E2M1FN" else 32
+    text = kernel(M, N, K, elt, selt, vec, bk=bk)
+    sched = subprocess.run(["tilec", "opt", "--lower-to-tileas", "--schedule", "--arch", "sm_120a", "-"], input=text,
+                           capture_output=True, text=True, check=True).stdout
+    loop = sched[sched.index("scf.for"):]
+    assert "convert_layout" not in loop
+    assert re.search(r"block_scaled_mma .*nv_tileas.layouts = \[#nv_tileas<layout mma, warps = \[2, 2\]>\]", loop)
+    x = inputs(M, N, K, elt, selt, vec, seed=7)
+    got, want = run_both(text, x, compile_text(text, arch="sm_120a"))
+    assert np.array_equal(want, reference(x, M, K))
+    assert np.array_equal(got, want)
+
+
+def test_fp4_reads_odd_offsets_and_pads():
+    """fp4 rows at an odd pitch (rows start mid-byte) and a partial tile (rows past
+    the view read as zero)."""
+    elt, selt, vec = "f4E2M1FN", "f8E8M0FNU", 32
+    M, N, K = 64, 16, 64
+    text = kernel(M, N, K, elt, selt, vec, a_rows=45, a_pitch=K + 3)
+    x = inputs(M, N, K, elt, selt, vec, seed=11, a_rows=45, a_pitch=K + 3)
+    got, want = run_both(text, x, compile_text(text, arch="sm_120a"))
+    ref = reference(x, M, K)
+    assert np.array_equal(want, ref) and np.array_equal(got, ref)
+    assert np.array_equal(got[45:], x["c"][45:])
+
+
+def test_mixed_fp8_types_through_nv_tileas_ir():
+    """e4m3 x e5m2 (nv_tileas allows the two fp8 types to differ, cuda_tile does
+    not): the lowered module, edited, compiles with `tilec compile` (modules in
+    nv_tileas form go straight to scheduling and emission), and both the
+    simulator and the nv_tileas evaluator give NumPy's result."""
+    import importlib
+    importlib.import_module("tilec.schedule.evaluator")     # nv_tileas handlers for the interpreter
+    from tilec.interp import launch, parse_module
+    M, N, K = 64, 32, 64
+    low = _lower(kernel(M, N, K, "f8E4M3FN", "f8E8M0FNU", 32))
+    low = low.replace(f"{K}x{N}xf8E4M3FN", f"{K}x{N}xf8E5M2").replace("%arg1: tile<ptr<f8E4M3FN>>",
+                                                                      "%arg1: tile<ptr<f8E5M2>>")
+    ptx = compile_text(low, arch="sm_120a")
+    [line] = _lines_of(ptx, "mma.sync")[:1]
+    assert line.startswith("mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X"
+                           ".f32.e4m3.e5m2.f32.ue8m0 ")
+    x = inputs(M, N, K, "f8E4M3FN", "f8E8M0FNU", 32, seed=5, elt_b="f8E5M2")
+    ref = reference(x, M, K)
+    order = ("a", "b", "sa", "sb")
+    got, ev = x["c"].copy(), x["c"].copy()
+    ptxsim.run_ptx(ptx, "k", (1, 1, 1), [x[n].copy() for n in order] + [got])
+    launch(parse_module(low), None, (1, 1, 1), [x[n] for n in order] + [ev], stdout=io.StringIO())
+    assert np.array_equal(got, ref) and np.array_equal(ev, ref)
+
+
+# ---- targets without the instruction ----------------------------------------------------------------
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a", "sm_100a"])
+def test_cuda_tile_route_refuses_targets_without_it(arch):
+    text = kernel(64, 32, 64, "f8E4M3FN", "f8E8M0FNU", 32)
+    line = 1 + next(i for i, ln in enumerate(text.splitlines()) if "mmaf_scaled" in ln)
+    with pytest.raises(CompileFailed) as e:
+        compile_text(text, arch=arch, filename="bs.mlir")
+    assert f"bs.mlir:{line}:7: error: 'cuda_tile.mmaf_scaled' op is not supported on {arch} (block-scaled MMA: " \
+           f"rank 2 on sm_120a and sm_121a)" in str(e.value)
+
+
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_100a"])
+def test_code_generator_refuses_targets_without_it(arch):
+    """nv_tileas.block_scaled_mma IR (lowered for sm_120a) compiled for another
+    target: the code generator names the target at the op."""
+    low = _lower(kernel(64, 32, 64, "f8E4M3FN", "f8E8M0FNU", 32))
+    line = 1 + next(i for i, ln in enumerate(low.splitlines()) if "block_scaled_mma" in ln)
+    with pytest.raises(CompileFailed) as e:
+        compile_text(low, arch=arch, filename="low.mlir")
+    msg = str(e.value)
+    assert re.search(rf"low.mlir:{line}:\d+: error: 'nv_tileas.block_scaled_mma' op is not supported on {arch}", msg)
+    assert "mma.sync ... .block_scale, which sm_120a and sm_121a have" in msg and f"(PTX emission for {arch})" in msg
+    assert ("tcgen05" in msg) == (arch == "sm_100a")
+
+
+def test_fp4_stores_are_refused_at_the_op():
+    text = kernel(64, 32, 64, "f4E2M1FN", "f8E8M0FNU", 32).replace(
+        "%t5 = store_view_tko weak %acc", "%t6 = store_view_tko weak %ta0, %pa[%c0, %c0] token = %tok : "
+        "tile<64x64xf4E2M1FN>, partition_view<tile=(64x64), tensor_view<64x64xf4E2M1FN, strides=[64,1]>>, "
+        "tile<i32> -> token\n    %t5 = store_view_tko weak %acc")
+    text = text.replace("    %cin, %kc = load_view_tko",
+                        "    %ta0, %ka0 = load_view_tko weak %pa[%c0, %c0] token = %tok : partition_view<tile=(64x64), "
+                        "tensor_view<64x64xf4E2M1FN, strides=[64,1]>>, tile<i32> -> "
+                        "tile<64x64xf4E2M1FN>, token\n    %cin, %kc = load_view_tko")
+    with pytest.raises(CompileFailed, match=r"'nv_tileas.tiled_store' op accesses f4E2M1FN elements in global memory "
+                                            r"other than by a tiled load"):
+        compile_text(text, arch="sm_120a")
+
+
+def _probe_takes(arch, tmp_path):
+    t = Target.parse(arch)
+    ptx = (f".version {t.ptx_version}\n.target {arch}\n.address_size 64\n.visible .entry k()\n{{\n"
+           ".reg .b32 %r<8>;\n.reg .f32 %f<4>;\n"
+           "mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e4m3.e4m3.f32.ue8m0 "
+           "{%f0, %f1, %f2, %f3}, {%r0, %r1, %r2, %r3}, {%r4, %r5}, {%f0, %f1, %f2, %f3}, %r6, {0, 0}, %r7, {0, 0};\n"
+           "ret;\n}\n")
+    return _assemble(ptx, arch, tmp_path)[0] == 0
+
+
+@needs_ptxas
+@pytest.mark.parametrize("arch", ARCHES)
+def test_capability_is_what_ptxas_takes(arch, tmp_path):
+    assert _probe_takes(arch, tmp_path) == Target.parse(arch).block_scale_mma_sync
+
+
+# ---- the simulator's model alone: hand-written PTX ---------------------------------------------------
+
+# (kind, K, scale_vec X, operand type names, scale type)
+SIM_FORMS = {
+    "mxf8f6f4": ("mxf8f6f4", 32, 1, ("e4m3", "e5m2"), "ue8m0"),
+    "mxf4": ("mxf4", 64, 2, ("e2m1", "e2m1"), "ue8m0"),
+    "mxf4nvf4-2x": ("mxf4nvf4", 64, 2, ("e2m1", "e2m1"), "ue8m0"),
+    "mxf4nvf4-4x": ("mxf4nvf4", 64, 4, ("e2m1", "e2m1"), "ue4m3"),
+}
+_ML = {"e4m3": ml_dtypes.float8_e4m3fn, "e5m2": ml_dtypes.float8_e5m2, "e2m1": ml_dtypes.float4_e2m1fn,
+       "ue8m0": ml_dtypes.float8_e8m0fnu, "ue4m3": ml_dtypes.float8_e4m3fn}
+
+
+def _mma_ptx(kind, k, x, types, stype, sel_a, sel_b, arch="sm_120a"):
+    """One warp: lane l loads its A (4 words), B (2), C (4 f32) and scale words
+    (2) from arrays laid out per lane, runs the MMA, stores D per lane."""
+    instr = (f"mma.sync.aligned.m16n8k{k}.row.col.kind::{kind}.block_scale.scale_vec::{x}X.f32.{types[0]}."
+             f"{types[1]}.f32.{stype}")
+    return f""".version {Target.parse(arch).ptx_version}
+.target {arch}
+.address_size 64
+.visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 ps, .param .u64 pd)
+.reqntid 32
+{{
+  .reg .b32 %r<16>;
+  .reg .f32 %f<8>;
+  .reg .b64 %rd<16>;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pb];
+  ld.param.u64 %rd3, [pc];
+  ld.param.u64 %rd4, [ps];
+  ld.param.u64 %rd5, [pd];
+  mov.u32 %r0, %tid.x;
+  mul.wide.u32 %rd6, %r0, 16;
+  mul.wide.u32 %rd7, %r0, 8;
+  add.s64 %rd8, %rd1, %rd6;
+  ld.global.v4.b32 {{%r1, %r2, %r3, %r4}}, [%rd8];
+  add.s64 %rd9, %rd2, %rd7;
+  ld.global.v2.b32 {{%r5, %r6}}, [%rd9];
+  add.s64 %rd10, %rd3, %rd6;
+  ld.global.v4.f32 {{%f0, %f1, %f2, %f3}}, [%rd10];
+  add.s64 %rd11, %rd4, %rd7;
+  ld.global.v2.b32 {{%r7, %r8}}, [%rd11];
+  {instr} {{%f4, %f5, %f6, %f7}}, {{%r1, %r2, %r3, %r4}}, {{%r5, %r6}}, {{%f0, %f1, %f2, %f3}},
+      %r7, {{{sel_a[0]}, {sel_a[1]}}}, %r8, {{{sel_b[0]}, {sel_b[1]}}};
+  add.s64 %rd12, %rd5, %rd6;
+  st.global.v4.f32 [%rd12], {{%f4, %f5, %f6, %f7}};
+  ret;
+}}
+"""
+
+
+def _codes(rng, shape, t):
+    """Random codes of type t, and their values (ml_dtypes' decoding); no NaN."""
+    if t == "e2m1":
+        c = rng.integers(0, 16, shape)
+    elif t == "ue8m0":
+        c = rng.integers(120, 135, shape)
+    elif t == "ue4m3":
+        c = rng.integers(1, 0x7F, shape)
+    else:
+        c = rng.integers(0, 256, shape)
+        c = np.where((c & 0x7F) >= (0x7C if t == "e5m2" else 0x7F), c & 0x3F, c)    # no NaN / inf
+    c = c.astype(np.uint8)
+    return c, c.view(_ML[t]).astype(np.float64)
+
+
+def _lane_data(kind, k, x, types, stype, sel_a, sel_b, seed):
+    """Per-lane arrays for _mma_ptx and NumPy's D (16 x 8), from the PTX ISA's
+    fragment figures: g = lane / 4, t = lane % 4; 8-bit types: a_r holds row
+    g + 8 (r % 2), K 4 t + byte + 16 (r / 2); e2m1: K 8 t + nibble + 32 (r / 2);
+    b_e column g, the same K. sfa's row m: lane 4 (m % 8) + m / 8 + 2 thread-id,
+    bytes byte-id + j (j < X); sfb's column n: lane 4 n + thread-id. Every other
+    lane and byte of the scale words is random."""
+    rng = np.random.default_rng(seed)
+    ac, av = _codes(rng, (16, k), types[0])
+    bc, bv = _codes(rng, (k, 8), types[1])
+    sac, sav = _codes(rng, (16, x), stype)
+    sbc, sbv = _codes(rng, (x, 8), stype)
+    c = (rng.integers(-16, 17, (16, 8)) / 4).astype(np.float32)
+    per = 8 if types[0] == "e2m1" else 4
+    bits = 32 // per
+    a_words = np.zeros((32, 4), np.uint32)
+    b_words = np.zeros((32, 2), np.uint32)
+    c_lane, d_index = np.zeros((32, 4), np.float32), []
+    for lane in range(32):
+        g, t = lane // 4, lane % 4
+        for r in range(4):
+            row = g + 8 * (r % 2)
+            for e in range(per):
+                a_words[lane, r] |= int(ac[row, per * t + e + 4 * per * (r // 2)]) << (bits * e)
+        for r in range(2):
+            for e in range(per):
+                b_words[lane, r] |= int(bc[per * t + e + 4 * per * r, g]) << (bits * e)
+        idx = [(g + 8 * (i // 2), 2 * t + i % 2) for i in range(4)]
+        d_index.append(idx)
+        c_lane[lane] = [c[i] for i in idx]
+    scale = rng.integers(0, 2 ** 32, (32, 2), dtype=np.uint64).astype(np.uint32)    # garbage everywhere ...
+    for m in range(16):                                                          # ... but the picked bytes
+        lane = 4 * (m % 8) + m // 8 + 2 * sel_a[1]
+        for j in range(x):
+            sh = 8 * (sel_a[0] + j)
+            scale[lane, 0] = (int(scale[lane, 0]) & ~(0xFF << sh)) | (int(sac[m, j]) << sh)
+    for n in range(8):
+        lane = 4 * n + sel_b[1]
+        for j in range(x):
+            sh = 8 * (sel_b[0] + j)
+            scale[lane, 1] = (int(scale[lane, 1]) & ~(0xFF << sh)) | (int(sbc[j, n]) << sh)
+    blk = k // x
+    d = (av * np.repeat(sav, blk, axis=1)) @ (bv * np.repeat(sbv, blk, axis=0)) + c.astype(np.float64)
+    d_lane = np.array([[d[i] for i in idx] for idx in d_index], np.float64).astype(np.float32)
+    return a_words, b_words, c_lane, scale, d_lane
+
+
+@pytest.mark.parametrize("form", SIM_FORMS)
+@pytest.mark.parametrize("sel", [((0, 0), (0, 0)), ((2, 1), (2, 3)), ((0, 1), (0, 2)), ((3, 0), (1, 1))])
+def test_simulator_fragments_and_selectors(form, sel, tmp_path):
+    kind, k, x, types, stype = SIM_FORMS[form]
+    sel_a, sel_b = sel
+    if sel_a[0] % x or sel_b[0] % x or sel_a[0] + x > 4 or sel_b[0] + x > 4:
+        pytest.skip("byte-id outside the form's range")
+    ptx = _mma_ptx(kind, k, x, types, stype, sel_a, sel_b)
+    if PTXAS is not None:
+        rc, err = _assemble(ptx, "sm_120a", tmp_path)
+        assert rc == 0, err
+    a, b, c, s, want = _lane_data(kind, k, x, types, stype, sel_a, sel_b, seed=x + 3 * sel_a[0] + sel_b[1])
+    d = np.full((32, 4), np.nan, np.float32)
+    ptxsim.run_ptx(ptx, "k", (1, 1, 1), [a, b, c, s, d])
+    assert np.array_equal(d, want)
+
+
+@pytest.mark.parametrize("change", [
+    (".scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3", ".scale_vec::4X.f32.e2m1.e2m1.f32.ue8m0"),   # 4X takes ue4m3 only
+    (".kind::mxf4nvf4.", ".kind::mxf4."),                                                   # mxf4 has no 4X
+    ("{0, 0}, %r8", "{0, 2}, %r8"),                                                         # thread-id-a 0..1
+    ("%r7, {0, 0}", "%r7, {1, 0}"),                                                         # 4X: byte-id 0
+])
+def test_simulator_refuses_what_ptxas_refuses(change, tmp_path):
+    kind, k, x, types, stype = SIM_FORMS["mxf4nvf4-4x"]
+    ptx = _mma_ptx(kind, k, x, types, stype, (0, 0), (0, 0))
+    assert change[0] in ptx
+    bad = ptx.replace(change[0], change[1], 1)
+    if PTXAS is not None:
+        assert _assemble(bad, "sm_120a", tmp_path)[0] != 0
+    with pytest.raises(ptxsim.UnsupportedPTX):
+        ptxsim.load(bad).kernel("k")
+
+
+def test_simulator_reports_a_signed_ue4m3_scale():
+    kind, k, x, types, stype = SIM_FORMS["mxf4nvf4-4x"]
+    ptx = _mma_ptx(kind, k, x, types, stype, (0, 0), (0, 0))
+    a, b, c, s, _ = _lane_data(kind, k, x, types, stype, (0, 0), (0, 0), seed=1)
+    s[0, 0] |= 0x80
+    with pytest.raises(ptxsim.PTXRuntimeError, match="ue4m3 scale factor has bit 7 set"):
+        ptxsim.run_ptx(ptx, "k", (1, 1, 1), [a, b, c, s, np.zeros((32, 4), np.float32)])
+
+
+def test_simulator_nan_scale_poisons_its_rows():
+    """An e8m0 scale of 0xFF is NaN: the rows of A it scales come out NaN, the others exact."""
+    kind, k, x, types, stype = SIM_FORMS["mxf4"]
+    ptx = _mma_ptx(kind, k, x, types, stype, (0, 0), (0, 0))
+    a, b, c, s, want = _lane_data(kind, k, x, types, stype, (0, 0), (0, 0), seed=2)
+    s[4 * 3, 0] |= 0xFF          # row 3's first scale (lane 12, byte 0)
+    d = np.zeros((32, 4), np.float32)
+    ptxsim.run_ptx(ptx, "k", (1, 1, 1), [a, b, c, s, d])
+    lanes_row3 = [12, 13, 14, 15]
+    assert np.isnan(d[lanes_row3, :2]).all()
+    keep = np.ones((32, 4), bool)
+    keep[lanes_row3, :2] = False
+    assert np.array_equal(d[keep], want[keep])
