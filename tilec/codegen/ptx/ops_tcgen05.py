@@ -199,16 +199,16 @@ def _desc(em, s, start):
 
 
 def _zero_accumulator(op, c: Tile) -> bool:
-    """Whether dot `op`'s accumulator `c` is a splat zero (a constant seen
-    through layout conversions)."""
-    if not c.splat:
-        return False
+    """Whether dot `op`'s accumulator `c` is a splat zero: a constant seen
+    through layout conversions (which may have spread it over registers)."""
+    if c.splat and c.reg in ("0f00000000", "0"):
+        return True
     v = op.operands[2]
     d = getattr(v, "op", None)
     while d is not None and d.name == "nv_tileas.convert_layout":
         v = d.operands[0]
         d = getattr(v, "op", None)
-    return c.reg in ("0f00000000", "0") or splat_scalar(v) == 0
+    return splat_scalar(v) == 0
 
 
 def _alloc(em, st, cols: int):
