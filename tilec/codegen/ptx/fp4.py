@@ -21,7 +21,7 @@ reported as unsupported (a store would write half a byte that another thread
 may own)."""
 from __future__ import annotations
 
-from .ptxtypes import B16, B32, B64, PRED, Unsupported
+from .ptxtypes import B32, B64, Unsupported
 
 
 def is_fp4(t) -> bool:
@@ -76,5 +76,3 @@ def pack_nibbles(kb, w0: str, w1: str) -> str:
     kb.emit(f"prmt.b32 \t{out}, {t0}, {t1}, 0x6420")
     return out
 
-
-__all__ = ["is_fp4", "refuse_global", "load_tile", "pack_nibbles", "B16", "PRED"]
