@@ -66,14 +66,16 @@ _FP8_BODY = _MMAF_BODY.replace("ET", "Q").replace("CT", "f32")
     (256, 32, 64, "f16", 8),        # two warpgroups split the two 128-row blocks
     (128, 64, 128, "f16", 8),       # two warpgroups split the columns of one row block
     (128, 32, 32, "f32", 4),        # tf32 (kind::tf32): 8-wide K steps
-], ids=["f16", "bf16-n256", "2wg-rows", "2wg-cols", "tf32"])
+    (64, 32, 64, "f16", 4),         # M = 64: two MMAs, B's column halves in lanes 0-15 and 16-31
+    (64, 64, 128, "bf16", 8),       # M = 64 over two warpgroups (each a quarter of the columns)
+], ids=["f16", "bf16-n256", "2wg-rows", "2wg-cols", "tf32", "m64", "m64-2wg"])
 def test_single_dot_matches_the_interpreter(m, k, n, et, warps, tmp_path):
     body = _TF32_BODY if et == "f32" else _MMAF_BODY
     text = _loaded_dot(et, "f32", body, m, k, n)
     ptx = compile_text(text, "sm_100a", num_warps=warps)
     kind = "tf32" if et == "f32" else "f16"
     steps = k * (4 if et == "f32" else 2) // 32
-    assert ptx.count(f"tcgen05.mma.cta_group::1.kind::{kind}") == steps * (m // 128)
+    assert ptx.count(f"tcgen05.mma.cta_group::1.kind::{kind}") == steps * (m // 128 if m >= 128 else 2)
     assert "mma.sync" not in ptx and ptx.count("tcgen05.alloc") == ptx.count("tcgen05.dealloc") == 1
     rng = np.random.default_rng(3)
     a = rng.standard_normal((m, k)).astype(NP[et])
@@ -138,7 +140,7 @@ def test_int8_dot(signs, tmp_path):
 
 
 @pytest.mark.parametrize("m,k,n,warps", [
-    (64, 32, 64, 4),        # M = 64: not one 128-row block (mma.sync)
+    (32, 32, 64, 4),        # M = 32: no tcgen05 shape
     (128, 32, 8, 4),        # N = 8: tcgen05 takes N in 16s here
     (128, 32, 512, 4),      # N over 256
     (128, 256, 128, 4),     # operand copies over the staging limit
@@ -187,7 +189,7 @@ def test_the_layout_attribute():
     lay = tmem_acc((256, 64), 256)
     assert isinstance(lay, TmemAcc) and LayoutAttr.of(lay).text() == "#nv_tileas<layout tmem>"
     assert LayoutAttr("tmem").layout_for((128, 128), 256).col_groups == 2
-    assert tmem_acc((64, 64), 128) is None and tmem_acc((128, 64), 384) is None
+    assert tmem_acc((32, 64), 128) is None and tmem_acc((128, 64), 384) is None
     from tilec.frontend import parse_and_verify
     from tilec.ir.diagnostics import DiagnosticEngine
     ptx90 = compile_text(_example("cutile/matmul_f16_aligned.mlir"), "sm_90a")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from . import (ops_arith, ops_atomic, ops_block_scaled, ops_control, ops_core, ops_dot,  # noqa: F401  (handlers)
                ops_elementwise, ops_memory, ops_pipeline, ops_pointer, ops_print, ops_reduce, ops_sm90_misc,
-               ops_tma)
+               ops_tcgen05, ops_tma)
 from .module import emit_ptx
 from .values import CodegenError, SharedMemoryOverflow
 

@@ -217,6 +217,19 @@ class Emitter:
         warpgroup g (TmemAcc)."""
         kb, tid = self.kb, self.group.tid
         row, col = kb.reg(B32), kb.reg(B32)
+        if layout.half:       # row 16 (warp % 4) + lane % 16; column (lane / 16) N/2 + g cols
+            t = kb.reg(B32)
+            kb.emit(f"and.b32 \t{row}, {tid}, 15")
+            kb.emit(f"shr.u32 \t{t}, {tid}, 1")
+            kb.emit(f"and.b32 \t{t}, {t}, 48")
+            kb.emit(f"or.b32 \t{row}, {row}, {t}")
+            kb.emit(f"shr.u32 \t{col}, {tid}, 4")
+            kb.emit(f"and.b32 \t{col}, {col}, 1")
+            kb.emit(f"mul.lo.u32 \t{col}, {col}, {layout.shape[1] // 2}")
+            if layout.col_groups > 1:
+                kb.emit(f"shr.u32 \t{t}, {tid}, 7")
+                kb.emit(f"mad.lo.u32 \t{col}, {t}, {layout.cols}, {col}")
+            return [row, col]
         kb.emit(f"and.b32 \t{row}, {tid}, {128 * layout.row_groups - 1}")
         if layout.col_groups == 1:
             kb.emit(f"mov.u32 \t{col}, 0")

@@ -8,7 +8,7 @@ B it needs once per k. Floats accumulate in f32 (f64 for f64), integers in
 from __future__ import annotations
 
 from .emitter import handles
-from ...dialects.nv_tileas.layouts import MmaAcc, TmemAcc, WgmmaAcc, linear_offsets
+from ...dialects.nv_tileas.layouts import MmaAcc, WgmmaAcc, linear_offsets
 from .numeric import float_name, to_f32
 from .ptxtypes import B32, F32, F64, PRED, bits, byte_size, mem_type, reg_class
 from .values import Tile
@@ -66,6 +66,12 @@ def _stage(em, tiles, swizzled_ok=False):
 
 MMA_TYPES = {"f16": "f16", "bf16": "bf16"}
 
+# tensor-core back ends that claim a dot before wgmma and mma.sync, as
+# (layout_of(em, op, a_shape, c_shape) -> layout or None, layout class,
+# run(em, op, a, b, c, layout, rt) -> result tile); ops_tcgen05 adds itself
+# (registered, not imported here: it builds on this module's helpers)
+BACKENDS: list = []
+
 
 def mma_layout(em, op, a_shape=None, c_shape=None):
     """The MmaAcc layout a tensor-core dot gives its (M, N) result, or None
@@ -75,9 +81,8 @@ def mma_layout(em, op, a_shape=None, c_shape=None):
     from ...dialects.cuda_tile.types import TileType
     from ...dialects.nv_tileas.layout_attr import LayoutAttr
     from ...dialects.nv_tileas.layouts import tensor_core_acc
-    if em.target.tcgen05:
-        from .ops_tcgen05 import tcgen05_layout
-        got = tcgen05_layout(em, op, a_shape, c_shape)
+    for layout_of, _, _ in BACKENDS:
+        got = layout_of(em, op, a_shape, c_shape)
         if got is not None:
             return got
     if em.wgmma:
@@ -210,9 +215,9 @@ def _gcd(a, b):
 
 def _dot_2d(em, op, a, b, c, rt):
     mma = mma_layout(em, op, a.shape, (a.shape[0], b.shape[1]))
-    if isinstance(mma, TmemAcc):
-        from .ops_tcgen05 import tcgen05_dot
-        return tcgen05_dot(em, op, _moved(em, a), _moved(em, b), c, mma, rt)
+    for _, kind, run in BACKENDS:
+        if isinstance(mma, kind):
+            return run(em, op, _moved(em, a), _moved(em, b), c, mma, rt)
     if mma is not None and not isinstance(mma, WgmmaAcc) and float_name(a.etype) in MMA_TYPES:
         return _mma_dot(em, op, a, b, c, mma, rt)      # reads an unmoved transpose in place
     a, b = _moved(em, a), _moved(em, b)

@@ -1,12 +1,13 @@
 """nv_tileas.dot on Blackwell's fifth-generation tensor cores: tcgen05.mma with
 the accumulator in tensor memory (sm_100a, sm_103a).
 
-When: every rank-2 dot whose types tcgen05 has (f16/bf16, tf32, e4m3/e5m2 in
-any mix, s8/u8 into s32) and whose shape fits (nv_tileas.layouts.tmem_acc:
-whole warpgroups starting at a warpgroup, M a multiple of 128 per warpgroup,
-N a multiple of 16 up to 256, K a whole number of 32-byte steps, the operand
-copies within the staging limit). Other dots stay on mma.sync, which sm_100a
-still has.
+When: every rank-2 dot whose types tcgen05 has (f16/bf16, tf32, e4m3/e5m2,
+s8/u8 into s32) and whose shape fits (operands.tcgen05_fits and
+nv_tileas.layouts.tmem_acc: whole warpgroups starting at a warpgroup, M 64
+or a multiple of 128, N a multiple of 16, K a whole number of 32-byte steps,
+the operand copies within the staging limit). Layout assignment names such
+a dot's accumulator `#nv_tileas<layout tmem>` (TmemAcc). Other dots stay on
+mma.sync, which sm_100a still has.
 
 How (PTX ISA, "TensorCore 5th Generation Family Instructions"), per dot:
 
@@ -22,7 +23,11 @@ How (PTX ISA, "TensorCore 5th Generation Family Instructions"), per dot:
   (tcgen05.alloc writes their address to a shared word; a power of two, at
   least 32), and gives them back once every thread has read its result: an
   allocation lives inside one dot, so no exit path can leak it. Row block b
-  (128 rows, lanes 0..127) of D lives at columns [b N, (b + 1) N).
+  (128 rows, lanes 0..127) of D lives at columns [b N, (b + 1) N); a 64-row
+  D is two M = 64 MMAs of N/2 columns, lanes 0-15 and 16-31 of each quarter.
+* A K loop whose accumulator only this dot touches (the wgmma in-flight
+  rules) keeps it in tensor memory for the whole loop: stored in the
+  preheader, read back after the loop; the loop issues MMAs and waits.
 * The accumulator C goes in with tcgen05.st (32x32b: thread t of the group
   writes row t of its row blocks, TmemAcc), unless it is a zero splat (the
   first MMA of each row block then has enable-input-d false).
@@ -43,6 +48,7 @@ from ...dialects.nv_tileas.layouts import TmemAcc, tmem_acc
 from ...dialects.nv_tileas.operands import tcgen05_fits
 from ...ir.types import IntegerType
 from .numeric import float_name
+from .ops_dot import BACKENDS, _mma_acc_regs, _mma_result, _signed as _dot_signed
 from .ptxtypes import B32, PRED, byte_size
 from .values import Tile
 
@@ -78,8 +84,7 @@ def tcgen05_layout(em, op, a_shape=None, c_shape=None):
 
 
 def _signed(op, i):
-    from .ops_dot import _signed as signed
-    return signed(op, "signedness_a" if i == 0 else "signedness_b")
+    return _dot_signed(op, "signedness_a" if i == 0 else "signedness_b")
 
 
 def instruction_descriptor(kind: str, ta: int, tb: int, a_mn: bool, b_mn: bool, m: int, n: int) -> int:
@@ -93,7 +98,8 @@ def instruction_descriptor(kind: str, ta: int, tb: int, a_mn: bool, b_mn: bool, 
 
 
 def _columns(m: int, n: int) -> int:
-    need = (m // 128) * n
+    """Tensor-memory columns to allocate: a power of two, at least 32."""
+    need = n // 2 if m == 64 else (m // 128) * n
     cols = 32
     while cols < need:
         cols *= 2
@@ -141,6 +147,8 @@ def _staged(em, a, b, M, N, K):
     from .ops_wgmma import _canonical, _smem_operand
     sa = _smem_operand(em, a, M, K, k_along_rows=False)
     sb = _smem_operand(em, b, K, N, k_along_rows=True)
+    if M == 64 and sb is not None and not sb.k_major and (sb.es * N // 2) % 128:
+        sb = None        # the second half's start would fall inside a swizzle atom
     need = [x for x, s in ((a, sa), (b, sb)) if s is None]
     if not need:
         return sa, sb, False
@@ -256,7 +264,7 @@ def _move(em, what: str, mine: str, acc, layout: TmemAcc):
     kb = em.kb
     M, N = layout.shape
     cols, gr = layout.cols, layout.row_groups
-    for i in range(M // (128 * gr)):
+    for i in range(layout.blocks):
         for c0 in range(0, cols, CHUNK):
             n = min(CHUNK, cols - c0)
             where = mine
@@ -279,13 +287,14 @@ def _handoff(em):
 
 
 def _issue(em, st, op, sa, sb, tmem, M, N, K, etype, first_overwrites: bool):
-    """The leader issues every MMA (row block b into columns [b N, (b + 1) N))
-    and the commit; every thread waits for the commit's mbarrier phase. A
-    slot read in place that cp.async filled (the generic proxy) is fenced
-    for the tensor core's async-proxy reads first (ops_wgmma._generic_writes)."""
-    from .ops_wgmma import _generic_writes
+    """The leader issues every MMA (row block b into columns [b N, (b + 1) N);
+    at M = 64 two MMAs, B's column halves into lanes 0-15 and 16-31 of each
+    quarter, TmemAcc.half) and the commit; every thread waits for the
+    commit's mbarrier phase. A slot read in place that cp.async filled (the
+    generic proxy) is fenced for the tensor core's async-proxy reads first
+    (ops_wgmma._generic_writes)."""
     from .ops_pipeline import wait_parity
-    from .ops_wgmma import _encode, _offset
+    from .ops_wgmma import _encode, _generic_writes, _offset
     kb = em.kb
     a_t, b_t = op.operands[0].type.element_type, op.operands[1].type.element_type
     kind, ta = _kind(a_t, _signed(op, 0) if isinstance(a_t, IntegerType) else True)
@@ -295,21 +304,25 @@ def _issue(em, st, op, sa, sb, tmem, M, N, K, etype, first_overwrites: bool):
     if _generic_writes(em, op, True):
         kb.emit("fence.proxy.async.shared::cta")
     da, db = _desc(em, sa, sa.addr), _desc(em, sb, sb.addr)
-    idesc = instruction_descriptor(kind, ta, tb, not sa.k_major, not sb.k_major, 128, N)
+    halves = 2 if M == 64 else 1
+    idesc = instruction_descriptor(kind, ta, tb, not sa.k_major, not sb.k_major, min(M, 128), N // halves)
     on = kb.reg(PRED)
     kb.emit(f"setp.eq.u32 \t{on}, {em.group.tid}, 0")      # true: only the leader is here
     off = on
     if first_overwrites:
         off = kb.reg(PRED)
         kb.emit(f"not.pred \t{off}, {on}")
-    for blk in range(M // 128):
+    for blk in range(max(1, M // 128) * halves):
         d = tmem
-        if blk:
+        where = (16 << 16) * blk if halves == 2 else blk * N      # M = 64: lanes 16-31; else columns
+        if where:
             d = kb.reg(B32)
-            kb.emit(f"add.u32 \t{d}, {tmem}, {blk * N}")
+            kb.emit(f"add.u32 \t{d}, {tmem}, {where}")
+        a_off = 0 if halves == 2 else sa.mn_offset(128 * blk)
+        b_off = sb.mn_offset(N // 2) if halves == 2 and blk else 0
         for step in range(K * byte_size(etype) // 32):
-            das = _offset(em, da, _encode(sa.k_step(step) + sa.mn_offset(128 * blk)))
-            dbs = _offset(em, db, _encode(sb.k_step(step)))
+            das = _offset(em, da, _encode(sa.k_step(step) + a_off))
+            dbs = _offset(em, db, _encode(sb.k_step(step) + b_off))
             kb.emit(f"tcgen05.mma.cta_group::1.kind::{kind} \t[{d}], {das}, {dbs}, {idesc}, "
                     f"{off if step == 0 else on}")
     kb.emit(f"tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 \t[{st.slot}+8]")
@@ -339,7 +352,6 @@ def _resident_frame(em, op, c, layout, rt):
 
 
 def tcgen05_dot(em, op, a, b, c, layout: TmemAcc, rt):
-    from .ops_dot import _mma_acc_regs, _mma_result
     kb = em.kb
     M, K = a.shape
     N = b.shape[1]
@@ -386,3 +398,6 @@ def tcgen05_dot(em, op, a, b, c, layout: TmemAcc, rt):
     _move(em, "ld", mine, acc, layout)
     _free(em, tmem, cols)
     return _mma_result(em, rt, (M, N), layout, acc)
+
+
+BACKENDS.append((tcgen05_layout, TmemAcc, tcgen05_dot))

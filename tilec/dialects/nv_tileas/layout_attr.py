@@ -166,9 +166,10 @@ def layout_fits(e: LayoutAttr, shape) -> str:
     if e.kind == "wgmma" and (len(shape) != 2 or shape[0] % 64 or shape[1] % 8 or shape[1] > 256):
         return f"has shape {'x'.join(map(str, shape))}, which is not a wgmma accumulator (M a multiple of 64, " \
                f"N a multiple of 8 up to 256)"
-    if e.kind == "tmem" and (len(shape) != 2 or shape[0] % 128 or shape[1] % 16 or shape[1] > 256):
-        return f"has shape {'x'.join(map(str, shape))}, which is not a tcgen05 accumulator (M a multiple of 128, " \
-               f"N a multiple of 16 up to 256)"
+    if e.kind == "tmem" and (len(shape) != 2 or (shape[0] % 128 and shape[0] != 64) or shape[1] % 16
+                             or shape[1] > (512 if shape[0] == 64 else 256)):
+        return f"has shape {'x'.join(map(str, shape))}, which is not a tcgen05 accumulator (M 64 or a multiple " \
+               f"of 128, N a multiple of 16 up to 256)"
     if e.kind == "slice":
         kept = [a for a in e.axes if a >= 0]
         ok = len(e.axes) == len(shape) and len(set(kept)) == len(kept) and all(

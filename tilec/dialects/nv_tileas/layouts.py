@@ -208,15 +208,20 @@ def wgmma_acc(shape, threads: int):
 
 @frozen
 class TmemAcc:
-    """The accumulator of tcgen05.mma (sm_100a, cta_group::1, M = 128 per MMA)
-    as tcgen05.ld's 32x32b shape brings it from tensor memory: a warp reads
-    the 32 lanes of its quarter (warp % 4), each thread one row, consecutive
-    columns into consecutive registers. Row block b (rows 128 b ..) of the
-    M x N tile is one MMA's D at columns [b N, (b + 1) N). The group's
-    warpgroups split the row blocks first (`row_groups` of them, warpgroup g
-    takes blocks g % row_groups + row_groups i) and the columns after that
-    (warpgroup g takes the (g // row_groups)-th of `col_groups` equal column
-    ranges). Slots run over a thread's row blocks, then its columns in order."""
+    """The accumulator of tcgen05.mma (sm_100a, cta_group::1) as tcgen05.ld's
+    32x32b shape brings it from tensor memory: a warp reads the 32 lanes of
+    its quarter (warp % 4), each thread one lane, consecutive columns into
+    consecutive registers. Row block b (rows 128 b ..) of the M x N tile is
+    one M = 128 MMA's D at columns [b N, (b + 1) N). The group's warpgroups
+    split the row blocks first (`row_groups` of them, warpgroup g takes blocks
+    g % row_groups + row_groups i) and the columns after that (warpgroup g
+    takes the (g // row_groups)-th of `col_groups` equal column ranges).
+    Slots run over a thread's row blocks, then its columns in order.
+    M = 64 (`half`): two M = 64 MMAs share the columns, B's first N/2 columns
+    in lanes 0-15 of each quarter and the rest in lanes 16-31 (the ISA's M = 64
+    data path puts row r in lane 32 (r / 16) + r % 16 of the half it is given),
+    so lane l of warp w holds row 16 (w % 4) + l % 16 and columns from
+    (l / 16) N/2."""
     shape: tuple
     threads: int
     rank = 2
@@ -228,8 +233,12 @@ class TmemAcc:
         return self.threads
 
     @property
+    def half(self) -> bool:
+        return self.shape[0] == 64
+
+    @property
     def row_groups(self) -> int:
-        return min(self.threads // 128, self.shape[0] // 128)
+        return max(1, min(self.threads // 128, self.shape[0] // 128))
 
     @property
     def col_groups(self) -> int:
@@ -238,11 +247,16 @@ class TmemAcc:
     @property
     def cols(self) -> int:
         """Columns per thread and row block."""
-        return self.shape[1] // self.col_groups
+        return self.shape[1] // self.col_groups // (2 if self.half else 1)
+
+    @property
+    def blocks(self) -> int:
+        """Row blocks per thread."""
+        return max(1, self.shape[0] // (128 * self.row_groups))
 
     @property
     def nslots(self) -> int:
-        return self.shape[0] // (128 * self.row_groups) * self.cols
+        return self.blocks * self.cols
 
     def offsets(self, slot: int) -> tuple:
         i, j = divmod(slot, self.cols)
@@ -258,6 +272,10 @@ def tmem_acc(shape, threads: int):
         return None
     m, n = shape
     g = threads // 128
+    if m == 64:      # two M = 64 MMAs of N/2 columns each (TmemAcc.half)
+        if g & (g - 1) or n % 16 or n > 512 or (n // 2 // g) % 4:
+            return None
+        return TmemAcc(tuple(shape), threads)
     if g & (g - 1) or m % 128 or n % 16 or not 16 <= n <= 256 or (m // 128) * n > 512:
         return None
     rows = min(g, m // 128)

@@ -17,7 +17,8 @@ layouts.py whose extents are powers of two is linear:
   the wm rows.
 - TmemAcc (tcgen05.ld 32x32b): slot bits walk a row's columns, then the thread's
   row blocks; lane bits rows 1 .. 16, warp bits 0-1 rows 32 and 64, the
-  warpgroup bits the row blocks, then the column ranges.
+  warpgroup bits the row blocks, then the column ranges. At M = 64 lane bit 4
+  is column N/2 and warp bits 0-1 rows 16 and 32.
 - WgmmaAcc (wgmma m64nN accumulator): slot bit 0 is column 1, bit 1 row 8, the
   next bits the 8-column blocks, then the 64-row chunks; lanes as for mma.sync;
   warp bits 0-1 are rows 16 and 32 (the warp's quarter of a 64-row chunk),
@@ -160,14 +161,19 @@ def to_linear(layout, shape=None, threads=None) -> LinearLayout | None:
         warp = [(16, 0), (32, 0)] + [(band << b, 0) for b in range(_log2(wgs))]
         return LinearLayout(shape, tuple(reg), lane, tuple(warp))
     if isinstance(layout, TmemAcc):
-        gr, gc, blocks = layout.row_groups, layout.col_groups, shape[0] // (128 * layout.row_groups)
+        gr, gc, blocks = layout.row_groups, layout.col_groups, layout.blocks
         if not all(_pow2(x) for x in (gr, gc, blocks, layout.cols)):
             return None
         reg = [(0, 1 << b) for b in range(_log2(layout.cols))] + [(128 * gr << b, 0) for b in range(_log2(blocks))]
-        rows = tuple((1 << b, 0) for b in range(5))
-        warp = [(32, 0), (64, 0)] + [(128 << b, 0) for b in range(_log2(gr))] + \
+        if layout.half:
+            lanes = tuple((1 << b, 0) for b in range(4)) + ((0, shape[1] // 2),)
+            warp = [(16, 0), (32, 0)]
+        else:
+            lanes = tuple((1 << b, 0) for b in range(5))
+            warp = [(32, 0), (64, 0)]
+        warp += [(128 << b, 0) for b in range(_log2(gr) if not layout.half else 0)] + \
             [(0, layout.cols << b) for b in range(_log2(gc))]
-        return LinearLayout(shape, tuple(reg), rows, tuple(warp))
+        return LinearLayout(shape, tuple(reg), lanes, tuple(warp))
     return None
 
 
