@@ -1813,9 +1813,14 @@ class KernelCodegen:
             (rest[0], rest[4]) in (("m16n8k16", "f16"), ("m16n8k16", "bf16"), ("m16n8k8", "tf32"))
         ints = len(rest) == 7 and rest[0] == "m16n8k32" and rest[3] == rest[6] == "s32" and \
             rest[4] in ("s8", "u8") and rest[5] in ("s8", "u8")
-        if not (floats or ints) or rest[1:3] != ["row", "col"]:
+        if len(rest) == 8 and rest[3] == "kind::f8f6f4":      # sm_120a's spelling of the fp8 form
+            rest = rest[:3] + rest[4:]
+        fp8 = len(rest) == 7 and rest[0] == "m16n8k32" and rest[3] == rest[6] == "f32" and \
+            rest[4] in ("e4m3", "e5m2") and rest[5] in ("e4m3", "e5m2")
+        if not (floats or ints or fp8) or rest[1:3] != ["row", "col"]:
             self._fail("mma shape/types (only m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32, "
-                       "m16n8k8.row.col.f32.tf32.tf32.f32 and m16n8k32.row.col.s32.{s8,u8}.{s8,u8}.s32)")
+                       "m16n8k8.row.col.f32.tf32.tf32.f32, m16n8k32.row.col.s32.{s8,u8}.{s8,u8}.s32 and "
+                       "m16n8k32.row.col[.kind::f8f6f4].f32.{e4m3,e5m2}.{e4m3,e5m2}.f32)")
         self._nops(ins, 4)
         d, a, b, c = ins.operands
         sizes = (4, 4, 2, 4)         # m16n8k16 f16/bf16 pairs and m16n8k8 tf32 words alike

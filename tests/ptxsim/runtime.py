@@ -1153,6 +1153,9 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
         if w.args["atype"] in ("s8", "u8"):
             self._mma_int8(w, lanes, abits, bbits)
             return
+        if w.args["atype"] in ("e4m3", "e5m2"):
+            self._mma_fp8(w, lanes, abits, bbits, cvals)
+            return
         C = np.zeros((16, 8))
         if w.args["atype"] == "tf32":
             # m16n8k8: the words are f32 patterns of which the tensor cores read the tf32 part
@@ -1176,6 +1179,26 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
             R = lanes[l]
             for i, r in enumerate(d_r):
                 R[r.slot] = dv[l][i] if r.kind == "f" else _f2u(dv[l][i])
+
+    def _mma_fp8(self, w, lanes, abits, bbits, cvals):
+        """D = A B + C of mma.sync.m16n8k32.row.col.f32.{e4m3,e5m2}.{e4m3,e5m2}.f32: the
+        8-bit fragments of the integer form, values decoded exactly, products exact, summed
+        in f64 and rounded once to f32."""
+        types = {"e4m3": ml_dtypes.float8_e4m3fn, "e5m2": ml_dtypes.float8_e5m2}
+
+        def values(bits, kind):
+            v = np.stack([(bits >> (8 * i)) & 0xFF for i in range(4)], axis=-1).astype(np.uint8)
+            return v.view(types[kind]).astype(np.float64)
+        A, B, C = np.zeros((16, 32)), np.zeros((32, 8)), np.zeros((16, 8))
+        A[_I8_A_ROW, _I8_A_COL] = values(abits, w.args["atype"])
+        B[_I8_B_ROW, _I8_B_COL] = values(bbits, w.args["btype"])
+        C[_MMA_C_ROW, _MMA_C_COL] = cvals
+        with np.errstate(all="ignore"):
+            D = (A @ B + C).astype(np.float32)
+        dv = D[_MMA_C_ROW, _MMA_C_COL].astype(np.float64).tolist()
+        for l in range(32):
+            for i, r in enumerate(w.args["d"]):
+                lanes[l][r.slot] = dv[l][i] if r.kind == "f" else _f2u(dv[l][i])
 
     def _mma_int8(self, w, lanes, abits, bbits):
         """D = A B + C of mma.sync.m16n8k32.row.col.s32.{s8,u8}.{s8,u8}.s32, exact and wrapped

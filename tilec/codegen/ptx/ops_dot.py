@@ -224,7 +224,7 @@ def _dot_2d(em, op, a, b, c, rt):
     if isinstance(mma, WgmmaAcc):
         from .ops_wgmma import wgmma_dot
         return wgmma_dot(em, op, a, b, c, mma, rt)
-    if mma is not None and not (_int8(a) and _k_chunk(em, a, b, pad=(I8_PAD, I8_PAD)) < a.shape[1]):
+    if mma is not None and not (_bytes(a) and not _byte_copies_fit(em, a, b)):
         return _mma_dot(em, op, a, b, c, mma, rt)
     return _cuda_core_dot(em, op, a, b, c, rt)
 
@@ -310,6 +310,15 @@ def _k_chunk(em, a, b, pad=(0, 0)) -> int:
     return chunk
 
 
+def _byte_copies_fit(em, a, b) -> bool:
+    """Whether the padded copies the 8-bit mma.sync makes of both operands
+    (_mma_dot_i8: whatever they are, registers or shared tiles) fit the scratch
+    limit of a kernel short of shared memory (none otherwise)."""
+    M, K = a.shape
+    whole = (M * (K + I8_PAD) + 15) // 16 * 16 + b.shape[1] * (K + I8_PAD)
+    return not em.scratch_limit or whole <= em.scratch_limit
+
+
 def _stage_k_block(em, a, b, k0: int, n: int):
     """Shared addresses of row-major copies of A's columns and B's rows
     [k0, k0 + n), in the group scratch (a barrier before and after)."""
@@ -362,7 +371,7 @@ def _mma_dot(em, op, a, b, c, layout, rt):
     (_register_a), and the K loop is then unrolled."""
     if float_name(a.etype) == "tf32":
         return _mma_dot_tf32(em, a, b, c, layout, rt)
-    if _int8(a):
+    if _bytes(a):
         return _mma_dot_i8(em, op, a, b, c, layout, rt)
     kb = em.kb
     M, K = a.shape
@@ -572,13 +581,23 @@ def _int8(t) -> bool:
     return not float_name(t.etype) and getattr(t.etype, "width", None) == 8
 
 
+FP8_MMA = {"f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
+
+
+def _bytes(t) -> bool:
+    """An 8-bit tile an m16n8k32 mma.sync takes: integers or fp8."""
+    return _int8(t) or float_name(t.etype) in FP8_MMA
+
+
 def _mma_dot_i8(em, op, a, b, c, layout, rt):
-    """Tensor cores for 8-bit integers: mma.sync m16n8k32 (s32 accumulate).
+    """Tensor cores for 8-bit operands: mma.sync m16n8k32, s8/u8 into s32 or
+    e4m3/e5m2 into f32 (sm_89 on; sm_120a's own form says .kind::f8f6f4).
     A is copied row-major and B transposed (N rows of K bytes), both with rows
     padded by I8_PAD, so a fragment word is four consecutive K values: A's at
     rows g, g + 8 and columns 4 tig, 16 + 4 tig; B's at column g and rows
-    4 tig, 16 + 4 tig (PTX ISA, "Matrix Fragments for mma.m16n8k32"). The
-    accumulator is the m16n8k16 one; signedness comes from the op."""
+    4 tig, 16 + 4 tig (PTX ISA, "Matrix Fragments for mma.m16n8k32": the same
+    for every 8-bit type). The accumulator is the m16n8k16 one; integer
+    signedness comes from the op."""
     kb = em.kb
     M, K = a.shape
     N = b.shape[1]
@@ -606,10 +625,15 @@ def _mma_dot_i8(em, op, a, b, c, layout, rt):
     kb.emit(f"add.u32 \t{pb_r}, {pb_r}, {g}")
     kb.emit(f"mad.lo.u32 \t{pb_r}, {pb_r}, {pb}, {t}")
     kb.emit(f"add.u32 \t{pb_r}, {pb_r}, {b_addr}")
-    ta = "s8" if _signed(op, "signedness_a") else "u8"
-    tb = "s8" if _signed(op, "signedness_b") else "u8"
+    if _int8(a):
+        ta = "s8" if _signed(op, "signedness_a") else "u8"
+        tb = "s8" if _signed(op, "signedness_b") else "u8"
+        types = f"s32.{ta}.{tb}.s32"
+    else:
+        kind = "kind::f8f6f4." if em.target.sm >= 120 else ""
+        types = f"{kind}f32.{FP8_MMA[float_name(a.etype)]}.{FP8_MMA[float_name(b.etype)]}.f32"
     _word_mma_loop(kb, layout, acc, pa_r, pb_r, lambda i, dr, dk: (16 * i + dr) * pa + 16 * dk,
-                   lambda j, e: 8 * j * pb + 16 * e, f"m16n8k32.row.col.s32.{ta}.{tb}.s32", 32, 32, K)
+                   lambda j, e: 8 * j * pb + 16 * e, f"m16n8k32.row.col.{types}", 32, 32, K)
     return _mma_result(em, rt, (M, N), layout, acc)
 
 

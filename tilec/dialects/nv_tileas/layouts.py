@@ -331,6 +331,7 @@ class SliceLayout:
 
 
 MMA_OPERAND_TYPES = ("f16", "bf16")
+MMA_FP8 = ("f8E4M3FN", "f8E5M2")
 
 
 def float_kind(t) -> str:
@@ -355,7 +356,8 @@ def tensor_core_acc(a_type, b_type, c_type, threads: int, rows_only: bool = Fals
     tensor cores (mma.sync m16n8k16: f16/bf16 operands of one type, an f32 or
     f16 accumulator, K a multiple of 16, rank 2; m16n8k8: tf32 operands, an f32
     accumulator, K a multiple of 8; m16n8k32: 8-bit integer operands, an i32
-    accumulator, K a multiple of 32), else None. `rows_only`: the
+    accumulator, or e4m3/e5m2 operands (sm_89 on: fp8 never reaches an
+    earlier target) and an f32 one, K a multiple of 32), else None. `rows_only`: the
     warps split the rows only, when they can (a dot whose result becomes
     another dot's A: each warp then holds whole rows, which are its A
     fragments of the next dot, and row reductions stay inside warps), within
@@ -363,6 +365,10 @@ def tensor_core_acc(a_type, b_type, c_type, threads: int, rows_only: bool = Fals
     kind = float_kind(a_type)
     if not kind and _int_width(a_type) == 8 and _int_width(b_type) == 8:     # m16n8k32 s8/u8 -> s32
         if _int_width(c_type) != 32 or len(c_type.shape) != 2 or len(a_type.shape) != 2 or a_type.shape[1] % 32:
+            return None
+        return mma_acc(tuple(c_type.shape), threads)
+    if kind in MMA_FP8 and float_kind(b_type) in MMA_FP8:      # m16n8k32 e4m3/e5m2 -> f32 (sm_89 on)
+        if float_kind(c_type) != "f32" or len(c_type.shape) != 2 or len(a_type.shape) != 2 or a_type.shape[1] % 32:
             return None
         return mma_acc(tuple(c_type.shape), threads)
     if kind not in MMA_OPERAND_TYPES + ("tf32",) or kind != float_kind(b_type):
