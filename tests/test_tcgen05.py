@@ -8,8 +8,10 @@ apart from the emitter) and ptxas are the checks.
   exact arithmetic;
 - the shapes that do not fit stay on mma.sync;
 - a K loop keeps its accumulator in tensor memory (no tcgen05.ld/st inside the
-  loop), a zero accumulator constant is never stored, and every allocation is
-  freed (the simulator reports a CTA that exits holding columns);
+  loop) and one commit in flight (the leader waits for the previous
+  iteration's and releases its slots for the group), a zero accumulator
+  constant is never stored, and every allocation is freed (the simulator
+  reports a CTA that exits holding columns);
 - the layout attribute `#nv_tileas<layout tmem>` prints, parses and is named
   only on the tcgen05 targets.
 The examples themselves run on sm_100a in tests/test_ptx_sim.py."""
@@ -167,8 +169,12 @@ def test_a_k_loop_keeps_its_accumulator_in_tensor_memory(tmp_path):
     ptx = compile_text(_example("cutile/matmul_f16_aligned.mlir"), "sm_100a")
     body = _loop_body(ptx)
     assert body.count("tcgen05.mma") == 4 and "tcgen05.commit" in body
-    for absent in ("tcgen05.ld", "tcgen05.st", "tcgen05.alloc", "tcgen05.dealloc"):
+    for absent in ("tcgen05.ld", "tcgen05.st", "tcgen05.alloc", "tcgen05.dealloc", "bar.sync"):
         assert absent not in body, absent
+    # one commit in flight: the leader releases the previous iteration's A and B slots for
+    # the group's 4 warps once that iteration's commit is done (the slot waits, then this)
+    assert len(re.findall(r"mbarrier\.arrive\.shared\.b64 \t%rd\d+, \[%r\d+\], 4;", body)) == 2
+    assert body.count("mbarrier.try_wait") == 3
     # in before the loop, out after it, once each; the A and B slots are read in place
     assert ptx.count("tcgen05.alloc") == ptx.count("tcgen05.dealloc") == 1
     assert "tcgen05" in ptx[:ptx.index(body)] and "tcgen05.ld" in ptx[ptx.index(body) + len(body):]

@@ -201,13 +201,15 @@ def issue(em, lead, m, swz, base, coords, shape, esize, bar, c):
                 f".multicast::cluster \t[{dst}], [{m.address(em)}, {{{where}}}], [{bar}], {mask}")
 
 
-def arrive_empty(em, pred, addr, ctas=1):
+def arrive_empty(em, pred, addr, ctas=1, count=1):
     """Arrive (where `pred`) on a slot's `empty` barrier at `addr`: in every CTA
-    of the cluster when the slot is multicast to `ctas` of them."""
+    of the cluster when the slot is multicast to `ctas` of them; `count`
+    arrivals at once (one thread for several warps)."""
     kb = em.kb
+    more = f", {count}" if count > 1 else ""
     if ctas == 1:
         st = kb.reg(B64)
-        kb.emit(f"@{pred} mbarrier.arrive.shared.b64 \t{st}, [{addr}]")
+        kb.emit(f"@{pred} mbarrier.arrive.shared.b64 \t{st}, [{addr}]{more}")
         return
     # this CTA included. The arrive keeps its default semantics (release, CTA
     # scope): every read of the slot it releases is complete when it issues (the
@@ -216,7 +218,7 @@ def arrive_empty(em, pred, addr, ctas=1):
     for k in range(ctas):
         ra = kb.reg(B32)
         kb.emit(f"mapa.shared::cluster.u32 \t{ra}, {addr}, {k}")
-        kb.emit(f"@{pred} mbarrier.arrive.shared::cluster.b64 \t_, [{ra}]")
+        kb.emit(f"@{pred} mbarrier.arrive.shared::cluster.b64 \t_, [{ra}]{more}")
 
 
 def cluster_sync(em):

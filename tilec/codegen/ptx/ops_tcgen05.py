@@ -27,15 +27,22 @@ How (PTX ISA, "TensorCore 5th Generation Family Instructions"), per dot:
   D is two M = 64 MMAs of N/2 columns, lanes 0-15 and 16-31 of each quarter.
 * A K loop whose accumulator only this dot touches (the wgmma in-flight
   rules) keeps it in tensor memory for the whole loop: stored in the
-  preheader, read back after the loop; the loop issues MMAs and waits.
+  preheader, read back after the loop. When both operands are read in place
+  from pipeline slots (two stages or more), one commit stays in flight: after
+  issuing iteration i, the leader waits for iteration i - 1's commit and
+  releases its slots for the group's warps (mbarrier.arrive with a count);
+  the other threads wait for nothing inside the loop.
+* Only the leader waits on the commit mbarriers (_Tmem: a parity names a
+  phase only while the barrier is less than two phases past it); the rest
+  of the group learns of a completion through a barrier after it.
 * The accumulator C goes in with tcgen05.st (32x32b: thread t of the group
   writes row t of its row blocks, TmemAcc), unless it is a zero splat (the
   first MMA of each row block then has enable-input-d false).
 * One thread issues the MMAs (M = 128 per row block, N, K = 32 bytes per
   step; the 32-bit instruction descriptor carries the types, the majorness of
-  A and B, N >> 3 and M >> 4) and tcgen05.commit, which arrives on the group's
-  mbarrier when they are done. Every thread waits on it (one phase per dot:
-  the group's parity register flips after each), reads its rows back with
+  A and B, N >> 3 and M >> 4) and tcgen05.commit, which arrives on one of
+  the group's two mbarriers when they are done. The leader waits on it, a
+  group barrier follows, and every thread reads its rows back with
   tcgen05.ld and tcgen05.wait::ld.
 * The tcgen05.fence::before/after_thread_sync pairs order the tensor-memory
   accesses around the barriers that separate threads (st before the MMAs,
@@ -49,6 +56,7 @@ from ...dialects.nv_tileas.operands import tcgen05_fits
 from ...ir.types import IntegerType
 from .numeric import float_name
 from .ops_dot import BACKENDS, _mma_acc_regs, _mma_result, _signed as _dot_signed
+from .wgmma_inflight import InFlight, start
 from .ptxtypes import B32, PRED, byte_size
 from .values import Tile
 
@@ -108,16 +116,44 @@ def _columns(m: int, n: int) -> int:
 
 class _Tmem:
     """The group's tcgen05 state: a shared word tcgen05.alloc writes the address
-    to, the mbarrier tcgen05.commit arrives on, and the phase parity."""
+    to, two mbarriers the commits arrive on in turn, and `issued`, the group's
+    commits so far. Commit k arrives on mbarrier k % 2 and completes its phase
+    k / 2: waiting for it is a try_wait with parity (k / 2) % 2 there. With two
+    barriers one commit may stay in flight while the next is issued (a loop
+    waits for the previous iteration's). Only the leader, which issues the
+    commits, waits on them: a parity names a phase only while the barrier is
+    less than two phases past it, which a thread that could fall behind the
+    leader would not know. The others learn of a completion through a group
+    barrier after the leader's wait (_handoff)."""
 
     def __init__(self, em):
         kb = em.kb
-        self.slot = kb.shared_buffer(16, 8, "tmem", span=kb.WHOLE_KERNEL)
-        self.parity = kb.reg(B32)
+        self.slot = kb.shared_buffer(24, 8, "tmem", span=kb.WHOLE_KERNEL)
+        self.issued = kb.reg(B32)
         lead = em.leader()
         with em._prologue():
-            kb.emit(f"mov.u32 \t{self.parity}, 0")
+            kb.emit(f"mov.u32 \t{self.issued}, 0")
             kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{self.slot}+8], 1")
+            kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{self.slot}+16], 1")
+
+    def barrier(self, em, back: int) -> tuple:
+        """(mbarrier address, parity) of commit `issued - back`."""
+        kb = em.kb
+        k = kb.reg(B32)
+        kb.emit(f"sub.u32 \t{k}, {self.issued}, {back}")
+        addr, parity = kb.reg(B32), kb.reg(B32)
+        kb.emit(f"and.b32 \t{addr}, {k}, 1")
+        kb.emit(f"mad.lo.u32 \t{addr}, {addr}, 8, {em.addr_of(self.slot)}")
+        kb.emit(f"add.u32 \t{addr}, {addr}, 8")
+        kb.emit(f"shr.u32 \t{parity}, {k}, 1")
+        kb.emit(f"and.b32 \t{parity}, {parity}, 1")
+        return addr, parity
+
+    def wait(self, em, back: int):
+        """The leader (the only thread here) waits for commit `issued - back`."""
+        from .ops_pipeline import wait_parity
+        wait_parity(em, *self.barrier(em, back))
+        em.kb.emit("tcgen05.fence::after_thread_sync")
 
 
 def _state(em) -> _Tmem:
@@ -286,14 +322,13 @@ def _handoff(em):
     em.kb.emit("tcgen05.fence::after_thread_sync")
 
 
-def _issue(em, st, op, sa, sb, tmem, M, N, K, etype, first_overwrites: bool):
+def _issue(em, st, op, sa, sb, tmem, M, N, K, etype, first_overwrites: bool, wait: bool = True):
     """The leader issues every MMA (row block b into columns [b N, (b + 1) N);
     at M = 64 two MMAs, B's column halves into lanes 0-15 and 16-31 of each
     quarter, TmemAcc.half) and the commit; every thread waits for the
     commit's mbarrier phase. A slot read in place that cp.async filled (the
     generic proxy) is fenced for the tensor core's async-proxy reads first
-    (ops_wgmma._generic_writes)."""
-    from .ops_pipeline import wait_parity
+    (ops_wgmma._generic_writes). `wait=False`: commit only (kept in flight)."""
     from .ops_wgmma import _encode, _generic_writes, _offset
     kb = em.kb
     a_t, b_t = op.operands[0].type.element_type, op.operands[1].type.element_type
@@ -325,17 +360,70 @@ def _issue(em, st, op, sa, sb, tmem, M, N, K, etype, first_overwrites: bool):
             dbs = _offset(em, db, _encode(sb.k_step(step) + b_off))
             kb.emit(f"tcgen05.mma.cta_group::1.kind::{kind} \t[{d}], {das}, {dbs}, {idesc}, "
                     f"{off if step == 0 else on}")
-    kb.emit(f"tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 \t[{st.slot}+8]")
+    mbar, parity = st.barrier(em, 0)
+    kb.emit(f"tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 \t[{mbar}]")
+    if wait:
+        from .ops_pipeline import wait_parity
+        wait_parity(em, mbar, parity)
     kb.place(skip)
-    wait_parity(em, f"{st.slot}+8", st.parity)
-    kb.emit(f"xor.b32 \t{st.parity}, {st.parity}, 1")
-    kb.emit("tcgen05.fence::after_thread_sync")
+    kb.emit(f"add.u32 \t{st.issued}, {st.issued}, 1")
+    if wait:
+        _handoff(em)          # every thread after the MMAs
 
 
 def _free(em, tmem: str, cols: int):
     """Every thread is done with the columns (and the MMAs with them): warp 0 frees them."""
     _handoff(em)
     _in_warp0(em, f"tcgen05.dealloc.cta_group::1.sync.aligned.b32 \t{tmem}, {cols}")
+
+
+class _InFlight(InFlight):
+    """A resident accumulator's commit kept in flight for one iteration
+    (wgmma_inflight's rules and deferred slot releases): after issuing
+    iteration i's MMAs, the threads wait for iteration i - 1's commit and
+    release its slots; after the loop, for the last."""
+
+    def __init__(self, em, consumes, st):
+        super().__init__(em, consumes)
+        self.st = st
+        self.prev = em.kb.reg(PRED)
+        with em._prologue():
+            em.kb.emit(f"setp.ne.u32 \t{self.prev}, 0, 0")
+
+    def _leader_releases(self, em, back: int):
+        """The leader waits for commit `issued - back` and arrives on the slots of
+        that iteration for the whole group (one arrival per warp, as the warps
+        would: the others never wait on a commit, _Tmem)."""
+        from .multicast import arrive_empty
+        kb = em.kb
+        skip = kb.label("tcgen05_waited")
+        go = kb.reg(PRED)
+        kb.emit(f"and.pred \t{go}, {self.prev}, {em.leader()}")
+        kb.emit(f"@!{go} bra \t{skip}")
+        self.st.wait(em, back)
+        for has, addr, ctas in self.consumes.values():
+            arrive_empty(em, has, addr, ctas, count=em.group.threads // 32)
+        kb.place(skip)
+
+    def step(self, em):
+        self._leader_releases(em, 2)
+        em.kb.emit(f"setp.eq.u32 \t{self.prev}, 0, 0")
+
+    def drain(self, em):
+        self._leader_releases(em, 1)
+        _handoff(em)          # every thread after the last MMAs (the accumulator is read next)
+        for has, _, _ in self.consumes.values():
+            em.kb.emit(f"setp.ne.u32 \t{has}, 0, 0")
+        em.kb.emit(f"setp.ne.u32 \t{self.prev}, 0, 0")
+
+
+def _staged_copies(em, a, b, M, N, K) -> bool:
+    """Whether _staged would copy an operand (not both read in place)."""
+    from .ops_wgmma import _smem_operand
+    if _smem_operand(em, a, M, K, k_along_rows=False) is None:
+        return True
+    sb = _smem_operand(em, b, K, N, k_along_rows=True)
+    return sb is None or (M == 64 and not sb.k_major and (sb.es * N // 2) % 128 != 0)
 
 
 def _resident_frame(em, op, c, layout, rt):
@@ -366,6 +454,9 @@ def tcgen05_dot(em, op, a, b, c, layout: TmemAcc, rt):
         key = ("tcgen05-acc", id(op))
         got = frame.hoisted.get(key)
         if got is None:
+            # copies into a buffer of the dot's own are rewritten every iteration: no commit in flight
+            state = None if _staged_copies(em, a, b, M, N, K) else start(em, op, lambda em, cs: _InFlight(em, cs, st))
+            frame.hoisted[("tcgen05-inflight", id(op))] = state
             with kb.into(frame.preheader):
                 tmem = _alloc(em, st, cols)
                 mine = _rows_address(em, tmem, layout)
@@ -383,7 +474,10 @@ def tcgen05_dot(em, op, a, b, c, layout: TmemAcc, rt):
         if copied:
             kb.emit("fence.proxy.async.shared::cta")
             em.sync()
-        _issue(em, st, op, sa, sb, tmem, M, N, K, a.etype, False)
+        inflight = frame.hoisted.get(("tcgen05-inflight", id(op)))
+        _issue(em, st, op, sa, sb, tmem, M, N, K, a.etype, False, wait=inflight is None)
+        if inflight is not None:
+            inflight.step(em)
         return c
     sa, sb, copied = _staged(em, a, b, M, N, K)
     if copied:

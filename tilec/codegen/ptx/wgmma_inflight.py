@@ -145,9 +145,10 @@ class InFlight:
         return True
 
 
-def start(em, dot):
+def start(em, dot, make=InFlight):
     """Register `dot` as kept in flight with its loop's frame (drained after the
-    loop) when the rules above hold; returns its InFlight, or None."""
+    loop) when the rules above hold; returns its InFlight (`make(em, consumes)`:
+    ops_tcgen05 keeps a commit in flight the same way), or None."""
     from ...dialects.nv_tileas.operands import slot_source
     loop = inflight_loop(dot)
     frame = next((f for f in reversed(em.loops) if f.op is loop), None) if loop is not None else None
@@ -163,7 +164,7 @@ def start(em, dot):
         if not getattr(pipe, "agents", False) or pipe.stages < 2:
             return None       # no `empty` barrier to defer, or no second slot to fill meanwhile
         consumes.append(consume)
-    state = InFlight(em, consumes)
+    state = make(em, consumes)
     frame.after.append(state.drain)
     em.inflight.append(state)
     return state
