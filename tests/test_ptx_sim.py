@@ -739,6 +739,26 @@ def _loaded_dot(et, ct, body, m, k, n, entry="k"):
     return text
 
 
+def dot_runs(text, ptx, a, b, dtype):
+    """(simulated, interpreted) results of the one-CTA loaded-dot kernel `text`
+    (its PTX `ptx`) on operands `a`, `b`; results of `dtype`."""
+    from tilec.interp import launch as interp_launch, parse_module
+    m, n = a.shape[0], b.shape[1]
+    want = np.zeros((m, n), dtype)
+    interp_launch(parse_module(text, "dot.mlir"), None, (1, 1, 1), [a.copy(), b.copy(), want])
+    got = np.zeros((m, n), dtype)
+    ptxsim.run_ptx(ptx, "k", (1, 1, 1), [a, b, got])
+    return got, want
+
+
+def assert_near_exact(a, b, results, acc=1.5, tol=1e-6):
+    """Every result within `tol` (relative to sum |a||b| + |acc|) of a @ b + acc in f64."""
+    exact = a.astype(np.float64) @ b.astype(np.float64) + acc
+    scale = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64)) + abs(acc)
+    for res in results:
+        assert np.all(np.abs(res.astype(np.float64) - exact) <= tol * scale)
+
+
 _I8_BODY = """    %acc = constant <i32: -7> : tile<MxNxi32>
     %r = mmai %x, %y, %acc SA SB : tile<MxKxi8>, tile<KxNxi8>, tile<MxNxi32>"""
 _TF32_BODY = """    %x32 = ftof %x : tile<MxKxf32> -> tile<MxKxtf32>
@@ -781,9 +801,7 @@ def test_fp8_dot_runs_on_tensor_cores(arch, et):
     fragments of the integer form; sm_120a spells it .kind::f8f6f4), equal to
     the interpreter and within an f32 rounding of the exact product."""
     import ml_dtypes
-    import numpy as np
     from tilec.codegen.ptx import compile_text
-    from tilec.interp import launch as interp_launch, parse_module
     m, k, n = 64, 64, 32
     # Q stands for the fp8 type until the shape letters are substituted
     text = _loaded_dot("Q", "f32", _MMAF_BODY.replace("ET", "Q").replace("CT", "f32"), m, k, n).replace("Q", et)
@@ -795,14 +813,7 @@ def test_fp8_dot_runs_on_tensor_cores(arch, et):
     rng = np.random.default_rng(13)
     a = rng.standard_normal((m, k)).astype(dt)
     b = rng.standard_normal((k, n)).astype(dt)
-    want = np.zeros((m, n), np.float32)
-    interp_launch(parse_module(text, "fp8.mlir"), None, (1, 1, 1), [a.copy(), b.copy(), want])
-    got = np.zeros((m, n), np.float32)
-    ptxsim.run_ptx(ptx, "k", (1, 1, 1), [a, b, got])
-    exact = a.astype(np.float64) @ b.astype(np.float64) + 1.5
-    scale = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64)) + 1.5
-    for res in (got, want):
-        assert np.all(np.abs(res.astype(np.float64) - exact) <= 1e-6 * scale)
+    assert_near_exact(a, b, dot_runs(text, ptx, a, b, np.float32))
 
 
 def _fragment_offsets(thr_strides, val_shape, val_strides):

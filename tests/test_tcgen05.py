@@ -26,12 +26,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from test_ptx_sim import _I8_BODY, _MMAF_BODY, _TF32_BODY, _loaded_dot
-
-try:
-    import ptxsim
-except ImportError:                    # pragma: no cover
-    from tests import ptxsim
+from test_ptx_sim import _I8_BODY, _MMAF_BODY, _TF32_BODY, _loaded_dot, assert_near_exact, dot_runs
 
 from tilec.codegen.ptx import compile_text
 
@@ -51,11 +46,6 @@ def assemble(ptx, tmp_path, spills_ok=False):
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert spills_ok or " 0 bytes spill stores" in r.stderr
-
-
-def _interp(text, args):
-    from tilec.interp import launch, parse_module
-    launch(parse_module(text, "dot.mlir"), None, (1, 1, 1), args)
 
 
 # Q stands for the fp8 type until the shape letters are substituted (mmaf takes one type)
@@ -82,20 +72,10 @@ def test_single_dot_matches_the_interpreter(m, k, n, et, warps, tmp_path):
     rng = np.random.default_rng(3)
     a = rng.standard_normal((m, k)).astype(NP[et])
     b = rng.standard_normal((k, n)).astype(NP[et])
-    want = np.zeros((m, n), np.float32)
-    _interp(text, [a.copy(), b.copy(), want])
-    got = np.zeros((m, n), np.float32)
-    ptxsim.run_ptx(ptx, "k", (1, 1, 1), [a, b, got])
-    if et == "f32":
-        # tf32 keeps 10 mantissa bits of each operand: the interpreter's rounding and the
-        # tensor core's truncation differ by an operand ulp
-        scale = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64)) + 1.5
-        assert np.all(np.abs(got.astype(np.float64) - want) <= 2.0 ** -9 * scale)
-    else:
-        exact = a.astype(np.float64) @ b.astype(np.float64) + 1.5
-        scale = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64)) + 1.5
-        for res in (got, want):
-            assert np.all(np.abs(res.astype(np.float64) - exact) <= 1e-6 * scale)
+    got, want = dot_runs(text, ptx, a, b, np.float32)
+    # tf32 keeps 10 mantissa bits of each operand: the interpreter's rounding and the
+    # tensor core's truncation differ by an operand ulp
+    assert_near_exact(a, b, (got, want), tol=2.0 ** -9 if et == "f32" else 1e-6)
     assemble(ptx, tmp_path)
 
 
@@ -112,14 +92,7 @@ def test_fp8_dot(et, code, tmp_path):
     rng = np.random.default_rng(5)
     a = rng.standard_normal((m, k)).astype(NP[et])
     b = rng.standard_normal((k, n)).astype(NP[et])
-    want = np.zeros((m, n), np.float32)
-    _interp(text, [a.copy(), b.copy(), want])
-    got = np.zeros((m, n), np.float32)
-    ptxsim.run_ptx(ptx, "k", (1, 1, 1), [a, b, got])
-    exact = a.astype(np.float64) @ b.astype(np.float64) + 1.5
-    scale = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64)) + 1.5
-    for res in (got, want):
-        assert np.all(np.abs(res.astype(np.float64) - exact) <= 1e-6 * scale)
+    assert_near_exact(a, b, dot_runs(text, ptx, a, b, np.float32))
     assemble(ptx, tmp_path, spills_ok=True)       # the 8-bit operand loads (as test_int8_dot)
 
 
@@ -132,10 +105,7 @@ def test_int8_dot(signs, tmp_path):
     rng = np.random.default_rng(9)
     a = rng.integers(-128, 128, (m, k)).astype(np.int8)
     b = rng.integers(-128, 128, (k, n)).astype(np.int8)
-    want = np.zeros((m, n), np.int32)
-    _interp(text, [a.copy(), b.copy(), want])
-    got = np.zeros((m, n), np.int32)
-    ptxsim.run_ptx(ptx, "k", (1, 1, 1), [a, b, got])
+    got, want = dot_runs(text, ptx, a, b, np.int32)
     assert np.array_equal(got, want)
     # the 8-bit operand loads spill a few words on every target (sm_80 too): not tcgen05's
     assemble(ptx, tmp_path, spills_ok=True)
