@@ -180,3 +180,46 @@ def test_the_layout_attribute():
 """
     engine = DiagnosticEngine()
     assert parse_and_verify(src, "t.mlir", engine) is not None, engine.render() if hasattr(engine, "render") else ""
+
+
+_TWO_DOTS = """cuda_tile.module @m {
+  entry @k(%a: tile<ptr<f16>>, %b: tile<ptr<f16>>, %c: tile<ptr<f32>>) {
+    %ta = make_tensor_view %a, shape = [128, 32], strides = [32, 1] : tensor_view<128x32xf16, strides=[32,1]>
+    %tb = make_tensor_view %b, shape = [32, 32], strides = [32, 1] : tensor_view<32x32xf16, strides=[32,1]>
+    %tc = make_tensor_view %c, shape = [128, 128], strides = [128, 1] : tensor_view<128x128xf32, strides=[128,1]>
+    %pa = make_partition_view %ta : partition_view<tile=(128x32), tensor_view<128x32xf16, strides=[32,1]>>
+    %pb = make_partition_view %tb : partition_view<tile=(32x32), tensor_view<32x32xf16, strides=[32,1]>>
+    %pc = make_partition_view %tc : partition_view<tile=(128x128), tensor_view<128x128xf32, strides=[128,1]>>
+    %z = constant <i32: 0> : tile<i32>
+    %x, %t0 = load_view_tko weak %pa[%z, %z] : partition_view<tile=(128x32), tensor_view<128x32xf16, strides=[32,1]>>, tile<i32> -> tile<128x32xf16>, token
+    %y, %t1 = load_view_tko weak %pb[%z, %z] : partition_view<tile=(32x32), tensor_view<32x32xf16, strides=[32,1]>>, tile<i32> -> tile<32x32xf16>, token
+    %zero = constant <f32: 0.0> : tile<128x32xf32>
+    %s = mmaf %x, %y, %zero : tile<128x32xf16>, tile<32x32xf16>, tile<128x32xf32>
+    %h = ftof %s : tile<128x32xf32> -> tile<128x32xf16>
+    %ht = permute %h [1, 0] : tile<128x32xf16> -> tile<32x128xf16>
+    %acc = constant <f32: 0.0> : tile<128x128xf32>
+    %r = mmaf %x, %ht, %acc : tile<128x32xf16>, tile<32x128xf16>, tile<128x128xf32>
+    %t2 = store_view_tko weak %r, %pc[%z, %z] : tile<128x128xf32>, partition_view<tile=(128x128), tensor_view<128x128xf32, strides=[128,1]>>, tile<i32> -> token
+    return
+  }
+}
+"""
+
+
+def test_every_allocation_takes_the_groups_most_columns(tmp_path):
+    """The PTX ISA: the columns a CTA allocates must not grow from one tcgen05.alloc
+    to the next. A 128x32 dot before a 128x128 one allocates 128 columns too."""
+    ptx = compile_text(_TWO_DOTS, "sm_100a")
+    allocs = re.findall(r"tcgen05\.alloc\.cta_group::1\.sync\.aligned\.shared::cta\.b32 \t\[[^\]]+\], (\d+);", ptx)
+    assert allocs == ["128", "128"]
+    rng = np.random.default_rng(2)
+    a = (rng.standard_normal((128, 32)) / 4).astype(np.float16)
+    b = (rng.standard_normal((32, 32)) / 4).astype(np.float16)
+    c = np.zeros((128, 128), np.float32)
+    want = c.copy()
+    from tilec.interp import launch, parse_module
+    launch(parse_module(_TWO_DOTS, "two.mlir"), None, (1, 1, 1), [a.copy(), b.copy(), want])
+    import ptxsim
+    ptxsim.run_ptx(ptx, "k", (1, 1, 1), [a, b, c])
+    assert np.allclose(c, want, rtol=1e-5, atol=1e-5)
+    assemble(ptx, tmp_path)

@@ -161,7 +161,32 @@ def _state(em) -> _Tmem:
     got = g.owners.get("tcgen05")
     if got is None:
         got = g.owners["tcgen05"] = _Tmem(em)
+        got.cols = _group_columns(em)
     return got
+
+
+AGENT_SWITCH = "nv_tileas.async.pipeline.agent_switch"
+
+
+def _group_columns(em) -> int:
+    """The columns every allocation of this group takes: the most any of its
+    tcgen05 dots needs (the ISA: the columns one CTA allocates must not grow
+    from one tcgen05.alloc to the next)."""
+    op, region = em.op, None
+    while op.parent_op is not None and region is None:
+        parent = op.parent_op
+        if parent.name in (AGENT_SWITCH, "cuda_tile.entry"):
+            region = next(r for r in parent.regions if op.parent in r.blocks)
+        op = parent
+    g = em.group
+    need = 32
+    dots = (x for block in (region.blocks if region is not None else ()) for top in block.ops
+            for x in top.walk() if x.name == "nv_tileas.dot" and len(x.operands) >= 3)
+    for x in dots:
+        a_shape, c_shape = tuple(x.operands[0].type.shape)[-2:], tuple(x.results[0].type.shape)[-2:]
+        if len(a_shape) == 2 and tcgen05_fits(x, g.threads, getattr(g, "first_thread", 0), (a_shape, c_shape)):
+            need = max(need, _columns(a_shape[0], c_shape[1]))
+    return need
 
 
 def _first_warp(em) -> str:
@@ -447,7 +472,7 @@ def tcgen05_dot(em, op, a, b, c, layout: TmemAcc, rt):
     if not zero:
         c = em.in_layout(c, layout)
     st = _state(em)
-    cols = _columns(M, N)
+    cols = st.cols
     frame = _resident_frame(em, op, c, layout, rt)
     if frame is not None:
         # the columns hold the accumulator for the whole loop: in before, out after
