@@ -16,7 +16,14 @@ byte, element 2i in the low nibble (codegen/ptx/fp4.py). The simulator's model
 is also checked alone, on hand-written PTX whose fragments and scale registers
 this file lays out from the PTX ISA (with garbage in every lane and byte the
 selectors do not pick). Targets without the instruction are refused with a
-located diagnostic that names them."""
+located diagnostic that names them.
+
+On sm_100a/sm_103a the op runs as tcgen05.mma ... .block_scale with the
+accumulator and the scale factors in tensor memory (codegen/ptx/ops_tcgen05_scaled.py):
+golden instruction lines, ptxas on both targets, every instruction descriptor
+decoded, the simulator (tests/ptxsim/tcgen05.py) equal to the interpreter and
+NumPy per family, and the simulator's block-scale model alone on hand-written
+PTX (scale-factor layout and ids, the partitions' copies, descriptor checks)."""
 from __future__ import annotations
 
 import io
@@ -287,28 +294,27 @@ def test_mixed_fp8_types_through_nv_tileas_ir():
 
 # ---- targets without the instruction ----------------------------------------------------------------
 
-@pytest.mark.parametrize("arch", ["sm_80", "sm_90a", "sm_100a"])
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
 def test_cuda_tile_route_refuses_targets_without_it(arch):
     text = kernel(64, 32, 64, "f8E4M3FN", "f8E8M0FNU", 32)
     line = 1 + next(i for i, ln in enumerate(text.splitlines()) if "mmaf_scaled" in ln)
     with pytest.raises(CompileFailed) as e:
         compile_text(text, arch=arch, filename="bs.mlir")
     assert f"bs.mlir:{line}:7: error: 'cuda_tile.mmaf_scaled' op is not supported on {arch} (block-scaled MMA: " \
-           f"rank 2 on sm_120a and sm_121a)" in str(e.value)
+           f"rank 2 on sm_100a, sm_103a, sm_120a and sm_121a)" in str(e.value)
 
 
-@pytest.mark.parametrize("arch", ["sm_90a", "sm_100a"])
-def test_code_generator_refuses_targets_without_it(arch):
-    """nv_tileas.block_scaled_mma IR (lowered for sm_120a) compiled for another
-    target: the code generator names the target at the op."""
+def test_code_generator_refuses_targets_without_it():
+    """nv_tileas.block_scaled_mma IR (lowered for sm_120a) compiled for a target
+    with neither form: the code generator names the target at the op."""
     low = _lower(kernel(64, 32, 64, "f8E4M3FN", "f8E8M0FNU", 32))
     line = 1 + next(i for i, ln in enumerate(low.splitlines()) if "block_scaled_mma" in ln)
     with pytest.raises(CompileFailed) as e:
-        compile_text(low, arch=arch, filename="low.mlir")
+        compile_text(low, arch="sm_90a", filename="low.mlir")
     msg = str(e.value)
-    assert re.search(rf"low.mlir:{line}:\d+: error: 'nv_tileas.block_scaled_mma' op is not supported on {arch}", msg)
-    assert "mma.sync ... .block_scale, which sm_120a and sm_121a have" in msg and f"(PTX emission for {arch})" in msg
-    assert ("tcgen05" in msg) == (arch == "sm_100a")
+    assert re.search(rf"low.mlir:{line}:\d+: error: 'nv_tileas.block_scaled_mma' op is not supported on sm_90a", msg)
+    assert "mma.sync ... .block_scale, which sm_120a and sm_121a have, or tcgen05.mma ... .block_scale (sm_100a, " \
+           "sm_103a)" in msg and "(PTX emission for sm_90a)" in msg
 
 
 def test_fp4_stores_are_refused_at_the_op():
@@ -511,3 +517,387 @@ def test_simulator_nan_scale_poisons_its_rows():
     keep = np.ones((32, 4), bool)
     keep[lanes_row3, :2] = False
     assert np.array_equal(d[keep], want[keep])
+
+
+# ---- sm_100a / sm_103a: tcgen05.mma ... .block_scale -------------------------------------------------
+
+# family -> the tcgen05 form, (A type code, B type code, scale type code) of the PTX ISA's
+# block-scaled instruction descriptor tables (e4m3 0; e2m1 1 in the fp4 kinds; UE8M0 1, UE4M3 0),
+# scale_vec X, K per MMA
+TC_FAMILIES = {
+    "mxf8f6f4": ("tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X", (0, 0, 1), 1, 32),
+    "mxf4": ("tcgen05.mma.cta_group::1.kind::mxf4.block_scale.scale_vec::2X", (1, 1, 1), 2, 64),
+    "mxf4nvf4": ("tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X", (1, 1, 0), 4, 64),
+    "mxf4nvf4-e8m0": ("tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X", (1, 1, 1), 4, 64),
+}
+
+
+def _isa_idesc(ta, tb, stype, n, sfa_id, sfb_id, m=128):
+    """The block-scaled instruction descriptor, field by field from the PTX ISA's table: SFB id at
+    bits 4-5, atype 7-9, btype 10-12 (10-11 for the fp4 kinds), N >> 3 at 17-22, the scale type at
+    23, M >> 7 at 27-28, SFA id at 29-30; dense, no negation or transpose."""
+    return (sfb_id << 4) | (ta << 7) | (tb << 10) | ((n >> 3) << 17) | (stype << 23) | ((m >> 7) << 27) | \
+        (sfa_id << 29)
+
+
+@pytest.mark.parametrize("arch", ["sm_100a", "sm_103a"])
+@pytest.mark.parametrize("family", FAMILIES)
+def test_tcgen05_lowering_names_the_kind_and_the_tensor_memory_accumulator(family, arch):
+    elt, selt, vec, atom, _, _ = FAMILIES[family]
+    out = subprocess.run(["tilec", "opt", "--lower-to-tileas", "--schedule", "--arch", arch, "-"],
+                         input=kernel(128, 32, 256, elt, selt, vec, bk=128), capture_output=True, text=True,
+                         check=True).stdout
+    line = next(ln for ln in out.splitlines() if "block_scaled_mma" in ln)
+    assert f"atom = #nv_tileas<atom {atom}>" in line and f"compute_capability = {arch[3:6]}" in line
+    assert "nv_tileas.layouts = [#nv_tileas<layout tmem>]" in line       # the K loop carries TmemAcc
+    assert "convert_layout" not in out[out.index("scf.for"):]
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_tcgen05_golden_instruction(family):
+    """128x32, K 128 on sm_100a: one MMA per K step, each [D], the A and B descriptors, the
+    step's instruction descriptor (both SF ids (s X) % 4), [sfa], [sfb] at word (s X) / 4 of the
+    scale-factor columns after D's 32 (sfa 32.., four columns a word; sfb after sfa's), and the
+    enable-input-d predicate."""
+    elt, selt, vec, _, _, _ = FAMILIES[family]
+    instr, (ta, tb, stype), x, k = TC_FAMILIES[family]
+    K, N = 128, 32
+    ptx = compile_text(kernel(128, N, K, elt, selt, vec), arch="sm_100a")
+    assert ".version 8.7" in ptx and ".target sm_100a" in ptx and "mma.sync" not in ptx
+    lines = _lines_of(ptx, "tcgen05.mma")
+    ks = K // vec
+    words = (ks + 3) // 4
+    assert len(lines) == K // k
+    for s, ln in enumerate(lines):
+        j, sf = divmod(s * x, 4)
+        want = _isa_idesc(ta, tb, stype, N, sf, sf)
+        pat = (re.escape(instr) + rf" \t\[(%r\d+)\], %rd\d+, %rd\d+, {want}, \[(%r\d+)\+{32 + 4 * j}\], "
+               rf"\[(%r\d+)\+{32 + 4 * words + j}\], %p\d+;$")
+        m = re.match(pat, ln)
+        assert m, (ln, pat)
+        assert m.group(1) == m.group(2) == m.group(3)        # D and the scale factors in one allocation
+    assert _lines_of(ptx, "tcgen05.commit") and _lines_of(ptx, "tcgen05.alloc") and _lines_of(ptx, "tcgen05.dealloc")
+    sts = _lines_of(ptx, "tcgen05.st.sync.aligned.32x32b")
+    assert any("+32]" in ln for ln in sts)                   # the scale factors, from column 32
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_tcgen05_descriptor_fields_decode(family):
+    """Every emitted instruction descriptor, decoded by the simulator's reading of the ISA
+    tables (tests/ptxsim/tcgen05.py: decode_idesc_scaled), names the family's types, scale type,
+    M 128, the tile's N and the step's SF ids; and the emitter's scaled_idesc is _isa_idesc."""
+    from ptxsim.tcgen05 import decode_idesc_scaled
+    from tilec.codegen.ptx.ops_tcgen05_scaled import scaled_idesc, tcgen05_form
+    from tilec.ir.types import FloatType
+    elt, selt, vec, _, _, _ = FAMILIES[family]
+    instr, (ta, tb, stype), x, k = TC_FAMILIES[family]
+    kind = instr.split("kind::")[1].split(".")[0]
+    N, K = 64, 256
+    ptx = compile_text(kernel(128, N, K, elt, selt, vec, bk=128), arch="sm_100a")
+    lines = _lines_of(ptx, "tcgen05.mma")
+    assert len(lines) == 128 // k
+    names = {"f8E4M3FN": "e4m3", "f4E2M1FN": "e2m1"}
+    for s, ln in enumerate(lines):
+        f = decode_idesc_scaled(int(ln.split(", ")[3]), kind, x)
+        assert (f["atype"], f["btype"]) == (names[elt], names[elt])
+        assert f["stype"] == {"f8E8M0FNU": "ue8m0", "f8E4M3FN": "ue4m3"}[selt]
+        assert (f["m"], f["n"], f["sfa_id"], f["sfb_id"]) == (128, N, s * x % 4, s * x % 4)
+        assert not (f["mn_a"] or f["mn_b"] or f["neg_a"] or f["neg_b"])
+    form = tcgen05_form(FloatType(elt), FloatType(elt), FloatType(selt), vec)
+    assert (form.instruction(), form.k, form.x) == (instr, k, x)
+    for n in (16, 64, 256):
+        for sf in (0, 2):
+            assert scaled_idesc(form, n, sf, sf) == _isa_idesc(ta, tb, stype, n, sf, sf)
+
+
+@needs_ptxas
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("arch", ["sm_100a", "sm_103a"])
+def test_tcgen05_ptxas_accepts(family, arch, tmp_path):
+    elt, selt, vec, _, _, _ = FAMILIES[family]
+    for text, warps in ((kernel(128, 32, 128, elt, selt, vec), 4), (kernel(128, 64, 256, elt, selt, vec, bk=128), 4),
+                        (kernel(256, 128, 128, elt, selt, vec), 8)):
+        ptx = compile_text(text, arch=arch, num_warps=warps)
+        assert TC_FAMILIES[family][0] in ptx
+        rc, err = _assemble(ptx, arch, tmp_path)
+        assert rc == 0, err
+
+
+@pytest.mark.parametrize("shape", [(128, 32, 128, None, 4), (128, 64, 256, 128, 4), (256, 32, 128, None, 8)],
+                         ids=["tile", "k-loop", "m256-8warps"])
+@pytest.mark.parametrize("family", FAMILIES)
+def test_tcgen05_simulator_matches_interpreter(family, shape):
+    """The sm_100a PTX in the simulator (scale factors decoded exactly from tensor memory,
+    products exact, summed in f64, rounded to f32 per MMA) equals the interpreter and NumPy."""
+    elt, selt, vec, _, _, _ = FAMILIES[family]
+    M, N, K, bk, warps = shape
+    text = kernel(M, N, K, elt, selt, vec, bk=bk)
+    x = inputs(M, N, K, elt, selt, vec, seed=3 + len(family))
+    got, want = run_both(text, x, compile_text(text, arch="sm_100a", num_warps=warps))
+    ref = reference(x, M, K)
+    assert np.array_equal(want, ref)
+    assert np.array_equal(got, ref)
+
+
+def test_tcgen05_zero_accumulator_and_mixed_fp8_types():
+    """A zero accumulator is not stored (the first MMA has enable-input-d false); e4m3 x e5m2
+    through nv_tileas IR (idesc btype 1) in the simulator and the nv_tileas evaluator."""
+    import importlib
+    importlib.import_module("tilec.schedule.evaluator")
+    from tilec.interp import launch, parse_module
+    M, N, K = 128, 32, 64
+    text = kernel(M, N, K, "f8E4M3FN", "f8E8M0FNU", 32).replace(
+        "    %cin, %kc = load_view_tko", f"    %zero = constant dense<0.0> : tile<{M}x{N}xf32>\n"
+        "    %cin, %kc = load_view_tko").replace("mmaf_scaled %ta, %tb, %acc_in,", "mmaf_scaled %ta, %tb, %zero,")
+    low = _lower(text, "sm_100a")
+    low = low.replace(f"{K}x{N}xf8E4M3FN", f"{K}x{N}xf8E5M2").replace("%arg1: tile<ptr<f8E4M3FN>>",
+                                                                      "%arg1: tile<ptr<f8E5M2>>")
+    ptx = compile_text(low, arch="sm_100a")
+    lines = _lines_of(ptx, "tcgen05.mma")
+    assert [int(ln.split(", ")[3]) for ln in lines] == [_isa_idesc(0, 1, 1, N, s, s) for s in range(2)]
+    sts = _lines_of(ptx, "tcgen05.st")
+    assert "not.pred" in ptx and sts and all(int(re.search(r"\+(\d+)\]", ln).group(1)) >= N for ln in sts)
+    x = inputs(M, N, K, "f8E4M3FN", "f8E8M0FNU", 32, seed=9, elt_b="f8E5M2")
+    x["c"][:] = 0
+    ref = reference(x, M, K)
+    order = ("a", "b", "sa", "sb")
+    got, ev = np.full_like(x["c"], np.nan), np.full_like(x["c"], np.nan)
+    ptxsim.run_ptx(ptx, "k", (1, 1, 1), [x[n].copy() for n in order] + [got])
+    launch(parse_module(low), None, (1, 1, 1), [x[n] for n in order] + [ev], stdout=io.StringIO())
+    assert np.array_equal(got, ref) and np.array_equal(ev, ref)
+
+
+@pytest.mark.parametrize("arch", ["sm_100a", "sm_103a"])
+def test_tcgen05_refuses_shapes_it_has_no_mma_for(arch):
+    """M 64: tcgen05's block-scaled MMAs are M = 128 (.cta_group::1), and sm_100a has no
+    block-scaled mma.sync: the code generator says so at the op."""
+    with pytest.raises(CompileFailed) as e:
+        compile_text(kernel(64, 32, 64, "f8E4M3FN", "f8E8M0FNU", 32), arch=arch, filename="bs.mlir")
+    msg = str(e.value)
+    assert "'nv_tileas.block_scaled_mma' op needs a 64x32 accumulator that tcgen05.mma ... .block_scale computes " \
+           "in tensor memory: M a multiple of 128" in msg
+
+
+# ---- the simulator's tcgen05 block-scale model alone: hand-written PTX --------------------------------
+
+# (kind, scale-vector qualifier, X, operand types, scale type)
+SIM_TC_FORMS = {
+    "mxf8f6f4": ("mxf8f6f4", "scale_vec::1X", 1, ("e4m3", "e5m2"), "ue8m0"),
+    "mxf4": ("mxf4", "scale_vec::2X", 2, ("e2m1", "e2m1"), "ue8m0"),
+    "mxf4nvf4-2x": ("mxf4nvf4", "scale_vec::2X", 2, ("e2m1", "e2m1"), "ue8m0"),
+    "mxf4nvf4-4x": ("mxf4nvf4", "scale_vec::4X", 4, ("e2m1", "e2m1"), "ue4m3"),
+    "mxf4nvf4-block16-e8m0": ("mxf4nvf4", "block16", 4, ("e2m1", "e2m1"), "ue8m0"),
+}
+TC_CODES = {"e4m3": 0, "e5m2": 1, "e2m1": 1, "ue8m0": 1, "ue4m3": 0}
+TC_N, TC_SF_COL, TC_LBO, TC_SBO = 32, 32, 128, 256        # sfa in columns 32-35, sfb in 36
+
+
+def _tc_ptx(kind, vec, idesc, n=TC_N):
+    """k(img, sf, out), 128 threads: copy the shared-memory image (A: 128 rows of 32 bytes, B: n
+    rows, K-major without swizzle, LBO 128, SBO 256: core matrices of one 8-row group K-adjacent)
+    from global memory; warp 0 allocates 64 columns; thread t writes row t of `sf` (8 words) into
+    lane t, columns 32-39, with tcgen05.st; thread 0 issues one block-scaled MMA (D at column 0,
+    enable-input-d false) and commits; every thread waits, reads its row of D and stores it."""
+    a_bytes, img = 128 * 32, 128 * 32 + n * 32
+    vregs = ", ".join(f"%v{i}" for i in range(n))
+    sregs = ", ".join(f"%s{i}" for i in range(8))
+    desc = (TC_LBO >> 4 << 16) | (TC_SBO >> 4 << 32) | (1 << 46)
+    version = "8.8" if (vec or "").startswith("block") else Target.parse("sm_100a").ptx_version   # .blockN: 8.8
+    return f""".version {version}
+.target sm_100a
+.address_size 64
+.visible .entry k(.param .u64 p_img, .param .u64 p_sf, .param .u64 p_out)
+.reqntid 128
+{{
+  .reg .pred %p<8>;
+  .reg .b32 %r<32>;
+  .reg .b64 %rd<24>;
+  .reg .b32 %v<{n}>;
+  .reg .b32 %s<8>;
+  .shared .align 1024 .b8 smem[{img}];
+  .shared .align 8 .b64 bar;
+  .shared .align 4 .b32 slot;
+  mov.u32 %r0, %tid.x;
+  shr.u32 %r1, %r0, 5;
+  ld.param.u64 %rd1, [p_img];
+  ld.param.u64 %rd2, [p_sf];
+  ld.param.u64 %rd3, [p_out];
+  mov.u32 %r5, %r0;
+COPY:
+  setp.ge.u32 %p1, %r5, {img // 4};
+  @%p1 bra COPY_DONE;
+  mul.wide.u32 %rd5, %r5, 4;
+  add.s64 %rd6, %rd1, %rd5;
+  ld.global.u32 %r6, [%rd6];
+  mov.u32 %r7, smem;
+  shl.b32 %r8, %r5, 2;
+  add.u32 %r7, %r7, %r8;
+  st.shared.u32 [%r7], %r6;
+  add.u32 %r5, %r5, 128;
+  bra.uni COPY;
+COPY_DONE:
+  fence.proxy.async.shared::cta;
+  setp.eq.u32 %p2, %r0, 0;
+  @%p2 mbarrier.init.shared::cta.b64 [bar], 1;
+  setp.eq.u32 %p3, %r1, 0;
+  @!%p3 bra.uni ALLOC_DONE;
+  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 64;
+ALLOC_DONE:
+  tcgen05.fence::before_thread_sync;
+  bar.sync 0;
+  tcgen05.fence::after_thread_sync;
+  ld.shared.b32 %r10, [slot];
+  shl.b32 %r13, %r1, 21;
+  add.u32 %r14, %r10, %r13;
+  mul.wide.u32 %rd7, %r0, 32;
+  add.s64 %rd8, %rd2, %rd7;
+  ld.global.v4.u32 {{%s0, %s1, %s2, %s3}}, [%rd8];
+  ld.global.v4.u32 {{%s4, %s5, %s6, %s7}}, [%rd8+16];
+  tcgen05.st.sync.aligned.32x32b.x8.b32 [%r14+{TC_SF_COL}], {{{sregs}}};
+  tcgen05.wait::st.sync.aligned;
+  tcgen05.fence::before_thread_sync;
+  bar.sync 0;
+  tcgen05.fence::after_thread_sync;
+  @!%p2 bra.uni MMA_DONE;
+  mov.u32 %r11, smem;
+  shr.u32 %r11, %r11, 4;
+  and.b32 %r11, %r11, 0x3FFF;
+  cvt.u64.u32 %rd9, %r11;
+  or.b64 %rd10, %rd9, {desc};
+  add.s64 %rd11, %rd10, {a_bytes >> 4};
+  tcgen05.mma.cta_group::1.kind::{kind}.block_scale{'.' + vec if vec else ''} [%r10], %rd10, %rd11, {idesc},
+      [%r10+{TC_SF_COL}], [%r10+{TC_SF_COL + 4}], 0;
+  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [bar];
+MMA_DONE:
+WAIT:
+  mbarrier.try_wait.parity.shared::cta.b64 %p6, [bar], 0;
+  @!%p6 bra.uni WAIT;
+  tcgen05.fence::after_thread_sync;
+  tcgen05.ld.sync.aligned.32x32b.x{n}.b32 {{{vregs}}}, [%r14];
+  tcgen05.wait::ld.sync.aligned;
+  mul.wide.u32 %rd12, %r0, {4 * n};
+  add.s64 %rd13, %rd3, %rd12;
+{chr(10).join(f"  st.global.b32 [%rd13+{4 * i}], %v{i};" for i in range(n))}
+  tcgen05.fence::before_thread_sync;
+  bar.sync 0;
+  @!%p3 bra.uni END;
+  tcgen05.fence::after_thread_sync;
+  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r10, 64;
+END:
+  ret;
+}}
+"""
+
+
+def _canonical_image(a_bytes, b_bytes):
+    """A (128 x 32 bytes) and B (n x 32) in the K-major no-swizzle layout of _tc_ptx: byte b of row
+    r at (r % 8) 16 + (r / 8) SBO + b % 16 + (b / 16) LBO (the ISA's canonical K-major form)."""
+    out = []
+    for raw in (a_bytes, b_bytes):
+        rows = raw.shape[0]
+        img = np.zeros(rows // 8 * TC_SBO, np.uint8)
+        r, b = np.arange(rows)[:, None], np.arange(32)[None, :]
+        img[(r % 8) * 16 + (r // 8) * TC_SBO + b % 16 + (b // 16) * TC_LBO] = raw
+        out.append(img)
+    return np.concatenate(out)
+
+
+def _tc_case(form, sf_ids, seed, n=TC_N):
+    """(image, sf words (128 x 8), NumPy's D (128 x n), idesc) for one MMA of `form` with SF ids
+    `sf_ids`: scale_A row m in lane m % 32 + 32 q (every q) of column m / 32, scale_B column j
+    likewise in column 4 + j / 32, bytes SF_ID + t; every other byte random, differing between
+    the lane partitions."""
+    kind, vec, x, types, stype = SIM_TC_FORMS[form]
+    rng = np.random.default_rng(seed)
+    k = 64 if types[0] == "e2m1" else 32
+    ac, av = _codes(rng, (128, k), types[0])
+    bc, bv = _codes(rng, (n, k), types[1])
+    sac, sav = _codes(rng, (128, x), stype)
+    sbc, sbv = _codes(rng, (n, x), stype)
+    if types[0] == "e2m1":                  # packed two to a byte, element 2i in the low nibble
+        ab, bb = ac[:, 0::2] | (ac[:, 1::2] << 4), bc[:, 0::2] | (bc[:, 1::2] << 4)
+    else:
+        ab, bb = ac, bc
+    words = rng.integers(0, 2 ** 32, (128, 8), dtype=np.uint64)
+    for codes, rows, col0, sf in ((sac, 128, 0, sf_ids[0]), (sbc, n, 4, sf_ids[1])):
+        for i in range(rows):
+            for q in range(4):
+                lane, col = 32 * q + i % 32, col0 + i // 32
+                for t in range(x):
+                    sh = 8 * (sf + t)
+                    words[lane, col] = (words[lane, col] & ~np.uint64(0xFF << sh)) | np.uint64(int(codes[i, t]) << sh)
+    blk = k // x
+    d = (av * np.repeat(sav, blk, axis=1)) @ (bv * np.repeat(sbv, blk, axis=1)).T
+    idesc = _isa_idesc(TC_CODES[types[0]], TC_CODES[types[1]], TC_CODES[stype], n, *sf_ids)
+    return _canonical_image(ab, bb), words.astype(np.uint32), d.astype(np.float32), idesc
+
+
+def _tc_run(ptx, img, words, n=TC_N):
+    out = np.full((128, n), np.nan, np.float32)
+    ptxsim.run_ptx(ptx, "k", (1, 1, 1), [img.copy(), words.copy(), out])
+    return out
+
+
+@pytest.mark.parametrize("form", SIM_TC_FORMS)
+@pytest.mark.parametrize("sf_ids", [(0, 0), (2, 1), (3, 2), (2, 0)])
+def test_tcgen05_simulator_scale_factor_layout(form, sf_ids, tmp_path):
+    """One MMA per form and SF ids (the ids the ISA allows for its X), against NumPy; the PTX
+    assembles for sm_100a."""
+    kind, vec, x, _, _ = SIM_TC_FORMS[form]
+    if any(i % x or i + x > 4 for i in sf_ids):
+        pytest.skip("SF id outside the form's range")
+    img, words, want, idesc = _tc_case(form, sf_ids, seed=sum(sf_ids) + 7 * x)
+    ptx = _tc_ptx(kind, vec, idesc)
+    if PTXAS is not None:
+        rc, err = _assemble(ptx, "sm_100a", tmp_path)
+        assert rc == 0, err
+    assert np.array_equal(_tc_run(ptx, img, words), want)
+
+
+def test_tcgen05_simulator_wants_the_scale_factors_in_every_partition():
+    kind, vec, _, _, _ = SIM_TC_FORMS["mxf4"]
+    img, words, _, idesc = _tc_case("mxf4", (2, 0), seed=1)
+    words[64 + 5, 1] ^= 0x01 << 16             # row 37 of scale_A, byte 2 (SFA id 2), partition 2 only
+    with pytest.raises(ptxsim.PTXRuntimeError, match=r"scale factors of A's row 37 differ between the 32-lane "
+                                                     r"partitions.*duplicated to all four"):
+        _tc_run(_tc_ptx(kind, vec, idesc), img, words)
+
+
+def test_tcgen05_simulator_nan_scale_poisons_its_rows():
+    """An e8m0 scale of 0xFF is NaN: the row of A it scales comes out NaN, the others exact."""
+    kind, vec, _, _, _ = SIM_TC_FORMS["mxf8f6f4"]
+    img, words, want, idesc = _tc_case("mxf8f6f4", (1, 0), seed=2)
+    for q in range(4):
+        words[32 * q + 9, 2] |= 0xFF << 8       # row 73 of scale_A (lane 9, column 2), byte 1
+    got = _tc_run(_tc_ptx(kind, vec, idesc), img, words)
+    assert np.isnan(got[73]).all()
+    keep = np.ones(128, bool)
+    keep[73] = False
+    assert np.array_equal(got[keep], want[keep])
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d | (1 << 28), r"M = 384 \(bits 27-28"),
+    (lambda d: (d & ~(3 << 29)) | (1 << 29), r"SFA ID 1 \(bits 29-30\) with scale_vec::2X"),
+    (lambda d: d & ~(1 << 23), r"scale type 0 \(bit 23\) with scale_vec::2X"),
+    (lambda d: d | (1 << 15), r"K-major operands only"),
+    (lambda d: d | (1 << 3), r"reserved bits"),
+    (lambda d: d | (1 << 31), r"K = 96 is not simulated"),
+    (lambda d: d | (1 << 2), r"sparsity"),
+    (lambda d: (d & ~(7 << 7)) | (5 << 7), r"atype \(bits 7-9\) 5 is invalid"),
+])
+def test_tcgen05_simulator_checks_the_instruction_descriptor(change, message):
+    kind, vec, _, _, _ = SIM_TC_FORMS["mxf4"]
+    img, words, _, idesc = _tc_case("mxf4", (0, 2), seed=3)
+    with pytest.raises(ptxsim.PTXRuntimeError, match=message):
+        _tc_run(_tc_ptx(kind, vec, change(idesc)), img, words)
+
+
+@pytest.mark.parametrize("kind, vec", [("mxf4", "scale_vec::4X"), ("mxf4nvf4", None), ("mxf8f6f4", "block16"),
+                                       ("mxf8f6f4", "scale_vec::2X")])
+def test_tcgen05_simulator_refuses_forms_ptxas_refuses(kind, vec, tmp_path):
+    ptx = _tc_ptx(kind, vec, _isa_idesc(1, 1, 1, TC_N, 0, 0))
+    if PTXAS is not None:
+        assert _assemble(ptx, "sm_100a", tmp_path)[0] != 0
+    with pytest.raises(ptxsim.UnsupportedPTX):
+        ptxsim.load(ptx).kernel("k")

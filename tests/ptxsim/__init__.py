@@ -145,6 +145,8 @@ Model
   and writes the address (lane 16 bits, column 16 bits) to shared memory; no room, an alloc
   after relinquish or bigger than the previous one, a dealloc not matching an allocation and a
   CTA ending with TMEM allocated are errors. tcgen05.mma.kind::{f16,tf32,f8f6f4 (e4m3/e5m2),i8}
+  and the .block_scale kinds mxf8f6f4 (e4m3/e5m2), mxf4, mxf4nvf4 (scale factors read from
+  TMEM, checked duplicated over the lane partitions)
   (one thread; A and B from shared-memory descriptors) decodes its instruction and descriptors
   at issue (bit fields, fixed 0b001 version bits, layouts K-/MN-major in every swizzle mode the
   ISA allows) and is queued; tcgen05.commit...mbarrier::arrive::one fires -- its thread's mmas

@@ -2065,10 +2065,12 @@ class KernelCodegen:
         """tcgen05.mma.cta_group::1.kind::K [d-tmem], a-desc, b-desc, idesc, {disable-output-lane,}
         enable-input-d {, scale-input-d}."""
         mods = ins.mods
+        if "block_scale" in mods:
+            return self._tc_mma_scaled_decode(ins)
         kinds = [x[len("kind::"):] for x in mods[2:] if x.startswith("kind::")]
         if len(mods) != 3 or len(kinds) != 1 or kinds[0] not in MMA_KINDS:
-            self._fail("tcgen05.mma form (only .cta_group::1.kind::{f16,tf32,f8f6f4,i8}: no .ws, .sp, "
-                       ".block_scale, .collector or .ashift)")
+            self._fail("tcgen05.mma form (only .cta_group::1.kind::{f16,tf32,f8f6f4,i8} and the .block_scale "
+                       "kinds: no .ws, .sp, .collector or .ashift)")
         kind = kinds[0]
         ops = list(ins.operands)
         if len(ops) < 5 or len(ops) > 7:
@@ -2113,4 +2115,54 @@ class KernelCodegen:
         self._guarded(ins, [f"_tc_mma({self._lid}, {ep.var} & 4095, '{kind}', {self._raw_addr(d)}, "
                             f"{self.rd(a, T('b64'))}, {self.rd(b, T('b64'))}, {self.rd(idesc, T('b32'))}, {enx}, "
                             f"{mask}, {scale})"])
+        return None
+
+    # .scale_vectorsize -> X per kind, as ptxas takes them (no qualifier: kind::mxf8f6f4 1X,
+    # kind::mxf4 .block32 = 2X; kind::mxf4nvf4 must name one)
+    _TC_SCALE_VEC = {"mxf8f6f4": {None: 1, "scale_vec::1X": 1, "block32": 1},
+                     "mxf4": {None: 2, "scale_vec::2X": 2, "block32": 2},
+                     "mxf4nvf4": {"scale_vec::2X": 2, "scale_vec::4X": 4, "block32": 2, "block16": 4}}
+
+    def _tc_mma_scaled_decode(self, ins):
+        """tcgen05.mma.cta_group::1.kind::{mxf8f6f4,mxf4,mxf4nvf4}.block_scale{.scale_vectorsize}
+        [d-tmem], a-desc, b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d."""
+        mods = ins.mods
+        kinds = [x[len("kind::"):] for x in mods[2:3] if x.startswith("kind::")]
+        if len(kinds) != 1 or kinds[0] not in self._TC_SCALE_VEC or mods[3:4] != ["block_scale"] or len(mods) > 5:
+            self._fail("tcgen05.mma block-scaled form (only .cta_group::1.kind::{mxf8f6f4,mxf4,mxf4nvf4}"
+                       ".block_scale{.scale_vec::NX,.block16,.block32}: no .ws, .sp or .collector)")
+        kind = kinds[0]
+        vec = mods[4] if len(mods) == 5 else None
+        x = self._TC_SCALE_VEC[kind].get(vec)
+        if x is None:
+            self._fail(f"tcgen05.mma .kind::{kind}.block_scale with {'.' + vec if vec else 'no .scale_vectorsize'} "
+                       f"(takes {', '.join('.' + v if v else 'none' for v in self._TC_SCALE_VEC[kind])})")
+        ops = list(ins.operands)
+        if len(ops) != 7:
+            self._fail("tcgen05.mma .block_scale operands ([d-tmem], a-desc, b-desc, idesc, [scale-A-tmem], "
+                       "[scale-B-tmem], enable-input-d)")
+        d, a, b, idesc, sfa, sfb, en = ops
+        if isinstance(a, Addr):
+            self._fail("tcgen05.mma with A in Tensor Memory ([a-tmem]) is not simulated")
+        for o, what in ((d, "D"), (sfa, "scale-A"), (sfb, "scale-B")):
+            if not isinstance(o, Addr) or (isinstance(o.base, Reg) and (o.base.kind != "i" or o.base.width != 32)):
+                self._fail(f"tcgen05.mma {what} must be a TMEM address [taddr] (a .b32 register)")
+        for o, what in ((a, "a-desc"), (b, "b-desc")):
+            if not (isinstance(o, Reg) and o.kind == "i" and o.width == 64 or
+                    isinstance(o, Imm) and o.ival is not None):
+                self._fail(f"tcgen05.mma {what} must be a 64-bit register or an integer")
+        if not (isinstance(idesc, Reg) and idesc.kind == "i" and idesc.width == 32 or
+                isinstance(idesc, Imm) and idesc.ival is not None):
+            self._fail("tcgen05.mma idesc must be a 32-bit register or an integer")
+        if isinstance(en, Reg) and en.kind == "p":
+            enx = en.var
+        elif isinstance(en, Imm) and en.ival in (0, 1):
+            enx = str(bool(en.ival))
+        else:
+            self._fail("tcgen05.mma enable-input-d must be a predicate or 0/1")
+        ep = self.regs["%%epkey"]
+        self._used.add(ep)
+        self._guarded(ins, [f"_tc_mma({self._lid}, {ep.var} & 4095, '{kind}', {self._raw_addr(d)}, "
+                            f"{self.rd(a, T('b64'))}, {self.rd(b, T('b64'))}, {self.rd(idesc, T('b32'))}, {enx}, "
+                            f"None, 0, ({x}, {self._raw_addr(sfa)}, {self._raw_addr(sfb)}))"])
         return None

@@ -64,6 +64,28 @@ later one of any thread: the tcgen05 pipelines keep their order).
   tf32 model); fp8 decoded from its bit fields (wgmma.fp8_values); .kind::i8 exact, wrapped to
   32 bits, or clamped with the saturate bit.
 
+Block scaling: tcgen05.mma.cta_group::1.kind::{mxf8f6f4,mxf4,mxf4nvf4}.block_scale
+{.scale_vec::1X/2X/4X, .block16, .block32} [d], a-desc, b-desc, idesc, [scale-A-tmem],
+[scale-B-tmem], enable-input-d (the qualifiers ptxas takes: mxf8f6f4 1X (the default), mxf4 2X (the
+default), mxf4nvf4 2X or 4X, named). D = (A scale_A)(B scale_B) + D, each row of A (column of B)
+cut into X blocks of K / X, block t scaled by the row's t-th scale factor.
+* Instruction descriptor (the ISA's block-scaled tables): 0-1, 3, 6, 24-26 reserved; 2 sparsity
+  (must be 0); 4-5 SFB id; 7-9 atype, 10-12 btype (mxf8f6f4: E4M3 0, E5M2 1, E2M3 3, E3M2 4,
+  E2M1 5 -- only the 8-bit two simulated; mxf4/mxf4nvf4: E2M1 1, btype 10-11, 12 reserved);
+  13/14 negate; 15/16 transpose (not for the fp4 kinds); 17-22 N >> 3 (8..256 step 8); 23 scale
+  type (UE8M0 1; UE4M3 0, mxf4nvf4 4X only); 27-28 M >> 7 (M = 128 for .cta_group::1); 29-30 SFA
+  id; 31 reserved (mxf8f6f4) or K = 96 (fp4 kinds; not simulated). SF ids: 0-3 (1X), 0 or 2
+  (2X), 0 (4X). K per MMA: 32 (mxf8f6f4), 64 (fp4 kinds: e2m1 packed two to a byte, element 2i
+  in the low nibble, laid out as 8-bit K-major data, 32 bytes of K).
+* Scale factors in TMEM (as CUTLASS's tcgen05.cp.32x128b.warpx4 copies them): scale_A's row m
+  in lane m % 32 of column sfa + m / 32, scale_B's column n in lane n % 32 of column sfb + n / 32
+  (the addresses' lane must be 0), bytes SF_ID .. SF_ID + X - 1 of the word. The ISA wants them
+  duplicated to all four 32-lane partitions: the model reads the copies in lanes + 32 q and
+  reports bytes that differ. Read when the mma runs; the tcgen05.st ordering rules apply to
+  them as to D, and a tcgen05.st over them (or a dealloc) while the mma is queued is reported.
+  ue8m0 x is 2^(x - 127) (0xFF NaN), ue4m3 E4M3 without sign (bit 7 set: reported).
+* Numerics as above: scaled values exact, products exact, summed in f64, rounded once to f32.
+
 tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}.b64 [mbar] (the
 mbarrier in the issuing CTA) makes the mbarrier track every mma its thread issued before it:
 the commit fires -- its mmas (and any issued earlier by other threads) run, then one arrive
@@ -115,6 +137,7 @@ import ml_dtypes
 import numpy as np
 
 from .base import MemoryFault, PTXRuntimeError, SHARED_BASE
+from .mma_scaled import _E2M1 as E2M1_VALUES, _scale_values
 from .wgmma import FP8_VALUES
 
 TC_ALLOC, TC_DEALLOC, TC_RELINQ = "tcgen05.alloc", "tcgen05.dealloc", "tcgen05.relinquish_alloc_permit"
@@ -139,6 +162,13 @@ IDESC_TYPES = {
     "i8": ({2: "s32"}, {0: "u8", 1: "s8"}),
 }
 ESIZE = {"f16": 2, "bf16": 2, "tf32": 4, "e4m3": 1, "e5m2": 1, "u8": 1, "s8": 1}
+
+
+def operand_bytes(et):
+    """(bytes a layout element, elements along K of one mma's 32 bytes): e2m1 (.kind::mxf4,
+    .kind::mxf4nvf4) is packed two to a byte, element 2i in the low nibble, and laid out as
+    8-bit K-major data (64 elements of K)."""
+    return (1, 32) if et == "e2m1" else (ESIZE[et], 32 // ESIZE[et])
 
 
 def decode_smem_desc(desc):
@@ -217,6 +247,64 @@ def decode_idesc(v, kind):
     return f
 
 
+# block-scaled kinds: (K per MMA, the scale_vec X each takes, A/B type codes, scale type codes
+# (instruction descriptor bit 23) each X takes)
+SCALED_KINDS = {
+    "mxf8f6f4": (32, (1,), {0: "e4m3", 1: "e5m2", 3: "e2m3", 4: "e3m2", 5: "e2m1"}, {1: {1: "ue8m0"}}),
+    "mxf4": (64, (2,), {1: "e2m1"}, {2: {1: "ue8m0"}}),
+    "mxf4nvf4": (64, (2, 4), {1: "e2m1"}, {2: {1: "ue8m0"}, 4: {0: "ue4m3", 1: "ue8m0"}}),
+}
+SF_IDS = {1: (0, 1, 2, 3), 2: (0, 2), 4: (0,)}
+
+
+def decode_idesc_scaled(v, kind, x):
+    """The instruction descriptor of a .kind::`kind`.block_scale.scale_vec::`x`X tcgen05.mma
+    (PTX ISA: the formats for .kind::mxf8f6f4 and for .kind::mxf4/.kind::mxf4nvf4), checked: a
+    dict with atype, btype, stype (names), sfa_id, sfb_id, neg_a, neg_b, mn_a, mn_b, m, n;
+    PTXRuntimeError saying what is wrong otherwise."""
+    kdim, _, etypes, stypes = SCALED_KINDS[kind]
+    fp4 = kind != "mxf8f6f4"
+    a, b = (v >> 7) & 7, (v >> 10) & (3 if fp4 else 7)
+    s = (v >> 23) & 1
+    f = {"dtype": "f32", "sfb_id": (v >> 4) & 3, "sfa_id": (v >> 29) & 3, "neg_a": (v >> 13) & 1,
+         "neg_b": (v >> 14) & 1, "mn_a": (v >> 15) & 1, "mn_b": (v >> 16) & 1, "n": ((v >> 17) & 0x3F) << 3,
+         "m": ((v >> 27) & 3) << 7, "k": kdim}
+
+    def bad(why):
+        raise PTXRuntimeError(f"tcgen05.mma .kind::{kind}.block_scale instruction descriptor {v:#010x}: {why}")
+    if (v >> 2) & 1:
+        bad("bit 2 (sparsity) set: tcgen05.mma is dense (tcgen05.mma.sp is unsupported)")
+    reserved = 0x3 | (1 << 3) | (1 << 6) | (0x7 << 24) | ((1 << 12) if fp4 else 0) | (0 if fp4 else 1 << 31)
+    if v & reserved:
+        bad(f"reserved bits ({'0-1, 3, 6, 12, 24-26' if fp4 else '0-1, 3, 6, 24-26, 31'}) are set")
+    if fp4 and v >> 31:
+        bad("bit 31 (K dimension) is 1: K = 96 is not simulated")
+    for code, what in ((a, "atype (bits 7-9)"), (b, f"btype (bits {'10-11' if fp4 else '10-12'})")):
+        if code not in etypes:
+            bad(f"{what} {code} is invalid (valid: {', '.join(f'{k} {t}' for k, t in etypes.items())})")
+    f["atype"], f["btype"] = etypes[a], etypes[b]
+    if not fp4 and (f["atype"] not in ("e4m3", "e5m2") or f["btype"] not in ("e4m3", "e5m2")):
+        bad(f"{f['atype']} x {f['btype']}: the 6- and 4-bit types of .kind::mxf8f6f4 are not simulated")
+    if s not in stypes[x]:
+        bad(f"scale type {s} (bit 23) with scale_vec::{x}X (valid: "
+            f"{', '.join(f'{k} {t}' for k, t in stypes[x].items())})")
+    f["stype"] = stypes[x][s]
+    for name in ("sfa_id", "sfb_id"):
+        if f[name] not in SF_IDS[x]:
+            bad(f"{name.upper().replace('_ID', ' ID')} {f[name]} (bits {'29-30' if name == 'sfa_id' else '4-5'}) with "
+                f"scale_vec::{x}X (valid: {', '.join(map(str, SF_IDS[x]))})")
+    if fp4 and (f["mn_a"] or f["mn_b"]):
+        bad("transpose A/B (bits 15, 16) set: .kind::mxf4 and .kind::mxf4nvf4 take K-major operands only")
+    if f["m"] != 128:
+        bad(f"M = {f['m']} (bits 27-28 = M >> 7): a .cta_group::1 block-scaled MMA takes M = 128")
+    n = f["n"]
+    if n % 8 or not 8 <= n <= 256:
+        bad(f"N = {n} (bits 17-22 = N >> 3): N = 8..256 in steps of 8")
+    if f["mn_b"] and n % 16:
+        bad(f"N = {n}: an 8-bit transposed (MN-major) B takes N a multiple of 16")
+    return f
+
+
 def operand_offsets(rows, k, esize, mn_major, f):
     """Shared-window byte offsets (rows x k) of the first byte of each element of an operand
     laid out as descriptor fields `f` say (row along M/N, col along K), swizzled; see the module
@@ -263,11 +351,13 @@ def d_lanes(m, lane0):
 class TcMma:
     """One tcgen05.mma: its operands as issued (checked), queued until a commit fires."""
 
-    def __init__(self, seq, lid, tid, kind, f, adesc, bdesc, af, bf, lanes, col, enable, mask, scale):
+    def __init__(self, seq, lid, tid, kind, f, adesc, bdesc, af, bf, lanes, col, enable, mask, scale, sf=None):
         self.seq, self.lid, self.tid, self.kind, self.f = seq, lid, tid, kind, f
         self.adesc, self.bdesc, self.af, self.bf = adesc, bdesc, af, bf
         self.lanes, self.col, self.n = lanes, col, f["n"]
         self.enable, self.mask, self.scale = enable, mask, scale
+        self.sf = sf               # block scale: (x, sfa column, sfb column)
+        self.reads = []            # TMEM cells it reads besides D: (lanes, column, count)
         self.done = False
 
 
@@ -345,12 +435,17 @@ class Tcgen05Runtime:
         """No queued (not yet run) mma may write (or, with reads_too, read) the cells."""
         ls = set(np.atleast_1d(lanes).tolist())
         for op in tc.queue:
-            if op.col < col + n and col < op.col + op.n and ls.intersection(op.lanes.tolist()):
-                ins = self.instrs[op.lid]
-                raise PTXRuntimeError(
-                    f"{what} TMEM columns {max(col, op.col)}.. of lanes the tcgen05.mma at PTX line {ins.lineno} "
-                    f"({ins.text.strip()}, thread {op.tid}) writes, and that mma has not completed: wait for its "
-                    f"tcgen05.commit's mbarrier phase (then tcgen05.fence::after_thread_sync) first ({where})")
+            regions = [(op.lanes, op.col, op.n, "writes")]
+            if reads_too:
+                regions += [(rl, rc, rn, "reads (scale factors)") for rl, rc, rn in op.reads]
+            for ol, oc, on, verb in regions:
+                if oc < col + n and col < oc + on and ls.intersection(np.atleast_1d(ol).tolist()):
+                    ins = self.instrs[op.lid]
+                    raise PTXRuntimeError(
+                        f"{what} TMEM columns {max(col, oc)}.. of lanes the tcgen05.mma at PTX line {ins.lineno} "
+                        f"({ins.text.strip()}, thread {op.tid}) {verb}, and that mma has not completed: wait for "
+                        f"its tcgen05.commit's mbarrier phase (then tcgen05.fence::after_thread_sync) first "
+                        f"({where})")
 
     def _tc_pending_ld_on(self, tc, lanes, col, n, what, where):
         """No tcgen05.ld not yet waited for (wait::ld) may read cells about to be written."""
@@ -450,7 +545,7 @@ class Tcgen05Runtime:
             held = ", ".join(f"columns {c}..{c + k - 1}" for c, (k, _) in sorted(tc.allocs.items())) or "none"
             raise PTXRuntimeError(f"tcgen05.dealloc of taddr {taddr:#x}, {n} columns: no allocation of the CTA "
                                   f"starts there with that size (allocations: {held}) ({where})")
-        self._tc_queued_on(tc, np.arange(LANES), col, n, "tcgen05.dealloc frees", where)
+        self._tc_queued_on(tc, np.arange(LANES), col, n, "tcgen05.dealloc frees", where, reads_too=True)
         self._tc_pending_ld_on(tc, np.arange(LANES), col, n, "tcgen05.dealloc frees", where)
         del tc.allocs[col]
         tc.colmap[col:col + n] = -1
@@ -517,7 +612,7 @@ class Tcgen05Runtime:
         n = w.args["n"]
         self._tc_cols(tc, col, n, "tcgen05.st", where)
         tl = np.arange(lane0, lane0 + 32)
-        self._tc_queued_on(tc, tl, col, n, "tcgen05.st writes", where)
+        self._tc_queued_on(tc, tl, col, n, "tcgen05.st writes", where, reads_too=True)
         self._tc_pending_ld_on(tc, tl, col, n, "tcgen05.st writes", where)
         self._tc_readers_ok(tc, tl, col, n, np.arange(warp * 32, warp * 32 + 32), "tcgen05.st writes", where,
                             st_rule=False)
@@ -548,16 +643,19 @@ class Tcgen05Runtime:
         else:
             tc.fence_before.setdefault(tid, []).append(c)
 
-    def _tc_mma(self, lid, tid, kind, taddr, adesc, bdesc, idesc, enable, mask, scale):
+    def _tc_mma(self, lid, tid, kind, taddr, adesc, bdesc, idesc, enable, mask, scale, sf=None):
+        """tcgen05.mma; `sf` for .block_scale: (scale_vec X, [scale-A-tmem], [scale-B-tmem])."""
         tc, where = self._tc(), self._where(lid)
         for v, what in ((taddr, "d-tmem address"), (adesc, "a-desc"), (bdesc, "b-desc"), (idesc, "idesc"),
-                        (enable, "enable-input-d")):
+                        (enable, "enable-input-d")) + (((sf[1], "scale-A-tmem address"),
+                                                        (sf[2], "scale-B-tmem address")) if sf else ()):
             if v is None:
                 raise PTXRuntimeError(f"tcgen05.mma {what} from an uninitialized register ({where})")
         if mask is not None and any(v is None for v in mask):
             raise PTXRuntimeError(f"tcgen05.mma disable-output-lane from an uninitialized register ({where})")
+        taddr &= 0xFFFFFFFF
         try:
-            f = decode_idesc(idesc, kind)
+            f = decode_idesc_scaled(idesc, kind, sf[0]) if sf else decode_idesc(idesc, kind)
             af, bf = check_smem_desc(adesc), check_smem_desc(bdesc)
         except PTXRuntimeError as e:
             raise PTXRuntimeError(f"{e} ({where})") from None
@@ -568,13 +666,16 @@ class Tcgen05Runtime:
                                   f"lane {'0' if m == 128 else '0 or 16 (data path layout F)'} ({where})")
         self._tc_cols(tc, col, n, "tcgen05.mma D", where)
         lanes = d_lanes(m, lane0)
-        op = TcMma(tc.tick(), lid, tid, kind, f, adesc, bdesc, af, bf, lanes, col, bool(enable), mask, scale)
+        op = TcMma(tc.tick(), lid, tid, kind, f, adesc, bdesc, af, bf, lanes, col, bool(enable), mask, scale,
+                   None if sf is None else (sf[0], sf[1] & 0xFFFF, sf[2] & 0xFFFF))
+        if sf:
+            op.reads = self._tc_scale_cells(tc, sf, n, where)
         reads = []
         for desc, fd, rows, mn, et, name in ((adesc, af, m, f["mn_a"], f["atype"], "A"),
                                               (bdesc, bf, n, f["mn_b"], f["btype"], "B")):
-            es = ESIZE[et]
+            es, kk = operand_bytes(et)
             try:
-                offs = operand_offsets(rows, 32 // es, es, mn, fd)
+                offs = operand_offsets(rows, kk, es, mn, fd)
             except PTXRuntimeError as e:
                 raise PTXRuntimeError(f"tcgen05.mma {name} (descriptor {desc:#018x}): {e} ({where})") from None
             if offs.min() < 0 or offs.max() + es > self.launch_shared:
@@ -585,7 +686,27 @@ class Tcgen05Runtime:
             self._tc_proxy_check(np.concatenate(reads), tid, where)
         self._tc_pending_ld_on(tc, lanes, col, n, "tcgen05.mma writes", where)
         self._tc_readers_ok(tc, lanes, col, n, tid, "tcgen05.mma writes", where, mma_rule=False)
+        for rl, rc, rn in op.reads:
+            self._tc_readers_ok(tc, rl, rc, rn, tid, "tcgen05.mma reads scale factors in", where)
         tc.queue.append(op)
+
+    def _tc_scale_cells(self, tc, sf, n, where):
+        """The TMEM cells a block-scaled mma reads its scale factors from, checked at issue:
+        [(lanes, column, 1)] -- sfa's four columns (rows 32 c .. 32 c + 31 in column c) and
+        sfb's ceil(N / 32), each in all four 32-lane partitions (the ISA wants the copies)."""
+        out = []
+        for addr, rows, what in ((sf[1] & 0xFFFFFFFF, 128, "scale-A-tmem"), (sf[2] & 0xFFFFFFFF, n, "scale-B-tmem")):
+            lane, col = addr >> 16, addr & 0xFFFF
+            if lane:
+                raise PTXRuntimeError(f"tcgen05.mma {what} address {addr:#x} names lane {lane}: the scale factors "
+                                      f"are read from every 32-lane partition, from lane 0 (not simulated otherwise) "
+                                      f"({where})")
+            ncol = (rows + 31) // 32
+            self._tc_cols(tc, col, ncol, f"tcgen05.mma {what}", where)
+            for c in range(ncol):
+                used = np.arange(min(32, rows - 32 * c))
+                out.append(((32 * np.arange(4)[:, None] + used[None, :]).ravel(), col + c, 1))
+        return out
 
     def _tc_proxy_check(self, offs, tid, where):
         pxw = self.ns["PXW"][offs]
@@ -636,10 +757,13 @@ class Tcgen05Runtime:
         return True
 
     def _tc_operand(self, op, desc, fd, rows, mn, et, neg):
-        es = ESIZE[et]
+        es, kk = operand_bytes(et)
         smem = np.asarray(self.sviews["B"])
-        offs = SHARED_BASE + operand_offsets(rows, 32 // es, es, mn, fd)
-        if es == 1:
+        offs = SHARED_BASE + operand_offsets(rows, kk, es, mn, fd)
+        if et == "e2m1":                         # packed: element 2i in the low nibble of byte i
+            raw = smem[offs].astype(np.int64)
+            v = E2M1_VALUES[np.stack([raw & 15, raw >> 4], axis=-1).reshape(rows, 2 * kk)]
+        elif es == 1:
             raw = smem[offs]
             if et == "u8":
                 return raw.astype(np.int64)
@@ -662,6 +786,11 @@ class Tcgen05Runtime:
         self._tc_cols(tc, op.col, op.n, "tcgen05.mma D", self._where(op.lid))
         a = self._tc_operand(op, op.adesc, op.af, f["m"], f["mn_a"], f["atype"], f["neg_a"])     # (M, K)
         b = self._tc_operand(op, op.bdesc, op.bf, op.n, f["mn_b"], f["btype"], f["neg_b"])       # (N, K)
+        if op.sf is not None:
+            sa, sb = self._tc_scales(tc, op)
+            blk = f["k"] // op.sf[0]
+            a = a * np.repeat(sa, blk, axis=1)           # exact: few significant bits, in f64's range
+            b = b * np.repeat(sb, blk, axis=1)
         sub = np.ix_(op.lanes, np.arange(op.col, op.col + op.n))
         cur = tc.data[sub]
         if op.kind == "i8":
@@ -694,6 +823,33 @@ class Tcgen05Runtime:
         tc.wtid[sub] = op.tid
         tc.wlid[sub] = op.lid
         op.done = True
+
+    def _tc_scales(self, tc, op):
+        """(scale_A (M x X), scale_B (N x X)) of block-scaled `op`, read from TMEM now: row m of A
+        (column n of B) from lane m % 32 of column sfa + m / 32 (sfb + n / 32), bytes SF_ID ..
+        SF_ID + X - 1 of the word, the t-th byte scaling the t-th of its X blocks of K; the four
+        32-lane partitions must hold the same bytes (the ISA: the scale factors are duplicated to
+        all of them)."""
+        x, ca, cb = op.sf
+        f, where = op.f, self._where(op.lid)
+        out = []
+        for col, rows, sf_id, what in ((ca, f["m"], f["sfa_id"], "A"), (cb, op.n, f["sfb_id"], "B")):
+            ncol = (rows + 31) // 32
+            self._tc_cols(tc, col, ncol, f"tcgen05.mma scale-{what}-tmem", where)
+            r = np.arange(rows)
+            words = tc.data[32 * np.arange(4)[:, None] + (r % 32)[None, :], (col + r // 32)[None, :]]
+            shifts = (8 * (sf_id + np.arange(x))).astype(np.uint64)
+            codes = (words.astype(np.uint64)[..., None] >> shifts) & 0xFF          # (partition, row, X)
+            differ = (codes != codes[0]).any(axis=(0, 2))
+            if differ.any():
+                i = int(np.argmax(differ))
+                got = [[int(v) for v in codes[q, i]] for q in range(4)]
+                raise PTXRuntimeError(
+                    f"tcgen05.mma scale factors of {what}'s {'row' if what == 'A' else 'column'} {i} differ between "
+                    f"the 32-lane partitions of TMEM column {col + i // 32} (lanes {i % 32} + 32 q: {got}): the ISA "
+                    f"wants them duplicated to all four partitions ({where})")
+            out.append(_scale_values(codes[0].astype(np.int64), f["stype"], where))
+        return out
 
     # ---- the CTA's end, error notes --------------------------------------------------------------
     def _tc_cta_end(self, cta):

@@ -12,7 +12,7 @@ MUST_LOWER = {
     "cuda_tile.atomic_red_view_tko": "atomic reductions through views",
     "cuda_tile.mmaf": "this MMA operand/accumulator type combination",
     "cuda_tile.mmai": "this integer MMA type combination",
-    "cuda_tile.mmaf_scaled": "block-scaled MMA: rank 2 on sm_120a and sm_121a",
+    "cuda_tile.mmaf_scaled": "block-scaled MMA: rank 2 on sm_100a, sm_103a, sm_120a and sm_121a",
     "cuda_tile.permute": "this permutation",
 }
 

@@ -101,9 +101,9 @@ def mma_atom_name(target: Target, a_elt, b_elt, acc_elt) -> str | None:
 
 # Block-scaled MMA (cuda_tile.mmaf_scaled -> nv_tileas.block_scaled_mma): the targets
 # whose code generator has it. sm_120a/sm_121a run it as warp-level mma.sync
-# ... .block_scale (ptxas 13.0 accepts those forms for them alone; sm_100a/sm_103a
-# have the tcgen05.mma ... .block_scale forms instead, not generated yet).
-BLOCK_SCALED_ARCHES = ("sm_120a", "sm_121a")
+# ... .block_scale (ptxas 13.0 accepts those forms for them alone); sm_100a/sm_103a
+# as tcgen05.mma ... .block_scale with the scale factors in tensor memory.
+BLOCK_SCALED_ARCHES = ("sm_100a", "sm_103a", "sm_120a", "sm_121a")
 
 
 def block_scaled_atom_name(target: Target, elt, scale_elt, block: int) -> str | None:

@@ -40,7 +40,7 @@ from __future__ import annotations
 from ..dialects.cuda_tile.types import TileType
 from ..dialects.nv_tileas.layout_attr import CARRIED_LAYOUTS as WHILE_CARRIED, LAYOUTS as ATTR, LayoutAttr
 from ..dialects.nv_tileas.layouts import (Blocked, SliceLayout, blocked, broadcast_axes, broadcast_candidates,
-                                          mma_acc, same_distribution)
+                                          mma_acc, same_distribution, tmem_acc)
 from ..dialects.nv_tileas.ops.layout import ConvertLayoutOp
 from ..dialects.nv_tileas.ops import pipeline as pipeline_ops
 from ..dialects.nv_tileas.linear_layout import reduced_layout, register_moves, relabel, slice_layout, to_linear
@@ -312,7 +312,7 @@ class Propagation:
                 if user.name == "nv_tileas.dot" and use.index == 2:
                     return self.acc_layout(user)
                 if user.name == BLOCK_SCALED and use.index == 2:
-                    got = mma_acc(_shape(v), self.threads)
+                    got = block_scaled_acc(user, _shape(v), self.threads)
                     if got is not None:
                         return got
                 lay = user.attributes.get("layout")
@@ -422,12 +422,22 @@ def _dot(p, op):
 BLOCK_SCALED = "nv_tileas.block_scaled_mma"
 
 
+def block_scaled_acc(op, shape, threads):
+    """The accumulator layout block-scaled MMA `op` computes in: tcgen05's
+    TmemAcc on sm_100a/sm_103a (compute_capability 100, 103; ops_tcgen05_scaled),
+    else mma.sync's (ops_block_scaled); None where neither tiles `shape`."""
+    cc = getattr(op.attributes.get("compute_capability"), "value", 0)
+    if cc in (100, 103):
+        return tmem_acc(shape, threads) if len(shape) == 2 and shape[0] % 128 == 0 else None
+    return mma_acc(shape, threads)
+
+
 @rule(BLOCK_SCALED)
 def _block_scaled_mma(p, op):
-    """Block-scaled MMA runs on mma.sync (ops_block_scaled): its result is in the
-    mma.sync accumulator layout of the group's warps, where that tiles it."""
+    """Block-scaled MMA's result is in the accumulator layout it computes in
+    (block_scaled_acc), where that tiles it."""
     shape = _shape(op.results[0])
-    acc = mma_acc(shape, p.threads)
+    acc = block_scaled_acc(op, shape, p.threads)
     p.bind(op, [reg(acc) if acc is not None else p.blk(shape)])
 
 

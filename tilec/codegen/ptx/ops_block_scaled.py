@@ -1,4 +1,5 @@
-"""nv_tileas.block_scaled_mma on warp-level tensor cores (sm_120a, sm_121a):
+"""nv_tileas.block_scaled_mma on warp-level tensor cores (sm_120a, sm_121a;
+sm_100a/sm_103a run it on tcgen05: ops_tcgen05_scaled.py):
 
     D[m, n] = sum_k (A[m, k] sfa[m, k / vec]) (B[k, n] sfb[k / vec, n]) + C[m, n]
 
@@ -36,6 +37,7 @@ from .emitter import handles
 from .fp4 import is_fp4, pack_nibbles
 from .numeric import float_name
 from .ops_dot import I8_PAD, _k_loop_head, _k_loop_tail, _lane_parts, _mma_acc_regs, _mma_result
+from .ops_tcgen05_scaled import tcgen05_block_scaled
 from .ptxtypes import B32, PRED
 
 _FP8 = {"f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
@@ -83,15 +85,17 @@ def _types(op):
 
 @handles("nv_tileas.block_scaled_mma")
 def _block_scaled_mma(em, op):
-    if not em.target.block_scale_mma_sync:
-        how = " (its tcgen05.mma ... .block_scale form is not generated yet)" if em.target.tcgen05 else ""
-        em.fail(f"is not supported on {em.target.arch}{how}: block-scaled MMA runs as mma.sync ... .block_scale, "
-                f"which sm_120a and sm_121a have")
+    if not (em.target.block_scale_mma_sync or em.target.tcgen05):
+        em.fail(f"is not supported on {em.target.arch}: block-scaled MMA runs as mma.sync ... .block_scale, "
+                f"which sm_120a and sm_121a have, or tcgen05.mma ... .block_scale (sm_100a, sm_103a)")
     at, bt, ct, sat, sbt = _types(op)
     if sat is None or sbt is None:
         em.fail("needs both scale factors (sfa and sfb) to be emitted")
     if len(at.shape) != 2 or len(bt.shape) != 2:
         em.fail("is only supported on rank-2 operands by the PTX emitter")
+    if em.target.tcgen05:
+        em.bind(op.results[0], tcgen05_block_scaled(em, op, at, bt, sat))
+        return
     M, K = at.shape
     N = bt.shape[1]
     ks = sat.shape[1]

@@ -6,8 +6,9 @@ from __future__ import annotations
 from ...conversion.target import ARCHES
 from ...ir.record import frozen
 
-# the first PTX ISA version that names each target (8.5 covers sm_80 .. sm_90a)
-_PTX_VERSION = {"sm_100a": "8.6", "sm_103a": "8.8", "sm_120a": "8.7", "sm_121a": "8.8"}
+# the first PTX ISA version that names each target (8.5 covers sm_80 .. sm_90a),
+# but sm_100a's 8.7: tcgen05.mma's kind::mxf4nvf4 (block-scaled MMA) came with it
+_PTX_VERSION = {"sm_100a": "8.7", "sm_103a": "8.8", "sm_120a": "8.7", "sm_121a": "8.8"}
 
 
 @frozen
