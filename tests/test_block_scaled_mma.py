@@ -667,6 +667,24 @@ def test_tcgen05_zero_accumulator_and_mixed_fp8_types():
     assert np.array_equal(got, ref) and np.array_equal(ev, ref)
 
 
+def test_tcgen05_dense_dot_then_block_scaled_share_the_allocation_size():
+    """A tcgen05 dot (32 columns) before a block-scaled MMA (D and scale factors: 64): every
+    allocation of the group takes 64 (the ISA: a CTA's allocations must not grow; the simulator
+    checks it), and the sum is NumPy's."""
+    M, N, K = 128, 32, 64
+    text = kernel(M, N, K, "f8E4M3FN", "f8E8M0FNU", 32).replace(
+        "      %r = mmaf_scaled %ta, %tb, %acc_in,",
+        f"      %d = mmaf %ta, %tb, %acc_in : tile<{M}x{K}xf8E4M3FN>, tile<{K}x{N}xf8E4M3FN>, tile<{M}x{N}xf32>\n"
+        "      %r = mmaf_scaled %ta, %tb, %d,")
+    ptx = compile_text(text, arch="sm_100a")
+    assert [ln.split(", ")[-1] for ln in _lines_of(ptx, "tcgen05.alloc")] == ["64;", "64;"]
+    assert len(_lines_of(ptx, "tcgen05.mma.cta_group::1.kind::f8f6f4")) == 2
+    x = inputs(M, N, K, "f8E4M3FN", "f8E8M0FNU", 32, seed=1)
+    got, want = run_both(text, x, ptx)
+    ref = (reference(x, M, K).astype(np.float64) + x["a"].astype(np.float64) @ x["b"].astype(np.float64))
+    assert np.array_equal(want, ref.astype(np.float32)) and np.array_equal(got, ref.astype(np.float32))
+
+
 @pytest.mark.parametrize("arch", ["sm_100a", "sm_103a"])
 def test_tcgen05_refuses_shapes_it_has_no_mma_for(arch):
     """M 64: tcgen05's block-scaled MMAs are M = 128 (.cta_group::1), and sm_100a has no

@@ -167,6 +167,10 @@ def _state(em) -> _Tmem:
 
 AGENT_SWITCH = "nv_tileas.async.pipeline.agent_switch"
 
+# other ops' tensor-memory needs, need(op, group) -> columns or None
+# (ops_tcgen05_scaled registers block-scaled MMA's: accumulator and scale factors)
+COLUMN_NEEDS: list = []
+
 
 def _group_columns(em) -> int:
     """The columns every allocation of this group takes: the most any of its
@@ -186,6 +190,10 @@ def _group_columns(em) -> int:
         a_shape, c_shape = tuple(x.operands[0].type.shape)[-2:], tuple(x.results[0].type.shape)[-2:]
         if len(a_shape) == 2 and tcgen05_fits(x, g.threads, getattr(g, "first_thread", 0), (a_shape, c_shape)):
             need = max(need, _columns(a_shape[0], c_shape[1]))
+    for need_of in COLUMN_NEEDS:
+        for block in (region.blocks if region is not None else ()):
+            for x in (x for top in block.ops for x in top.walk()):
+                need = max(need, need_of(x, g) or 0)
     return need
 
 

@@ -57,8 +57,8 @@ from ...dialects.nv_tileas.layouts import tmem_acc
 from .fp4 import is_fp4, pack_nibbles
 from .numeric import float_name
 from .ops_dot import _mma_acc_regs, _mma_result
-from .ops_tcgen05 import (CHUNK, _alloc, _Canonical, _desc, _free, _handoff, _move, _rows_address, _staged,
-                          _state, _zero_accumulator)
+from .ops_tcgen05 import (CHUNK, COLUMN_NEEDS, _alloc, _Canonical, _desc, _free, _handoff, _move, _rows_address,
+                          _staged, _state, _zero_accumulator)
 from .ptxtypes import B32, PRED
 
 _FP8 = {"f8E4M3FN": ("e4m3", 0), "f8E5M2": ("e5m2", 1)}
@@ -154,12 +154,13 @@ def tcgen05_block_scaled(em, op, at, bt, sat):
     if cols > 512:
         em.fail(f"needs {cols} tensor-memory columns for its accumulator and scale factors, more than the 512 "
                 f"there are")
+    st = _state(em)
+    cols = max(cols, st.cols)       # the group's allocations all take its most (_group_columns)
     kb = em.kb
     c = em.tile(op.c)
     zero = _zero_accumulator(op, c)
     if not zero:
         c = em.in_layout(c, layout)
-    st = _state(em)
     if form.fp4:
         a, b = em.regs_of(em.get(op.a)), em.regs_of(em.get(op.b))
     else:
@@ -341,3 +342,17 @@ def _issue_scaled(em, st, op, form, sa, sb, tmem, M, N, K, sfa0, sfb0, w, zero: 
     kb.emit(f"add.u32 \t{st.issued}, {st.issued}, 1")
     _handoff(em)          # every thread after the MMAs
 
+
+def _columns_needed(op, g):
+    """The tensor-memory columns block-scaled MMA `op` takes in group `g` (COLUMN_NEEDS), or None."""
+    if op.name != "nv_tileas.block_scaled_mma" or len(op.operands) < 5:
+        return None
+    at, bt, sat = op.operands[0].type, op.operands[1].type, op.operands[3].type
+    shape = getattr(at, "shape", ())
+    if len(shape) != 2 or len(getattr(sat, "shape", ())) != 2 or scaled_layout((shape[0], bt.shape[1]), g.threads) \
+            is None:
+        return None
+    return columns(shape[0], bt.shape[1], sat.shape[1])[2]
+
+
+COLUMN_NEEDS.append(_columns_needed)
