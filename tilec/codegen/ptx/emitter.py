@@ -420,6 +420,20 @@ class Emitter:
             self.kb.grow_shared(g.scratch, nbytes)
         return g.scratch
 
+    def scratch_parts(self, sizes) -> list[str]:
+        """Registers addressing consecutive parts of the group scratch, one per
+        size in `sizes`, each part 16-byte aligned."""
+        sizes = [(s + 15) // 16 * 16 for s in sizes]
+        base = self.addr_of(self.scratch(sum(sizes)))
+        out, off = [], 0
+        for size in sizes:
+            r = self.kb.reg(B32)
+            self.kb.emit(f"add.u32 \t{r}, {base}, {off}")
+            self.align_of[r] = 16
+            out.append(r)
+            off += size
+        return out
+
     def addr_of(self, sym: str) -> str:
         r = self.kb.reg(B32)
         self.kb.emit(f"mov.u32 \t{r}, {sym}")

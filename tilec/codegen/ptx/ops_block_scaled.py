@@ -116,23 +116,10 @@ def _block_scaled_mma(em, op):
                                  op.results[0].type.element_type))
 
 
-def _pad16(n: int) -> int:
-    return (n + 15) // 16 * 16
-
-
 def _emit(em, form, layout, a, b, c, sfa, sfb, M, N, K, ks, rt):
     kb = em.kb
     pitch = K + I8_PAD                      # bytes per staged row of A and of B (one element a byte)
-    parts = [_pad16(M * pitch), _pad16(N * pitch), _pad16(M * ks), _pad16(N * ks)]
-    base = em.addr_of(em.scratch(sum(parts)))
-    addrs, off = [], 0
-    for size in parts:
-        r = kb.reg(B32)
-        kb.emit(f"add.u32 \t{r}, {base}, {off}")
-        em.align_of[r] = 16
-        addrs.append(r)
-        off += size
-    a_addr, b_addr, sa_addr, sb_addr = addrs
+    a_addr, b_addr, sa_addr, sb_addr = em.scratch_parts([M * pitch, N * pitch, M * ks, N * ks])
     em.sync()
     em.store_shared(a, a_addr, (pitch, 1))
     em.store_shared(b, b_addr, (1, pitch))     # B[k, n] at n * pitch + k

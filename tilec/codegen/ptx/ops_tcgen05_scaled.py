@@ -172,15 +172,7 @@ def tcgen05_block_scaled(em, op, at, bt, sat):
     parts = [M * pitch, nrows * pitch]
     if form.fp4:
         parts += [M * K, N * K]                    # one fp4 element a byte
-    parts = [(p + 15) // 16 * 16 for p in parts]
-    base = em.addr_of(em.scratch(sum(parts)))
-    addrs, off = [], 0
-    for size in parts:
-        r = kb.reg(B32)
-        kb.emit(f"add.u32 \t{r}, {base}, {off}")
-        em.align_of[r] = 16
-        addrs.append(r)
-        off += size
+    addrs = em.scratch_parts(parts)
     em.sync()                                      # every thread is past the scratch's previous use
     em.store_shared(sfa, addrs[0], (pitch, 1))
     em.store_shared(sfb, addrs[1], (1, pitch))     # sfb[k, n] at n * pitch + k
