@@ -19,10 +19,11 @@ How (PTX ISA, "TensorCore 5th Generation Family Instructions"), per dot:
   through the async proxy. The descriptors are wgmma's plus the version field
   (bits 46-48 = 1) tcgen05 requires; the swizzle field (61-63) encodes the
   same modes with the same bits.
-* Tensor memory. The group's first warp allocates the dot's columns
-  (tcgen05.alloc writes their address to a shared word; a power of two, at
-  least 32), and gives them back once every thread has read its result: an
-  allocation lives inside one dot, so no exit path can leak it. Row block b
+* Tensor memory. The group's first warp allocates the columns (tcgen05.alloc
+  writes their address to a shared word; a power of two, at least 32, and
+  the most any dot of the group needs: a CTA's allocations must not grow),
+  and gives them back once every thread has read its result: an allocation
+  lives inside one dot (or one K loop), so no exit path can leak it. Row block b
   (128 rows, lanes 0..127) of D lives at columns [b N, (b + 1) N); a 64-row
   D is two M = 64 MMAs of N/2 columns, lanes 0-15 and 16-31 of each quarter.
 * A K loop whose accumulator only this dot touches (the wgmma in-flight
@@ -56,9 +57,9 @@ from ...dialects.nv_tileas.operands import tcgen05_fits
 from ...ir.types import IntegerType
 from .numeric import float_name
 from .ops_dot import BACKENDS, _mma_acc_regs, _mma_result, _signed as _dot_signed
-from .wgmma_inflight import InFlight, start
 from .ptxtypes import B32, PRED, byte_size
 from .values import Tile
+from .wgmma_inflight import InFlight, start
 
 # element type -> (kind, the A/B type field of the instruction descriptor)
 KINDS = {"f16": ("f16", 0), "bf16": ("f16", 1), "tf32": ("tf32", 2), "f32": ("tf32", 2),
@@ -184,16 +185,14 @@ def _group_columns(em) -> int:
         op = parent
     g = em.group
     need = 32
-    dots = (x for block in (region.blocks if region is not None else ()) for top in block.ops
-            for x in top.walk() if x.name == "nv_tileas.dot" and len(x.operands) >= 3)
-    for x in dots:
-        a_shape, c_shape = tuple(x.operands[0].type.shape)[-2:], tuple(x.results[0].type.shape)[-2:]
-        if len(a_shape) == 2 and tcgen05_fits(x, g.threads, getattr(g, "first_thread", 0), (a_shape, c_shape)):
-            need = max(need, _columns(a_shape[0], c_shape[1]))
-    for need_of in COLUMN_NEEDS:
-        for block in (region.blocks if region is not None else ()):
-            for x in (x for top in block.ops for x in top.walk()):
-                need = max(need, need_of(x, g) or 0)
+    for x in (x for block in (region.blocks if region is not None else ()) for top in block.ops
+              for x in top.walk()):
+        if x.name == "nv_tileas.dot" and len(x.operands) >= 3:
+            a_shape, c_shape = tuple(x.operands[0].type.shape)[-2:], tuple(x.results[0].type.shape)[-2:]
+            if len(a_shape) == 2 and tcgen05_fits(x, g.threads, getattr(g, "first_thread", 0), (a_shape, c_shape)):
+                need = max(need, _columns(a_shape[0], c_shape[1]))
+        for need_of in COLUMN_NEEDS:
+            need = max(need, need_of(x, g) or 0)
     return need
 
 
