@@ -53,7 +53,7 @@ from __future__ import annotations
 
 from ...dialects.cuda_tile.divisibility import splat_scalar
 from ...dialects.nv_tileas.layouts import TmemAcc, tmem_acc
-from ...dialects.nv_tileas.operands import tcgen05_fits
+from ...dialects.nv_tileas.operands import slot_source, tcgen05_fits
 from ...ir.types import IntegerType
 from .numeric import float_name
 from .ops_dot import BACKENDS, _mma_acc_regs, _mma_result, _signed as _dot_signed
@@ -88,6 +88,10 @@ def tcgen05_layout(em, op, a_shape=None, c_shape=None):
     g = em.group
     shapes = (a_shape, c_shape) if len(a_shape) == 2 and len(c_shape) == 2 else None
     if not tcgen05_fits(op, g.threads, getattr(g, "first_thread", 0), shapes):
+        return None
+    if em.scratch_limit and not all(slot_source(v) is not None for v in op.operands[:2]):
+        # short of shared memory (compile_ops' fallback): the operand copies take a buffer
+        # of their own, where mma.sync stages through the group scratch
         return None
     return tmem_acc(c_shape, g.threads)
 
@@ -225,7 +229,14 @@ def _staged(em, a, b, M, N, K):
     ke = 16 // es                    # elements of one 16-byte core-matrix row
     sizes = {id(a): M * K * es, id(b): N * K * es}
     total = sum(sizes[id(x)] for x in need)
-    base = em.addr_of(kb.shared_buffer(total, 128, "tcgen05"))
+    # one buffer for every dot of the group, grown to the largest: a dot's MMAs are done
+    # (the leader waited, a barrier followed) before the next dot writes it
+    g = em.group
+    sym = g.owners.get("tcgen05-copies")
+    if sym is None:
+        sym = g.owners["tcgen05-copies"] = kb.shared_buffer(total, 128, "tcgen05")
+    kb.grow_shared(sym, total)
+    base = em.addr_of(sym)
     em.sync()                        # every thread is past the previous use of the buffer
     off = 0
     out = {}
@@ -235,13 +246,64 @@ def _staged(em, a, b, M, N, K):
             addr = kb.reg(B32)
             kb.emit(f"add.u32 \t{addr}, {base}, {off}")
             em.align_of[addr] = 128
-        if x is a:   # (M/8, 8, K/ke, ke): core matrix (mb, kb) at 128 mb + 16 M kb bytes
+        if _store_from_tmem_layout(em, x, addr, 0 if x is a else 1):
+            pass
+        elif x is a:   # (M/8, 8, K/ke, ke): core matrix (mb, kb) at 128 mb + 16 M kb bytes
             _canonical(em, a, (M // 8, 8, K // ke, ke), (8 * ke, ke, M * ke, 1), addr)
         else:        # (K/ke, ke, N/8, 8): B^T's core matrix (nb, kb) at 128 nb + 16 N kb bytes
             _canonical(em, b, (K // ke, ke, N // 8, 8), (N * ke, 1, 8 * ke, ke), addr)
         out[id(x)] = _Canonical(addr, M if x is a else N)
         off += sizes[id(x)]
     return (sa or out[id(a)]), (sb or out[id(b)]), True
+
+
+def _store_from_tmem_layout(em, t: Tile, addr: str, mn_dim: int) -> bool:
+    """Store register tile `t` in a TmemAcc layout (another dot's result, as
+    attention's P) straight into the K-major no-swizzle canonical layout at
+    `addr`, without the move through the scratch _canonical makes: element
+    (mn, k) at 16 mn + 16 MN (k / ke) + es (k % ke) (16 mn is 128 (mn / 8) +
+    16 (mn % 8)). A thread's rows are its base row plus multiples of 128, its
+    columns its base column (a multiple of 8 and of ke) plus less than a
+    column range, so an element's address is the thread's part plus a
+    constant per slot. `mn_dim`: 0 for A (rows are M), 1 for B (columns are N).
+    False (nothing emitted) when the tile is not such a tile."""
+    layout = t.layout
+    if not isinstance(layout, TmemAcc) or t.regs is None or t.home is not None:
+        return False
+    es = byte_size(t.etype)
+    ke = 16 // es
+    steps = [layout.cols] + ([layout.shape[1] // 2] if layout.half else [])
+    if any(s % 8 or s % ke for s in steps):
+        return False
+    kb = em.kb
+    mn_len = layout.shape[mn_dim]
+    row, col = em.bases(layout)
+    off = kb.reg(B32)
+    if mn_dim == 0:       # A: mn = row, k = col (col % ke == 0)
+        kb.emit(f"mul.lo.u32 \t{off}, {col}, {mn_len * es}")
+        kb.emit(f"mad.lo.u32 \t{off}, {row}, 16, {off}")
+    else:                 # B: k = row, mn = col
+        t1 = kb.reg(B32)
+        kb.emit(f"shr.u32 \t{t1}, {row}, {ke.bit_length() - 1}")
+        kb.emit(f"mul.lo.u32 \t{off}, {t1}, {16 * mn_len}")
+        kb.emit(f"and.b32 \t{t1}, {row}, {ke - 1}")
+        kb.emit(f"mad.lo.u32 \t{off}, {t1}, {es}, {off}")
+        kb.emit(f"mad.lo.u32 \t{off}, {col}, 16, {off}")
+    where = kb.reg(B32)
+    kb.emit(f"add.u32 \t{where}, {addr}, {off}")
+    st = ".b16" if es == 2 else (".b32" if es == 4 else ".b8")
+
+    def at(slot):
+        dr, dc = layout.offsets(slot)
+        if mn_dim == 0:
+            return 16 * dr + 16 * mn_len * (dc // ke) + es * (dc % ke)
+        return 16 * dc + 16 * mn_len * (dr // ke)
+    run = 4 if mn_dim == 0 else 1    # A: k runs along a thread's slots, 16 bytes per ke of them
+    for slot in range(0, layout.nslots, run):
+        regs = [t.at(slot + i) for i in range(run)]
+        vec = f".v{run}" if run > 1 else ""
+        kb.emit(f"st.shared{vec}{st} \t[{where}+{at(slot)}], {('{' + ', '.join(regs) + '}') if run > 1 else regs[0]}")
+    return True
 
 
 class _Canonical:

@@ -168,8 +168,8 @@ def tcgen05_fits(op, threads: int, first_thread: int = 0, shapes=None) -> bool:
     at CTA thread `first_thread`): rank 2; f16/bf16, tf32 (f32 storage) or fp8
     (either) operands of one kind with an f32 accumulator, or 8-bit integers
     with an i32 one; an accumulator layouts.tmem_acc has for the group;
-    K a whole number of 32-byte steps; the operand copies within
-    WGMMA_STAGE_LIMIT."""
+    K a whole number of 32-byte steps; the copies of the operands not read in
+    place from a slot within WGMMA_STAGE_LIMIT."""
     a_t, b_t, c_t = (o.type for o in op.operands[:3])
     if len(getattr(a_t, "shape", ())) != 2 or len(getattr(b_t, "shape", ())) != 2:
         return False
@@ -186,7 +186,10 @@ def tcgen05_fits(op, threads: int, first_thread: int = 0, shapes=None) -> bool:
     es = _elem_bytes(a_t)
     if first_thread % 128 or not es or (k * es) % 32 or tmem_acc((m, n), threads) is None:
         return False
-    return (m * k + n * k) * es <= WGMMA_STAGE_LIMIT
+    # the copies of the operands not read in place from a pipeline slot
+    copies = (0 if slot_source(op.operands[0]) is not None else m * k) + \
+        (0 if slot_source(op.operands[1]) is not None else n * k)
+    return copies * es <= WGMMA_STAGE_LIMIT
 
 
 def _int_width(t) -> int:
