@@ -265,7 +265,9 @@ class Propagation:
         if len(layouts) == 1:
             return reg(layouts[0])
         ranked = [s for s in states if _ranked(s, shape)]
-        for lay in layouts:
+        # an accumulator's slice first: a broadcast of it returns to the accumulator's
+        # layout without moving anything, one of a blocked tile does not
+        for lay in sorted(layouts, key=lambda x: not isinstance(x, SliceLayout)):
             if all(self.reaches(s, lay, shape) for s in ranked):
                 return reg(lay)
         return reg(next((lay for lay in layouts if isinstance(lay, SliceLayout)), layouts[0]))

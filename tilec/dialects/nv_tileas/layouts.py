@@ -402,6 +402,8 @@ def same_layout_kind(layout, shape, threads):
         return None
     if isinstance(layout, WgmmaAcc):
         return wgmma_acc(shape, threads)
+    if isinstance(layout, TmemAcc):
+        return tmem_acc(shape, threads)
     if isinstance(layout, Blocked):
         return blocked(shape, threads)
     return None
