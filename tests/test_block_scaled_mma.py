@@ -40,6 +40,7 @@ try:
 except ImportError:                    # pragma: no cover
     from tests import ptxsim
 
+from test_ptxsim_tcgen05 import image_and_columns
 from tilec.codegen.ptx.target import ARCHES, Target
 from tilec.compiler import CompileFailed, compile_text
 
@@ -740,32 +741,7 @@ def _tc_ptx(kind, vec, idesc, n=TC_N):
   ld.param.u64 %rd1, [p_img];
   ld.param.u64 %rd2, [p_sf];
   ld.param.u64 %rd3, [p_out];
-  mov.u32 %r5, %r0;
-COPY:
-  setp.ge.u32 %p1, %r5, {img // 4};
-  @%p1 bra COPY_DONE;
-  mul.wide.u32 %rd5, %r5, 4;
-  add.s64 %rd6, %rd1, %rd5;
-  ld.global.u32 %r6, [%rd6];
-  mov.u32 %r7, smem;
-  shl.b32 %r8, %r5, 2;
-  add.u32 %r7, %r7, %r8;
-  st.shared.u32 [%r7], %r6;
-  add.u32 %r5, %r5, 128;
-  bra.uni COPY;
-COPY_DONE:
-  fence.proxy.async.shared::cta;
-  setp.eq.u32 %p2, %r0, 0;
-  @%p2 mbarrier.init.shared::cta.b64 [bar], 1;
-  setp.eq.u32 %p3, %r1, 0;
-  @!%p3 bra.uni ALLOC_DONE;
-  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 64;
-ALLOC_DONE:
-  tcgen05.fence::before_thread_sync;
-  bar.sync 0;
-  tcgen05.fence::after_thread_sync;
-  ld.shared.b32 %r10, [slot];
-  shl.b32 %r13, %r1, 21;
+{image_and_columns(img // 4, 64)}  shl.b32 %r13, %r1, 21;
   add.u32 %r14, %r10, %r13;
   mul.wide.u32 %rd7, %r0, 32;
   add.s64 %rd8, %rd2, %rd7;

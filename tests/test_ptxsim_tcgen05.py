@@ -31,6 +31,39 @@ MODES = {"none": 0, "128B_32B": 1, "128B": 2, "64B": 4, "32B": 6}
 WIDTH = {0: 16, 1: 128, 2: 128, 4: 64, 6: 32}
 
 
+def image_and_columns(nwords: int, ncols: int, relinquish: bool = False) -> str:
+    """PTX (tid in %r0, its warp in %r1, the image pointer in %rd1): the CTA copies
+    `nwords` words from the image to `smem`, fences them for the async proxy,
+    thread 0 initializes `bar`, warp 0 allocates `ncols` columns (and gives up the
+    permit), and the columns' address ends in %r10 for every thread."""
+    give_up = "\n  tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;" if relinquish else ""
+    return f"""  mov.u32 %r5, %r0;
+COPY:
+  setp.ge.u32 %p1, %r5, {nwords};
+  @%p1 bra COPY_DONE;
+  mul.wide.u32 %rd5, %r5, 4;
+  add.s64 %rd6, %rd1, %rd5;
+  ld.global.u32 %r6, [%rd6];
+  mov.u32 %r7, smem;
+  shl.b32 %r8, %r5, 2;
+  add.u32 %r7, %r7, %r8;
+  st.shared.u32 [%r7], %r6;
+  add.u32 %r5, %r5, 128;
+  bra.uni COPY;
+COPY_DONE:
+  fence.proxy.async.shared::cta;
+  setp.eq.u32 %p2, %r0, 0;
+  @%p2 mbarrier.init.shared::cta.b64 [bar], 1;
+  setp.eq.u32 %p3, %r1, 0;
+  @!%p3 bra.uni ALLOC_DONE;
+  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], {ncols};{give_up}
+ALLOC_DONE:
+  tcgen05.fence::before_thread_sync;
+  bar.sync 0;
+  tcgen05.fence::after_thread_sync;
+  ld.shared.b32 %r10, [slot];
+"""
+
 def assemble(ptx, tmp_path):
     """ptxas -arch=sm_100a accepts `ptx` (skipped without ptxas)."""
     if PTXAS is None:
@@ -145,33 +178,7 @@ def gemm_ptx(kind, *, m, n, ksteps, image_bytes, ncols, lane16=False, st_init=Fa
   ld.param.u32 %r4, [p_first];
   ld.param.u64 %rd3, [p_c];
   ld.param.u64 %rd4, [p_out];
-  mov.u32 %r5, %r0;
-COPY:
-  setp.ge.u32 %p1, %r5, {nwords};
-  @%p1 bra COPY_DONE;
-  mul.wide.u32 %rd5, %r5, 4;
-  add.s64 %rd6, %rd1, %rd5;
-  ld.global.u32 %r6, [%rd6];
-  mov.u32 %r7, smem;
-  shl.b32 %r8, %r5, 2;
-  add.u32 %r7, %r7, %r8;
-  st.shared.u32 [%r7], %r6;
-  add.u32 %r5, %r5, 128;
-  bra.uni COPY;
-COPY_DONE:
-  fence.proxy.async.shared::cta;
-  setp.eq.u32 %p2, %r0, 0;
-  @%p2 mbarrier.init.shared::cta.b64 [bar], 1;
-  setp.eq.u32 %p3, %r1, 0;
-  @!%p3 bra.uni ALLOC_DONE;
-  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], {ncols};
-  tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
-ALLOC_DONE:
-  tcgen05.fence::before_thread_sync;
-  bar.sync 0;
-  tcgen05.fence::after_thread_sync;
-  ld.shared.b32 %r10, [slot];
-  add.u32 %r16, %r10, 0x100000;
+{image_and_columns(nwords, ncols, relinquish=True)}  add.u32 %r16, %r10, 0x100000;
   shl.b32 %r13, %r1, 21;
   add.u32 %r14, %r10, %r13;
   mul.lo.u32 %r17, %r1, 32;
