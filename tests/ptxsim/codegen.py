@@ -2087,35 +2087,45 @@ class KernelCodegen:
             mask = "(" + "".join(f"{self.rd(x, T('b32'))}, " for x in v.items) + ")"
         if not rest or len(rest) > 2:
             self._fail("tcgen05.mma enable-input-d")
-        en = rest[0]
-        if isinstance(en, Reg) and en.kind == "p":
-            enx = en.var
-        elif isinstance(en, Imm) and en.ival in (0, 1):
-            enx = str(bool(en.ival))
-        else:
-            self._fail("tcgen05.mma enable-input-d must be a predicate or 0/1")
+        enx = self._tc_enable(rest[0])
         scale = 0
         if len(rest) == 2:
             sc = rest[1]
             if kind not in ("f16", "tf32") or not isinstance(sc, Imm) or sc.ival is None or not 0 <= sc.ival <= 15:
                 self._fail("tcgen05.mma scale-input-d (an integer 0..15, .kind::f16 and .kind::tf32 only)")
             scale = sc.ival
-        if isinstance(a, Addr):
-            self._fail("tcgen05.mma with A in Tensor Memory ([a-tmem]) is not simulated")
         if not isinstance(d, Addr):
             self._fail("tcgen05.mma D must be a TMEM address [d-tmem]")
+        self._tc_check_descriptors(a, b, idesc)
+        self._tc_mma_call(ins, kind, d, a, b, idesc, enx, f"{mask}, {scale}")
+        return None
+
+    def _tc_enable(self, en) -> str:
+        """The Python expression of tcgen05.mma's enable-input-d (a predicate or 0/1)."""
+        if isinstance(en, Reg) and en.kind == "p":
+            return en.var
+        if isinstance(en, Imm) and en.ival in (0, 1):
+            return str(bool(en.ival))
+        self._fail("tcgen05.mma enable-input-d must be a predicate or 0/1")
+
+    def _tc_check_descriptors(self, a, b, idesc):
+        """A and B from shared-memory descriptors (64-bit), the 32-bit instruction descriptor."""
+        if isinstance(a, Addr):
+            self._fail("tcgen05.mma with A in Tensor Memory ([a-tmem]) is not simulated")
         for x, what in ((a, "a-desc"), (b, "b-desc")):
             if not (isinstance(x, Reg) and x.kind == "i" and x.width == 64 or isinstance(x, Imm) and x.ival is not None):
                 self._fail(f"tcgen05.mma {what} must be a 64-bit register or an integer")
         if not (isinstance(idesc, Reg) and idesc.kind == "i" and idesc.width == 32 or
                 isinstance(idesc, Imm) and idesc.ival is not None):
             self._fail("tcgen05.mma idesc must be a 32-bit register or an integer")
+
+    def _tc_mma_call(self, ins, kind, d, a, b, idesc, enx, tail: str):
+        """The runtime call of one tcgen05.mma; `tail`: its mask, scale and block-scale arguments."""
         ep = self.regs["%%epkey"]
         self._used.add(ep)
         self._guarded(ins, [f"_tc_mma({self._lid}, {ep.var} & 4095, '{kind}', {self._raw_addr(d)}, "
                             f"{self.rd(a, T('b64'))}, {self.rd(b, T('b64'))}, {self.rd(idesc, T('b32'))}, {enx}, "
-                            f"{mask}, {scale})"])
-        return None
+                            f"{tail})"])
 
     # .scale_vectorsize -> X per kind, as ptxas takes them (no qualifier: kind::mxf8f6f4 1X,
     # kind::mxf4 .block32 = 2X; kind::mxf4nvf4 must name one)
@@ -2142,27 +2152,11 @@ class KernelCodegen:
             self._fail("tcgen05.mma .block_scale operands ([d-tmem], a-desc, b-desc, idesc, [scale-A-tmem], "
                        "[scale-B-tmem], enable-input-d)")
         d, a, b, idesc, sfa, sfb, en = ops
-        if isinstance(a, Addr):
-            self._fail("tcgen05.mma with A in Tensor Memory ([a-tmem]) is not simulated")
         for o, what in ((d, "D"), (sfa, "scale-A"), (sfb, "scale-B")):
             if not isinstance(o, Addr) or (isinstance(o.base, Reg) and (o.base.kind != "i" or o.base.width != 32)):
                 self._fail(f"tcgen05.mma {what} must be a TMEM address [taddr] (a .b32 register)")
-        for o, what in ((a, "a-desc"), (b, "b-desc")):
-            if not (isinstance(o, Reg) and o.kind == "i" and o.width == 64 or
-                    isinstance(o, Imm) and o.ival is not None):
-                self._fail(f"tcgen05.mma {what} must be a 64-bit register or an integer")
-        if not (isinstance(idesc, Reg) and idesc.kind == "i" and idesc.width == 32 or
-                isinstance(idesc, Imm) and idesc.ival is not None):
-            self._fail("tcgen05.mma idesc must be a 32-bit register or an integer")
-        if isinstance(en, Reg) and en.kind == "p":
-            enx = en.var
-        elif isinstance(en, Imm) and en.ival in (0, 1):
-            enx = str(bool(en.ival))
-        else:
-            self._fail("tcgen05.mma enable-input-d must be a predicate or 0/1")
-        ep = self.regs["%%epkey"]
-        self._used.add(ep)
-        self._guarded(ins, [f"_tc_mma({self._lid}, {ep.var} & 4095, '{kind}', {self._raw_addr(d)}, "
-                            f"{self.rd(a, T('b64'))}, {self.rd(b, T('b64'))}, {self.rd(idesc, T('b32'))}, {enx}, "
-                            f"None, 0, ({x}, {self._raw_addr(sfa)}, {self._raw_addr(sfb)}))"])
+        self._tc_check_descriptors(a, b, idesc)
+        enx = self._tc_enable(en)
+        self._tc_mma_call(ins, kind, d, a, b, idesc, enx,
+                          f"None, 0, ({x}, {self._raw_addr(sfa)}, {self._raw_addr(sfb)})")
         return None
