@@ -223,3 +223,10 @@ def test_every_allocation_takes_the_groups_most_columns(tmp_path):
     ptxsim.run_ptx(ptx, "k", (1, 1, 1), [a, b, c])
     assert np.allclose(c, want, rtol=1e-5, atol=1e-5)
     assemble(ptx, tmp_path)
+
+
+def test_no_wgmma_keeps_every_dot_on_mma_sync(tmp_path):
+    """`tilec compile --no-wgmma` means mma.sync only: no tcgen05 on sm_100a either."""
+    ptx = compile_text(_example("cutile/matmul_f16_aligned.mlir"), "sm_100a", wgmma=False)
+    assert "tcgen05" not in ptx and "mma.sync" in ptx
+    assemble(ptx, tmp_path, spills_ok=True)     # 12 bytes, as sm_90a's --no-wgmma build of it

@@ -66,7 +66,7 @@ def _compile_arguments(comp):
                       help="sm_90a only: run every f16/bf16 dot that fits on wgmma.mma_async (by default only "
                            "those that read B in place from a pipeline slot do)")
     comp.add_argument("--no-wgmma", dest="wgmma", action="store_const", const=False,
-                      help="run tensor-core dots on mma.sync only")
+                      help="run tensor-core dots on mma.sync only (no wgmma on sm_90a, no tcgen05 on sm_100a)")
     comp.add_argument("--Wunsupported-hints", dest="warn_hints", action="store_true", help=argparse.SUPPRESS)
     comp.add_argument("--Werr-hints", dest="error_hints", action="store_true", help=argparse.SUPPRESS)
     comp.set_defaults(allow_unregistered_dialect=False, split_input_file=False, verify_diagnostics=False)

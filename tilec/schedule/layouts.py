@@ -152,7 +152,7 @@ def _accumulator_layout(op, a, b, c, threads: int, arch: str, chained: set, wgmm
     """The LayoutAttr of dot `op`'s accumulator, or None (CUDA cores)."""
     if arch == "sm_90a" and wgmma_chosen(op, threads, wgmma):
         return WGMMA
-    if arch in TCGEN05_ARCHES and tcgen05_fits(op, threads):
+    if arch in TCGEN05_ARCHES and wgmma != "none" and tcgen05_fits(op, threads):
         return TMEM
     acc = tensor_core_acc(a.type, b.type, c.type, threads, rows_only=op in chained)
     return None if acc is None else LayoutAttr.of(acc)

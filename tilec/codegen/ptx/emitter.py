@@ -70,6 +70,7 @@ class Emitter:
         self.alias_loads: set = set()  # loads of a register view that read its registers in place
         self.operand_buffers: dict = {}  # block id -> [[symbol, last reader]]: operand_loads' pool
         self.wgmma = False             # wgmma for tensor-core dots: False, True (every one that fits) or ops_wgmma.AUTO
+        self.mma_sync_only = False     # --no-wgmma: tensor-core dots on mma.sync only (no tcgen05 either)
         self.layout_repairs: list = [] # (op, had, wanted): results converted into their IR layout (ir_layouts)
         self.early: set = set()        # ops emitted ahead of their turn (ops_tma._batch): skipped at it
         self.after_op: dict = {}       # op -> callbacks run once it is emitted (wgmma_prefetch)

@@ -109,6 +109,7 @@ class ModuleEmitter:
         em.cluster = cluster_ctas(entry) or 1
         em.module = self
         em.wgmma = self.wgmma
+        em.mma_sync_only = getattr(self, "mma_sync_only", False)
         em.scratch_limit = self.scratch_limit
         block = entry.regions[0].blocks[0]
         params = []
@@ -227,10 +228,12 @@ def emit_ptx(ops, arch: str = "sm_90a", num_warps: int = 4, wgmma: bool | None =
     target = Target.parse(arch)
     if wgmma is True and not target.wgmma:
         raise CodegenError(None, WGMMA_NEEDS_SM90A.format(arch=target.arch))
+    mma_sync_only = wgmma is False        # --no-wgmma: neither wgmma nor tcgen05
     if wgmma is None:
         from .ops_wgmma import AUTO
         wgmma = AUTO if target.wgmma else False
     me = ModuleEmitter(target, num_warps, wgmma, scratch_limit, static_shared)
+    me.mma_sync_only = mma_sync_only
     me.declare_globals(ops)
     kernels, names = [], set()
     for entry in _kernels(ops):

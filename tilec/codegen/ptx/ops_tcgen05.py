@@ -81,7 +81,7 @@ def _kind(t, signed=True):
 def tcgen05_layout(em, op, a_shape=None, c_shape=None):
     """The TmemAcc layout of dot `op`'s (M, N) result when it runs on tcgen05
     in this group, else None."""
-    if not em.target.tcgen05:
+    if not em.target.tcgen05 or em.mma_sync_only:
         return None
     a_shape = tuple(a_shape or op.operands[0].type.shape)
     c_shape = tuple(c_shape or op.results[0].type.shape)
