@@ -423,24 +423,14 @@ def _issue(em, st, op, sa, sb, tmem, M, N, K, etype, first_overwrites: bool, wai
     commit's mbarrier phase. A slot read in place that cp.async filled (the
     generic proxy) is fenced for the tensor core's async-proxy reads first
     (ops_wgmma._generic_writes). `wait=False`: commit only (kept in flight)."""
-    from .ops_wgmma import _encode, _generic_writes, _offset
+    from .ops_wgmma import _encode, _offset
     kb = em.kb
     a_t, b_t = op.operands[0].type.element_type, op.operands[1].type.element_type
     kind, ta = _kind(a_t, _signed(op, 0) if isinstance(a_t, IntegerType) else True)
     tb = _kind(b_t, _signed(op, 1) if isinstance(b_t, IntegerType) else True)[1]
-    skip = kb.label("tcgen05_issued")
-    kb.emit(f"@!{em.leader()} bra \t{skip}")
-    if _generic_writes(em, op, True):
-        kb.emit("fence.proxy.async.shared::cta")
-    da, db = _desc(em, sa, sa.addr), _desc(em, sb, sb.addr)
+    skip, da, db, on, off = leader_begins(em, op, sa, sb, first_overwrites)
     halves = 2 if M == 64 else 1
     idesc = instruction_descriptor(kind, ta, tb, not sa.k_major, not sb.k_major, min(M, 128), N // halves)
-    on = kb.reg(PRED)
-    kb.emit(f"setp.eq.u32 \t{on}, {em.group.tid}, 0")      # true: only the leader is here
-    off = on
-    if first_overwrites:
-        off = kb.reg(PRED)
-        kb.emit(f"not.pred \t{off}, {on}")
     for blk in range(max(1, M // 128) * halves):
         d = tmem
         where = (16 << 16) * blk if halves == 2 else blk * N      # M = 64: lanes 16-31; else columns
@@ -454,6 +444,35 @@ def _issue(em, st, op, sa, sb, tmem, M, N, K, etype, first_overwrites: bool, wai
             dbs = _offset(em, db, _encode(sb.k_step(step) + b_off))
             kb.emit(f"tcgen05.mma.cta_group::1.kind::{kind} \t[{d}], {das}, {dbs}, {idesc}, "
                     f"{off if step == 0 else on}")
+    commit(em, st, skip, wait)
+
+
+def leader_begins(em, op, sa, sb, first_overwrites: bool):
+    """The start of the leader's MMAs: the other threads branch to `skip`; slots
+    cp.async filled are fenced for the async proxy; the operands' descriptors;
+    predicates `on` (true) and `off` (false when the first MMA overwrites D).
+    Returns (skip, A descriptor, B descriptor, on, off)."""
+    from .ops_wgmma import _generic_writes
+    kb = em.kb
+    skip = kb.label("tcgen05_issued")
+    kb.emit(f"@!{em.leader()} bra \t{skip}")
+    if _generic_writes(em, op, True):
+        kb.emit("fence.proxy.async.shared::cta")
+    da, db = _desc(em, sa, sa.addr), _desc(em, sb, sb.addr)
+    on = kb.reg(PRED)
+    kb.emit(f"setp.eq.u32 \t{on}, {em.group.tid}, 0")      # true: only the leader is here
+    off = on
+    if first_overwrites:
+        off = kb.reg(PRED)
+        kb.emit(f"not.pred \t{off}, {on}")
+    return skip, da, db, on, off
+
+
+def commit(em, st, skip: str, wait: bool = True):
+    """The leader commits its MMAs to the next of the group's mbarriers (and with
+    `wait` waits for them); every thread counts the commit, and with `wait` meets
+    the others after the leader's wait."""
+    kb = em.kb
     mbar, parity = st.barrier(em, 0)
     kb.emit(f"tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 \t[{mbar}]")
     if wait:

@@ -57,8 +57,8 @@ from ...dialects.nv_tileas.layouts import tmem_acc
 from .fp4 import is_fp4, pack_nibbles
 from .numeric import float_name
 from .ops_dot import _mma_acc_regs, _mma_result
-from .ops_tcgen05 import (CHUNK, COLUMN_NEEDS, _alloc, _Canonical, _desc, _free, _handoff, _move, _rows_address,
-                          _staged, _state, _zero_accumulator)
+from .ops_tcgen05 import (CHUNK, COLUMN_NEEDS, _alloc, _Canonical, _free, _handoff, _move, _rows_address,
+                          _staged, _state, _zero_accumulator, commit, leader_begins)
 from .ptxtypes import B32, PRED
 
 _FP8 = {"f8E4M3FN": ("e4m3", 0), "f8E5M2": ("e5m2", 1)}
@@ -299,20 +299,9 @@ def _issue_scaled(em, st, op, form, sa, sb, tmem, M, N, K, sfa0, sfb0, w, zero: 
     SF ids (s X) % 4) and the commit, and waits for its mbarrier phase; the
     other threads learn of it through the group barrier after (ops_tcgen05._issue's
     protocol: _Tmem's two mbarriers in turn, only the leader waits)."""
-    from .ops_pipeline import wait_parity
-    from .ops_wgmma import _encode, _generic_writes, _offset
+    from .ops_wgmma import _encode, _offset
     kb = em.kb
-    skip = kb.label("tcgen05_issued")
-    kb.emit(f"@!{em.leader()} bra \t{skip}")
-    if _generic_writes(em, op, True):
-        kb.emit("fence.proxy.async.shared::cta")
-    da, db = _desc(em, sa, sa.addr), _desc(em, sb, sb.addr)
-    on = kb.reg(PRED)
-    kb.emit(f"setp.eq.u32 \t{on}, {em.group.tid}, 0")      # true: only the leader is here
-    off = on
-    if zero:
-        off = kb.reg(PRED)
-        kb.emit(f"not.pred \t{off}, {on}")
+    skip, da, db, on, off = leader_begins(em, op, sa, sb, zero)
     groups = (N + 31) // 32
     for blk in range(M // 128):
         d = tmem
@@ -327,12 +316,7 @@ def _issue_scaled(em, st, op, form, sa, sb, tmem, M, N, K, sfa0, sfb0, w, zero: 
             dbs = _offset(em, db, _encode(sb.k_step(step)))
             kb.emit(f"{form.instruction()} \t[{d}], {das}, {dbs}, {idesc}, [{tmem}+{sfa0 + (blk * w + j) * 4}], "
                     f"[{tmem}+{sfb0 + j * groups}], {off if step == 0 else on}")
-    mbar, parity = st.barrier(em, 0)
-    kb.emit(f"tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 \t[{mbar}]")
-    wait_parity(em, mbar, parity)
-    kb.place(skip)
-    kb.emit(f"add.u32 \t{st.issued}, {st.issued}, 1")
-    _handoff(em)          # every thread after the MMAs
+    commit(em, st, skip)
 
 
 def _columns_needed(op, g):
