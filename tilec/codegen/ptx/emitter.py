@@ -441,17 +441,19 @@ class Emitter:
         self.align_of[r] = self.kb.alignment(sym)
         return r
 
-    def shared_run(self, layout, coeffs, etype, base: str, extra: int = 0, max_elems: int = 4) -> int:
+    def shared_run(self, layout, coeffs, etype, base: str, extra: int = 0, max_elems: int = 4,
+                   registers: bool = True) -> int:
         """How many consecutive slots of `layout` one vector access moves at
         base + esize * (sum c_d * coeffs_d + extra): runs of the blocked layout's
         `vec` elements are contiguous when the last coefficient is 1, and start
         aligned when the other coefficients and `extra` are multiples of the run
         and `base` is known aligned (align_of). 1: element by element. At most
         `max_elems` (ld/st.shared take .v2 and .v4 registers; cp.async, no
-        registers, moves 16 bytes)."""
+        registers (`registers` False), moves 16 bytes of any whole-byte type)."""
         vec = getattr(layout, "vec", 1)
         es = byte_size(etype)
-        if vec < 2 or not coeffs or coeffs[-1] != 1 or not vector_element(etype):
+        moves = vector_element(etype) if registers else reg_class(etype) != PRED and es in (1, 2, 4, 8)
+        if vec < 2 or not coeffs or coeffs[-1] != 1 or not moves:
             return 1
         while vec > 1 and (vec * es > 16 or vec > max_elems or extra % vec or any(c % vec for c in coeffs[:-1])
                            or self.align_of.get(base, 1) % (vec * es)):

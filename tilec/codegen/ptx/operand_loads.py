@@ -48,13 +48,37 @@ def _readers(value):
 
 
 def dot_operand_only(op) -> bool:
-    """Whether the 16-bit tile of load `op` (rank 2 or more) is read only as the
-    A or B of dots, through views and conversions into the shared layout."""
+    """Whether the tile of load `op` is read only as the A or B of dots, through
+    views and conversions into the shared layout: a 16-bit tile of rank 2 or
+    more, or an 8-bit rank-2 one read K contiguous (ops_dot._bytes_in_place:
+    as A directly, as B through one transpose)."""
     t = op.results[0].type
-    if len(t.shape) < 2 or byte_size(t.element_type) != 2:
+    es = byte_size(t.element_type)
+    if len(t.shape) < 2 or es not in (1, 2):
         return False
+    if es == 1:
+        readers = list(_byte_readers(op.results[0])) if len(t.shape) == 2 else []
+        return bool(readers) and all(o is not None and o.name == DOT and i == int(flipped) for o, i, flipped
+                                     in readers)
     readers = list(_readers(op.results[0]))
     return bool(readers) and all(o.name == DOT and i < 2 for o, i in readers)
+
+
+def _byte_readers(value, flipped=False):
+    """(op, operand index, transposed) of each use of rank-2 `value` through
+    transposes and conversions into the shared layout; (None, -1, False) for a
+    view of another kind (a reshape, a shuffle)."""
+    for use in value.uses:
+        o = use.owner
+        perm = o.attributes.get("permutation") if o.name in ("cuda_tile.permute", "nv_tileas.shuffle") else None
+        if perm is not None and list(perm.values) == [1, 0]:
+            yield from _byte_readers(o.results[0], not flipped)
+        elif same_bytes(o) and o.name not in HOME_VIEWS:
+            yield from _byte_readers(o.results[0], flipped)
+        elif same_bytes(o):
+            yield None, -1, False
+        else:
+            yield o, use.index, flipped
 
 
 def _last_reader(op, block) -> int:

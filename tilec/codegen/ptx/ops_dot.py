@@ -218,7 +218,8 @@ def _dot_2d(em, op, a, b, c, rt):
     for _, kind, run in BACKENDS:
         if isinstance(mma, kind):
             return run(em, op, _moved(em, a), _moved(em, b), c, mma, rt)
-    if mma is not None and not isinstance(mma, WgmmaAcc) and float_name(a.etype) in MMA_TYPES:
+    if mma is not None and not isinstance(mma, WgmmaAcc) and \
+            (float_name(a.etype) in MMA_TYPES or _bytes_in_place(em, a, b)):
         return _mma_dot(em, op, a, b, c, mma, rt)      # reads an unmoved transpose in place
     a, b = _moved(em, a), _moved(em, b)
     if isinstance(mma, WgmmaAcc):
@@ -371,12 +372,14 @@ def _mma_dot(em, op, a, b, c, layout, rt):
     (_register_a), and the K loop is then unrolled."""
     if float_name(a.etype) == "tf32":
         return _mma_dot_tf32(em, a, b, c, layout, rt)
-    if _bytes(a):
+    if _bytes(a) and not _bytes_in_place(em, a, b):
         return _mma_dot_i8(em, op, a, b, c, layout, rt)
     kb = em.kb
     M, K = a.shape
     N = b.shape[1]
-    kind = MMA_TYPES[float_name(a.etype)]
+    eb = byte_size(a.etype)      # 1: 8-bit rows read as pairs of bytes, m16n8k32 (_bytes_in_place)
+    shape_types = f"m16n8k32.row.col.{_byte_mma_types(em, op, a, b)}" if eb == 1 else \
+        f"m16n8k16.row.col.f32.{MMA_TYPES[float_name(a.etype)]}.{MMA_TYPES[float_name(a.etype)]}.f32"
     c = em.in_layout(c, layout)       # before staging: converting uses the same scratch
     b_nk = transposed_home(em, b)    # B as the transpose of an (N x K) tile in shared memory
     a_km = transposed_home(em, a)    # A as the transpose of a (K x M) tile in shared memory
@@ -421,7 +424,7 @@ def _mma_dot(em, op, a, b, c, layout, rt):
         ca, ra = kb.reg(B32), kb.reg(B32)   # this lane's A row and byte column
         kb.emit(f"add.u32 \t{ra}, {wrow}, {lo}")
         kb.emit(f"shl.b32 \t{ca}, {hi}, 1")
-        a_rows = _RowReader(em, staged[id(a)], 2 * K, ra, ca)
+        a_rows = _RowReader(em, staged[id(a)], eb * K, ra, ca)
     if b_nk is None:
         cb = kb.reg(B32)
         kb.emit(f"add.u32 \t{cb}, {wcol}, {hi}")
@@ -437,7 +440,7 @@ def _mma_dot(em, op, a, b, c, layout, rt):
         kb.emit(f"shr.u32 \t{ck}, {lane}, 3")
         kb.emit(f"and.b32 \t{ck}, {ck}, 1")
         kb.emit(f"shl.b32 \t{ck}, {ck}, 4")
-        b_rows = _RowReader(em, b_nk, 2 * K, rn, ck)
+        b_rows = _RowReader(em, b_nk, eb * K, rn, ck)
 
     def k_step(step):
         """The MMAs of one 16-wide K step; `step` None: the loop's current one
@@ -468,7 +471,7 @@ def _mma_dot(em, op, a, b, c, layout, rt):
                 for i in range(layout.tiles_m):
                     t = i * layout.tiles_n + j + jj
                     dl = ", ".join(acc[t * 4:t * 4 + 4])
-                    kb.emit(f"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32 \t{{{dl}}}, "
+                    kb.emit(f"mma.sync.aligned.{shape_types} \t{{{dl}}}, "
                             f"{{{', '.join(afr[i])}}}, {{{', '.join(regs[2 * jj:2 * jj + 2])}}}, {{{dl}}}")
 
     if a_regs is not None:
@@ -485,7 +488,7 @@ def _mma_dot(em, op, a, b, c, layout, rt):
             b_rows.advance_rows(16)
         else:
             b_rows.advance_columns(32)
-        _k_loop_tail(kb, k, 16, K, head)
+        _k_loop_tail(kb, k, 32 // eb, K, head)
     return _mma_result(em, rt, (M, N), layout, acc)
 
 
@@ -589,6 +592,32 @@ def _bytes(t) -> bool:
     return _int8(t) or float_name(t.etype) in FP8_MMA
 
 
+def _bytes_in_place(em, a, b) -> bool:
+    """Whether an 8-bit dot reads both operands where they are in shared
+    memory, K contiguous: A an M x K tile, B the transpose of an N x K one.
+    Read as rows of byte pairs, such tiles are what the 16-bit path's ldmatrix
+    reads (A with .x4, B's N x K rows without .trans): a 32-byte K step is
+    m16n8k16's 16 halves and m16n8k32's 32 bytes, and the fragments match
+    word for word (PTX ISA, the m16n8k16 and m16n8k32 fragment figures).
+    A pipeline slot or a load's buffer is then read with no copy, no barrier
+    and no scratch (a K x N B or a register tile is copied: _mma_dot_i8)."""
+    if not (_bytes(a) and _bytes(b)) or a.shape[1] % 32:
+        return False
+    return a.home is not None and a.view is None and a.transpose_of is None and \
+        transposed_home(em, b) is not None and b.transpose_of is None
+
+
+def _byte_mma_types(em, op, a, b) -> str:
+    """The type part of an m16n8k32 mma.sync: s32.{s8|u8}.{s8|u8}.s32 from the
+    op's signedness, or f32.{e4m3|e5m2}.{..}.f32 (sm_120a: .kind::f8f6f4)."""
+    if _int8(a):
+        ta = "s8" if _signed(op, "signedness_a") else "u8"
+        tb = "s8" if _signed(op, "signedness_b") else "u8"
+        return f"s32.{ta}.{tb}.s32"
+    kind = "kind::f8f6f4." if em.target.sm >= 120 else ""
+    return f"{kind}f32.{FP8_MMA[float_name(a.etype)]}.{FP8_MMA[float_name(b.etype)]}.f32"
+
+
 def _mma_dot_i8(em, op, a, b, c, layout, rt):
     """Tensor cores for 8-bit operands: mma.sync m16n8k32, s8/u8 into s32 or
     e4m3/e5m2 into f32 (sm_89 on; sm_120a's own form says .kind::f8f6f4).
@@ -625,13 +654,7 @@ def _mma_dot_i8(em, op, a, b, c, layout, rt):
     kb.emit(f"add.u32 \t{pb_r}, {pb_r}, {g}")
     kb.emit(f"mad.lo.u32 \t{pb_r}, {pb_r}, {pb}, {t}")
     kb.emit(f"add.u32 \t{pb_r}, {pb_r}, {b_addr}")
-    if _int8(a):
-        ta = "s8" if _signed(op, "signedness_a") else "u8"
-        tb = "s8" if _signed(op, "signedness_b") else "u8"
-        types = f"s32.{ta}.{tb}.s32"
-    else:
-        kind = "kind::f8f6f4." if em.target.sm >= 120 else ""
-        types = f"{kind}f32.{FP8_MMA[float_name(a.etype)]}.{FP8_MMA[float_name(b.etype)]}.f32"
+    types = _byte_mma_types(em, op, a, b)
     _word_mma_loop(kb, layout, acc, pa_r, pb_r, lambda i, dr, dk: (16 * i + dr) * pa + 16 * dk,
                    lambda j, e: 8 * j * pb + 16 * e, f"m16n8k32.row.col.{types}", 32, 32, K)
     return _mma_result(em, rt, (M, N), layout, acc)

@@ -399,7 +399,7 @@ def global_slots(em, base, etype, shape, layout, starts, strides, extents, in_bo
     return out
 
 
-def vector_width(em, etype, layout, strides, extents, in_bounds, first_addr, known=None):
+def vector_width(em, etype, layout, strides, extents, in_bounds, first_addr, known=None, registers=True):
     """(vec, predicate or None) when each run of `layout.vec` consecutive slots
     (adjacent elements of the last dimension, in Blocked and MmaAcc layouts)
     may move as one vector access, else None. The run is contiguous when the
@@ -409,11 +409,14 @@ def vector_width(em, etype, layout, strides, extents, in_bounds, first_addr, kno
     a multiple of vec). What is not known statically is tested at run time: the
     predicate (None: always) chooses the vector code, the caller keeps the
     element-wise code for the other case. Only element types held at their own
-    width in registers (16/32/64-bit) vectorize. `known` (Known of the access):
-    what the IR proves needs no test (cuTile's `assume div_by` facts)."""
+    width in registers (16/32/64-bit) vectorize, unless the access bypasses
+    registers (`registers` False: cp.async, which moves any whole bytes).
+    `known` (Known of the access): what the IR proves needs no test (cuTile's
+    `assume div_by` facts)."""
     vec = getattr(layout, "vec", 1)
     es = byte_size(etype)
-    if vec < 2 or strides[-1] != 1 or not vector_element(etype):
+    moves = vector_element(etype) if registers else reg_class(etype) != PRED and es in (1, 2, 4, 8)
+    if vec < 2 or strides[-1] != 1 or not moves:
         return None
     if vec * es > 16:
         vec = 16 // es
@@ -510,7 +513,7 @@ def async_fill(em, base, etype, shape, starts, strides, extents, in_bounds, pad,
     fp4.refuse_global(etype)
     layout = blocked(shape, em.group.threads, max(MAX_VEC, 16 // byte_size(etype)))
     slots = global_slots(em, base, etype, shape, layout, starts, strides, extents, in_bounds)
-    plan = vector_width(em, etype, layout, strides, extents, in_bounds, slots[0][0], known)
+    plan = vector_width(em, etype, layout, strides, extents, in_bounds, slots[0][0], known, registers=False)
     # the element-wise branch computes its own addresses: the copy loop then needs
     # only the run starts' (the others' arithmetic is dead there)
     return async_copy(em, slots, etype, layout, plan, pad, dst, shape,
@@ -530,7 +533,7 @@ def async_copy(em, slots, etype, layout, plan, pad, dst, shape, slow_slots=None)
     vec, ok = plan
     es = byte_size(etype)
     coeffs = linear_offsets(shape)
-    if vec * es not in (4, 8, 16) or em.shared_run(layout, coeffs, etype, dst, max_elems=16) < vec:
+    if vec * es not in (4, 8, 16) or em.shared_run(layout, coeffs, etype, dst, max_elems=16, registers=False) < vec:
         return None
     kb = em.kb
     lin = em.linear_base(layout, coeffs)

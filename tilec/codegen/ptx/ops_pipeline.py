@@ -571,7 +571,7 @@ def _register_split(em, op, warps):
     # setmaxnreg later grants: a lone consumer warpgroup's m64n256 wgmma (128
     # accumulator registers) beside a producer's 40 averaged to 144 and was
     # refused (C7602, "register target of 154 or higher")
-    fragment = max((_dot_fragment_regs(r) for r in op.regions), default=0)
+    fragment = max((_dot_fragment_regs(r, 32 * w) for r, w in zip(op.regions, warps)), default=0)
     if fragment:
         entry = max(entry, min(max(counts), -(-(fragment + WGMMA_SIDE_REGS) // 8) * 8))
     if entry > 255 or em.maxnreg not in (None, entry):
@@ -584,19 +584,32 @@ def _register_split(em, op, warps):
 WGMMA_SIDE_REGS = 32
 
 
-def _dot_fragment_regs(region) -> int:
-    """32-bit registers per thread of the accumulator fragment of the widest
-    single wgmma agent `region` issues: m64nN writes 64 x N values over a
-    warpgroup, N wide at most 256 (its whole accumulator may take several)."""
+def _dot_fragment_regs(region, threads: int) -> int:
+    """32-bit registers per thread that one dot of agent `region` (`threads`
+    threads) holds at once, from the layout the IR gives its result. A wgmma
+    writes m64nN over a warpgroup (N at most 256; a wider accumulator takes
+    several, which need not be live in registers together). An mma.sync dot
+    (`layout mma`, sm_80-style and sm_120a) keeps its whole accumulator in
+    registers, beside one K step's A and B fragments: four registers per
+    16-row tile and two per 8-column tile of each warp, for every input type."""
     from ...dialects.nv_tileas.operands import DOT
+    from ...schedule.budget import tile_regs
+    from .ir_layouts import attr_of
     best = 0
     for b in region.blocks:
         for x in b.ops:
             for o in x.walk():
-                if o.name == DOT and o.results and len(getattr(o.results[0].type, "shape", ())) >= 2:
-                    t = o.results[0].type
+                if o.name != DOT or not o.results or len(getattr(o.results[0].type, "shape", ())) < 2:
+                    continue
+                t = o.results[0].type
+                layout = attr_of(o.results[0])
+                mma = layout.layout_for(t.shape, threads) if getattr(layout, "kind", None) == "mma" else None
+                if mma is not None:
+                    need = tile_regs(t, threads) + 4 * mma.tiles_m + 2 * mma.tiles_n
+                else:
                     n = min(256, t.shape[-1])
-                    best = max(best, 64 * n * max(32, getattr(t.element_type, "width", 32)) // (32 * 128))
+                    need = 64 * n * max(32, getattr(t.element_type, "width", 32)) // (32 * 128)
+                best = max(best, need)
     return best
 
 
