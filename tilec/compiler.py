@@ -204,19 +204,23 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
         num_warps = default_num_warps(ops, arch)
     start = len(engine.diagnostics)
     target = target_for(arch)
-    # after an overflow, (stages, scratch limit, merge agent switches): layout changes through a
-    # small buffer by rows (they sit mostly outside the K loop: an epilogue's accumulator), then
-    # one stage fewer, and so on down to one; last, consecutive loops in agent switches of their
-    # own, whose stage buffers need not be live together
+    # after an overflow, (stages, scratch limit, merge agent switches, chunk dots): layout changes
+    # through a small buffer by rows (they sit mostly outside the K loop: an epilogue's
+    # accumulator), then one stage fewer, and so on down to one; then consecutive loops in agent
+    # switches of their own, whose stage buffers need not be live together; last, dots whose
+    # loaded operands are too big cut into K blocks (transforms/chunk_dots), retried alike
     fallbacks = []
     if reload is not None:
         fewer = [] if num_stages is not None else list(range((target.default_stages if target else 1) - 1, 0, -1))
         least = fewer[-1] if fewer else num_stages
-        fallbacks = [(num_stages, SCRATCH_ROWS_BYTES, True)]
+        fallbacks = [(num_stages, SCRATCH_ROWS_BYTES, True, False)]
         for n in fewer:
-            fallbacks += [(n, None, True), (n, SCRATCH_ROWS_BYTES, True)]
-        fallbacks.append((least, SCRATCH_ROWS_BYTES, False))
-    first, scratch_limit, merge = None, None, True
+            fallbacks += [(n, None, True, False), (n, SCRATCH_ROWS_BYTES, True, False)]
+        fallbacks.append((least, SCRATCH_ROWS_BYTES, False, False))
+        fallbacks += [(num_stages, None, True, True), (num_stages, SCRATCH_ROWS_BYTES, True, True),
+                      (least, SCRATCH_ROWS_BYTES, False, True)]
+    first = best = None
+    scratch_limit, merge, chunked = None, True, 0
     while True:
         lowered = lower_and_schedule(ops, engine, arch, num_warps, num_stages, merge,
                                      static_shared_budget(arch) if static_shared else None, wgmma)
@@ -227,12 +231,16 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
                            static_shared=static_shared)
         except SharedMemoryOverflow as e:
             first = first or e
+            best = e if best is None or e.needed < best.needed else best
             if not fallbacks:
-                return _codegen_error(engine, e, arch)
-            num_stages, scratch_limit, merge = fallbacks.pop(0)
+                return _codegen_error(engine, best, arch)      # the attempt that came closest
+            num_stages, scratch_limit, merge, chunk = fallbacks.pop(0)
             del engine.diagnostics[start:]      # the next attempt reports afresh
             ops = reload()
             split_tile_blocks(ops, arch)
+            chunked = _chunk_dots(ops) if chunk else 0
+            if chunk and not chunked:       # no dot to cut: the rest would repeat earlier attempts
+                return _codegen_error(engine, best, arch)
             continue
         except CodegenError as e:
             return _codegen_error(engine, e, arch)
@@ -242,10 +250,18 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
                 how.append(f"layout changes through {scratch_limit} bytes at a time")
             if not merge:
                 how.append("one agent_switch per pipelined loop")
+            if chunked:
+                how.append(f"{chunked} dot{'s' if chunked > 1 else ''} cut into K blocks")
             engine.warning(getattr(first.op, "location", None),
                            f"'{first.op.name}' op needs {first.needed} bytes of shared memory as first compiled, "
                            f"more than the {first.limit} bytes of {arch}; compiled with {' and '.join(how)}")
         return ptx
+
+
+def _chunk_dots(ops) -> int:
+    """Dots cut into K blocks in `ops` (transforms/chunk_dots)."""
+    from .transforms.chunk_dots import chunk_dots
+    return sum(chunk_dots(top) for top in ops)
 
 
 def split_tile_blocks(ops, arch: str, engine=None):

@@ -20,6 +20,8 @@ BUILTIN = {
                         "lower cuda_tile to nv_tileas for a target (option arch=sm_80|sm_90a)"),
     "schedule": ("tilec.schedule.schedule_pass:Schedule",
                  "software-pipeline K loops: stages, producer/consumer pipelines, agents"),
+    "chunk-dots": ("tilec.transforms.chunk_dots:ChunkDots",
+                   "cut dots whose loaded operand is too large for shared memory into K blocks"),
     "split-tile-blocks": ("tilec.transforms.split_tile_blocks:SplitTileBlocks",
                           "run each tile block that asks for a CGA (num_cta_in_cga) on a cluster of CTAs"),
     "synthesize-debug-info-scopes": ("tilec.transforms.debug_scopes:SynthesizeDebugInfoScopes",
