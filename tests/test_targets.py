@@ -93,3 +93,42 @@ def test_sm120_budget_is_sm86s():
     from tilec.conversion.target import target_for
     assert target_for("sm_120a").smem_bytes == target_for("sm_86").smem_bytes == 99 * 1024
     assert target_for("sm_100a").smem_bytes == target_for("sm_90a").smem_bytes
+
+
+def _launch_registers(ptx):
+    """(.maxnreg or None, threads per CTA) of a one-entry PTX module."""
+    import re
+    n = re.search(r"^\.maxnreg (\d+)", ptx, re.M)
+    t = re.search(r"\.reqntid (\d+), (\d+), (\d+)", ptx)
+    threads = int(t.group(1)) * int(t.group(2)) * int(t.group(3)) if t else 0
+    return (int(n.group(1)) if n else None), threads
+
+
+def _widened_matmul():
+    """The aligned matmul with a 128 x 256 tile: on eight warps its mma.sync
+    consumers hold 128 accumulator registers a thread."""
+    text = open(os.path.join(ROOT, "examples", "cutile", "matmul_f16_aligned.mlir")).read()
+    for a, b in (("tile<128x128xf16>", "tile<128x256xf16>"), ("tile<128x128xf32>", "tile<128x256xf32>"),
+                 ("tile<64x128xf16>", "tile<64x256xf16>"), ("tile=(128x128)", "tile=(128x256)"),
+                 ("tile=(64x128)", "tile=(64x256)")):
+        text = text.replace(a, b)
+    return text
+
+
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_100a", "sm_120a"])
+def test_every_kernel_launches_within_the_register_file(arch):
+    """`.maxnreg` times the CTA's threads fits the SM's 65,536 registers: the
+    setmaxnreg entry count may rise to what the consumers' dots pin, never past
+    what a launch can get (a 384-thread CTA at 192 each cannot start)."""
+    cases = [(p, None) for p in EXAMPLES] + [("widened", 8)]
+    for path, warps in cases:
+        text = _widened_matmul() if path == "widened" else open(path).read()
+        try:
+            ptx = compile_text(text, arch, num_warps=warps)
+        except Exception:          # a kernel the target refuses cleanly (fp8 where there is none)
+            continue
+        n, threads = _launch_registers(ptx)
+        if n is not None:
+            assert n * threads <= 65536, (path, n, threads)
+        if path == "widened" and arch == "sm_120a":
+            assert (n, threads) == (168, 384)

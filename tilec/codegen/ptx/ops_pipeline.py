@@ -573,7 +573,13 @@ def _register_split(em, op, warps):
     # refused (C7602, "register target of 154 or higher")
     fragment = max((_dot_fragment_regs(r, 32 * w) for r, w in zip(op.regions, warps)), default=0)
     if fragment:
-        entry = max(entry, min(max(counts), -(-(fragment + WGMMA_SIDE_REGS) // 8) * 8))
+        # within what one CTA of the group's threads may hold at launch: a floor past
+        # it asks more registers than the SM has (384 threads at 192 are 73,728)
+        from ...conversion.target import target_for
+        t = target_for(em.target.arch)
+        launchable = t.regs_per_sm // (32 * sum(warps)) // 8 * 8 if t is not None else 255
+        floor = min(max(counts), -(-(fragment + WGMMA_SIDE_REGS) // 8) * 8, launchable)
+        entry = max(entry, floor)
     if entry > 255 or em.maxnreg not in (None, entry):
         return None
     em.maxnreg = entry
