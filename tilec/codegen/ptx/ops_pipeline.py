@@ -483,8 +483,13 @@ def _agent_switch(em, op):
         kb.emit(f"sub.u32 \t{tid}, {outer.tid}, {start * 32}")
         last = i == len(op.regions) - 1
         lone = nw > 1 and not last and _one_warp_suffices(em, region, handoff, remat, uses[i])
+        # an agent that takes registers takes them before its prologue (the values it
+        # hoists out of its loops live in the new count); one that gives them back
+        # does so after it, the prologue still at the entry count
+        if regs is not None and regs[1][i] > regs[0]:
+            _set_registers(em, regs[0], regs[1][i])
         group = em.enter_group(tid, 32 if lone else nw * 32, i + 1, outer.first_thread + start * 32)
-        if regs is not None:
+        if regs is not None and regs[1][i] < regs[0]:
             _set_registers(em, regs[0], regs[1][i])
         idle = None
         if lone:     # the agent's other warps wait at the join (blocked, not polling its barriers)
@@ -567,19 +572,23 @@ def _register_split(em, op, warps):
     counts = [min(256, max(24, v // 8 * 8)) for v in budgets.values]
     total = sum(c * w for c, w in zip(counts, warps))
     entry = -(-total // (sum(warps) * 8)) * 8
-    # ptxas allocates each instruction within the kernel's `.maxnreg`, whatever
-    # setmaxnreg later grants: a lone consumer warpgroup's m64n256 wgmma (128
-    # accumulator registers) beside a producer's 40 averaged to 144 and was
-    # refused (C7602, "register target of 154 or higher")
-    fragment = max((_dot_fragment_regs(r, 32 * w) for r, w in zip(op.regions, warps)), default=0)
+    # ptxas allocates code after a setmaxnreg within its count, but a wgmma
+    # fragment needs the entry count too: a lone consumer warpgroup's m64n256
+    # wgmma (128 accumulator registers) beside a producer's 40 averaged to 144
+    # and was refused (C7602, "register target of 154 or higher")
+    fragment = max((_dot_fragment_regs(r) for r in op.regions), default=0)
     if fragment:
-        # within what one CTA of the group's threads may hold at launch: a floor past
-        # it asks more registers than the SM has (384 threads at 192 are 73,728)
-        from ...conversion.target import target_for
-        t = target_for(em.target.arch)
-        launchable = t.regs_per_sm // (32 * sum(warps)) // 8 * 8 if t is not None else 255
-        floor = min(max(counts), -(-(fragment + WGMMA_SIDE_REGS) // 8) * 8, launchable)
-        entry = max(entry, floor)
+        entry = max(entry, min(max(counts), -(-(fragment + WGMMA_SIDE_REGS) // 8) * 8))
+    # a launch gets at most the SM's register file (20 warps at 104 would take
+    # 66,560 of 65,536), and the counts must fit the pool it starts with, or a
+    # setmaxnreg.inc waits forever
+    from ...conversion.target import target_for
+    t = target_for(em.target.arch)
+    if t is not None:
+        entry = min(entry, t.regs_per_sm // (32 * sum(warps)) // 8 * 8)
+    while sum(c * w for c, w in zip(counts, warps)) > entry * sum(warps):
+        i = max(range(len(counts)), key=counts.__getitem__)
+        counts[i] -= 8
     if entry > 255 or em.maxnreg not in (None, entry):
         return None
     em.maxnreg = entry
@@ -590,32 +599,19 @@ def _register_split(em, op, warps):
 WGMMA_SIDE_REGS = 32
 
 
-def _dot_fragment_regs(region, threads: int) -> int:
-    """32-bit registers per thread that one dot of agent `region` (`threads`
-    threads) holds at once, from the layout the IR gives its result. A wgmma
-    writes m64nN over a warpgroup (N at most 256; a wider accumulator takes
-    several, which need not be live in registers together). An mma.sync dot
-    (`layout mma`, sm_80-style and sm_120a) keeps its whole accumulator in
-    registers, beside one K step's A and B fragments: four registers per
-    16-row tile and two per 8-column tile of each warp, for every input type."""
+def _dot_fragment_regs(region) -> int:
+    """32-bit registers per thread of the accumulator fragment of the widest
+    single wgmma agent `region` issues: m64nN writes 64 x N values over a
+    warpgroup, N wide at most 256 (its whole accumulator may take several)."""
     from ...dialects.nv_tileas.operands import DOT
-    from ...schedule.budget import tile_regs
-    from .ir_layouts import attr_of
     best = 0
     for b in region.blocks:
         for x in b.ops:
             for o in x.walk():
-                if o.name != DOT or not o.results or len(getattr(o.results[0].type, "shape", ())) < 2:
-                    continue
-                t = o.results[0].type
-                layout = attr_of(o.results[0])
-                mma = layout.layout_for(t.shape, threads) if getattr(layout, "kind", None) == "mma" else None
-                if mma is not None:
-                    need = tile_regs(t, threads) + 4 * mma.tiles_m + 2 * mma.tiles_n
-                else:
+                if o.name == DOT and o.results and len(getattr(o.results[0].type, "shape", ())) >= 2:
+                    t = o.results[0].type
                     n = min(256, t.shape[-1])
-                    need = 64 * n * max(32, getattr(t.element_type, "width", 32)) // (32 * 128)
-                best = max(best, need)
+                    best = max(best, 64 * n * max(32, getattr(t.element_type, "width", 32)) // (32 * 128))
     return best
 
 

@@ -146,7 +146,8 @@ def _issue_tma(em, op, desc, dest, base):
         em.async_issued = "tma"
         return True
     for dst, where in m.panels(em, swz, base, coords, dest.shape[-1]):
-        kb.emit(f"@{lead} cp.async.bulk.tensor.{len(coords)}d.shared::cluster.global.mbarrier::complete_tx::bytes "
+        kb.emit(f"@{lead} cp.async.bulk.tensor.{len(coords)}d.{em.target.tma_into_cta}.global"
+                ".mbarrier::complete_tx::bytes "
                 f"\t[{dst}], [{m.address(em)}, {{{where}}}], [{bar}]")
     em.async_issued = "tma"
     return True

@@ -45,6 +45,15 @@ class Target:
         return self.hopper and self.arch_specific
 
     @property
+    def tma_into_cta(self) -> str:
+        """The state space a TMA load names for its destination in this CTA's
+        own shared memory: `.shared::cta` from PTX ISA 8.6 on. sm_120a needs
+        it: ptxas compiles the `.shared::cluster` form there to a call (no
+        clusters on those parts), and a kernel with a call has its setmaxnreg
+        ignored (ptxas C7506), so every agent runs on the entry count."""
+        return "shared::cta" if tuple(map(int, self.ptx_version.split("."))) >= (8, 6) else "shared::cluster"
+
+    @property
     def wgmma(self) -> bool:
         return self.arch == "sm_90a"
 
