@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from .builder import KernelBuilder
 from ...dialects.nv_tileas.layouts import MmaAcc, SliceLayout, TmemAcc, WgmmaAcc, blocked, linear_offsets
-from .ptxtypes import B32, B64, PRED, Unsupported, byte_size, float_imm, int_imm, mem_type, reg_class, vector_element
+from .ptxtypes import B32, B64, PRED, Unsupported, byte_size, float_imm, int_imm, mem_type, reg_class, \
+    vector_element_for
 from .values import CodegenError, Group, Tile
 from .ir_layouts import follow
 
@@ -452,8 +453,7 @@ class Emitter:
         registers (`registers` False), moves 16 bytes of any whole-byte type)."""
         vec = getattr(layout, "vec", 1)
         es = byte_size(etype)
-        moves = vector_element(etype) if registers else reg_class(etype) != PRED and es in (1, 2, 4, 8)
-        if vec < 2 or not coeffs or coeffs[-1] != 1 or not moves:
+        if vec < 2 or not coeffs or coeffs[-1] != 1 or not vector_element_for(etype, registers):
             return 1
         while vec > 1 and (vec * es > 16 or vec > max_elems or extra % vec or any(c % vec for c in coeffs[:-1])
                            or self.align_of.get(base, 1) % (vec * es)):

@@ -363,7 +363,9 @@ def _load(em, etype, where, is_float, wide, signed):
 
 
 def _mma_dot(em, op, a, b, c, layout, rt):
-    """Tensor cores: mma.sync m16n8k16 (f16/bf16 in, f32 accumulate). Operand
+    """Tensor cores: mma.sync m16n8k16 (f16/bf16 in, f32 accumulate), or
+    m16n8k32 for 8-bit operands read in place (_bytes_in_place: the same
+    ldmatrix reads, a K step being 32 bytes either way). Operand
     fragments come straight from the row-major shared copies with ldmatrix:
     .x4 gives a 16x16 A fragment, .x4.trans two 16x8 B fragments (B is stored
     k-major-rows, so the transposing load yields the column-major pairs; a B
@@ -443,7 +445,7 @@ def _mma_dot(em, op, a, b, c, layout, rt):
         b_rows = _RowReader(em, b_nk, eb * K, rn, ck)
 
     def k_step(step):
-        """The MMAs of one 16-wide K step; `step` None: the loop's current one
+        """The MMAs of one 32-byte K step; `step` None: the loop's current one
         (read at the readers' positions), else the unrolled step's number."""
         if a_regs is None:
             afr = []

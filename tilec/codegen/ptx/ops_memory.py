@@ -15,7 +15,8 @@ from .emitter import handles
 from ...dialects.nv_tileas.layouts import MAX_VEC, blocked, linear_offsets
 from .numeric import float_name
 from .operand_loads import dot_operand_only, load_into_shared, same_bytes
-from .ptxtypes import B32, B64, PRED, bits, byte_size, mem_type, reg_class, vector_element
+from .ptxtypes import B32, B64, PRED, bits, byte_size, mem_type, reg_class, \
+    vector_element_for
 from .values import Tile
 
 _PAD = {"zero": 0.0, "neg_zero": -0.0, "nan": math.nan, "pos_inf": math.inf, "neg_inf": -math.inf}
@@ -415,8 +416,7 @@ def vector_width(em, etype, layout, strides, extents, in_bounds, first_addr, kno
     `assume div_by` facts)."""
     vec = getattr(layout, "vec", 1)
     es = byte_size(etype)
-    moves = vector_element(etype) if registers else reg_class(etype) != PRED and es in (1, 2, 4, 8)
-    if vec < 2 or strides[-1] != 1 or not moves:
+    if vec < 2 or strides[-1] != 1 or not vector_element_for(etype, registers):
         return None
     if vec * es > 16:
         vec = 16 // es

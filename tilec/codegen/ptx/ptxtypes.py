@@ -72,6 +72,12 @@ def vector_element(t) -> bool:
     return es in (2, 4, 8) and reg_class(t) != PRED and (es > 2 or reg_class(t) == B16)
 
 
+def vector_element_for(t, registers: bool = True) -> bool:
+    """vector_element for accesses through registers; for a copy that bypasses
+    them (cp.async), any whole-byte type but i1."""
+    return vector_element(t) if registers else reg_class(t) != PRED and byte_size(t) in (1, 2, 4, 8)
+
+
 def int_type(t, signed=True) -> str:
     """`.s32`-style suffix for an integer held at its register width."""
     w = 64 if bits(t) == 64 else 32
