@@ -3,9 +3,10 @@
 An M x K A and the transpose of an N x K B keep K consecutive in shared
 memory; read as rows of byte pairs they are what the 16-bit dot's ldmatrix
 reads, so the m16n8k32 fragments come from the pipeline slots with no padded
-copy, no barrier and no scratch (ops_dot._bytes_in_place). A K x N B still
-goes through the copies. Each case runs in the PTX simulator against the
-interpreter and the exact product."""
+copy, no barrier and no scratch (ops_dot._byte_homes). A K x N B, or a
+register operand, is copied into padded rows and read by the same ldmatrix.
+Each case runs in the PTX simulator against the interpreter and the exact
+product."""
 from __future__ import annotations
 
 import re
@@ -18,7 +19,9 @@ import ptxsim
 # A K loop over 32 x K_TILE tiles of A (M x K) and of B stored N x K, B
 # permuted to K x N for the dot: cuTile's `order=` / `.T` matmul
 _KERNEL = """cuda_tile.module @m {
-  entry @k(%a: tile<ptr<ET>>, %b: tile<ptr<ET>>, %c: tile<ptr<CT>>) {
+  entry @k(%a0: tile<ptr<ET>>, %b0: tile<ptr<ET>>, %c: tile<ptr<CT>>) {
+    %a = assume div_by<16>, %a0 : tile<ptr<ET>>
+    %b = assume div_by<16>, %b0 : tile<ptr<ET>>
     %ta = make_tensor_view %a, shape = [M, K], strides = [K, 1] : tensor_view<MxKxET, strides=[K,1]>
     %tb = make_tensor_view %b, shape = [N, K], strides = [K, 1] : tensor_view<NxKxET, strides=[K,1]>
     %tc = make_tensor_view %c, shape = [M, N], strides = [N, 1] : tensor_view<MxNxCT, strides=[N,1]>
@@ -76,12 +79,13 @@ def _runs(text, ptx, a, bt, dtype):
     return got, want
 
 
-def _assert_read_in_place(ptx, form):
-    """The dot's fragments come by ldmatrix from the slots: m16n8k32 MMAs, and
-    no word-by-word fragment loads from a padded copy."""
+def _assert_read_in_place(ptx, form, copied=0):
+    """The dot's fragments come by ldmatrix: m16n8k32 MMAs, and `copied` byte
+    stores per thread (an operand copied into the scratch; the 16-aligned
+    views leave the slot fills no element-wise path that stores bytes)."""
     assert form in ptx
     assert "ldmatrix.sync.aligned.m8n8.x4.shared.b16" in ptx
-    assert not re.search(r"ld\.shared\.b32\s+%r\d+, \[%r\d+\+\d+\]", ptx), "fragments read from a copy"
+    assert ptx.count("st.shared.b8") == copied
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_89", "sm_120a"])
@@ -140,10 +144,12 @@ def test_synchronous_byte_loads_go_to_shared_memory_and_are_read_there(arch):
     assert np.array_equal(got, exact) and np.array_equal(want, exact)
 
 
-def test_a_k_by_n_b_is_still_copied():
+def test_a_k_by_n_b_alone_is_copied():
     """B stored K x N has its K values a row apart: ldmatrix cannot pair them
-    (it moves 16-bit elements), so that dot keeps the padded copies, and
-    still computes the product."""
+    (it moves 16-bit elements), so B alone is copied, transposed into N padded
+    rows of K bytes (one byte store per element a thread holds: T x N / 128),
+    and read by the same ldmatrix; A still comes from its slot, uncopied. The
+    product is exact."""
     from tilec.codegen.ptx import compile_text
     text = _text("i8", "i32", _MMAI.replace("SA", "signed").replace("SB", "signed"), "0")
     kn = (text.replace(f"shape = [{N}, {K}], strides = [{K}, 1] : tensor_view<{N}x{K}xi8, strides=[{K},1]>",
@@ -155,8 +161,7 @@ def test_a_k_by_n_b_is_still_copied():
     kn = "\n".join(line for line in kn.splitlines() if "permute" not in line) + "\n"
     assert kn.count(f"tensor_view<{K}x{N}xi8") == 3
     ptx = compile_text(kn, "sm_80")
-    assert "m16n8k32" in ptx
-    assert re.search(r"ld\.shared\.b32\s+%r\d+, \[%r\d+\+\d+\]", ptx)
+    _assert_read_in_place(ptx, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", copied=T * N // 128)
     rng = np.random.default_rng(9)
     a = rng.integers(-128, 128, (M, K)).astype(np.int8)
     b = rng.integers(-128, 128, (K, N)).astype(np.int8)

@@ -50,7 +50,7 @@ def _readers(value):
 def dot_operand_only(op) -> bool:
     """Whether the tile of load `op` is read only as the A or B of dots, through
     views and conversions into the shared layout: a 16-bit tile of rank 2 or
-    more, or an 8-bit rank-2 one read K contiguous (ops_dot._bytes_in_place:
+    more, or an 8-bit rank-2 one read K contiguous (ops_dot._byte_homes:
     as A directly, as B through one transpose)."""
     t = op.results[0].type
     es = byte_size(t.element_type)

@@ -21,7 +21,7 @@ The kind comes from the types and vec, never from the atom's name (the spec's
 table names (64, 16) mxf4 and (64, 32) mxf4nvf4, the PTX ISA the reverse;
 docs/decisions.md). The accumulator is mma.sync's (MmaAcc, the layout that
 layout propagation names for the result). A and B are staged in shared memory
-one element a byte (fp8, or fp4 codes, fp4.py) as _mma_dot_i8 stages 8-bit
+one element a byte (fp8, or fp4 codes, fp4.py) as ops_dot._stage_bytes copies 8-bit
 integers: A row-major, B transposed (N rows of K), rows padded by I8_PAD, the
 scales row-major (sfa) and transposed (sfb). Fragments (PTX ISA, the
 m16n8k32 8-bit and m16n8k64 4-bit figures): A registers r = 0..3 hold row

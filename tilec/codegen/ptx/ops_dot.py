@@ -218,8 +218,7 @@ def _dot_2d(em, op, a, b, c, rt):
     for _, kind, run in BACKENDS:
         if isinstance(mma, kind):
             return run(em, op, _moved(em, a), _moved(em, b), c, mma, rt)
-    if mma is not None and not isinstance(mma, WgmmaAcc) and \
-            (float_name(a.etype) in MMA_TYPES or _bytes_in_place(em, a, b)):
+    if mma is not None and not isinstance(mma, WgmmaAcc) and float_name(a.etype) in MMA_TYPES:
         return _mma_dot(em, op, a, b, c, mma, rt)      # reads an unmoved transpose in place
     a, b = _moved(em, a), _moved(em, b)
     if isinstance(mma, WgmmaAcc):
@@ -312,11 +311,12 @@ def _k_chunk(em, a, b, pad=(0, 0)) -> int:
 
 
 def _byte_copies_fit(em, a, b) -> bool:
-    """Whether the padded copies the 8-bit mma.sync makes of both operands
-    (_mma_dot_i8: whatever they are, registers or shared tiles) fit the scratch
-    limit of a kernel short of shared memory (none otherwise)."""
+    """Whether the padded copies the 8-bit mma.sync makes of the operands it
+    cannot read in place (_byte_homes) fit the scratch limit of a kernel short
+    of shared memory (none otherwise)."""
     M, K = a.shape
-    whole = (M * (K + I8_PAD) + 15) // 16 * 16 + b.shape[1] * (K + I8_PAD)
+    a_home, b_home = _byte_homes(em, a, b)
+    whole = (0 if a_home else (M * (K + I8_PAD) + 15) // 16 * 16) + (0 if b_home else b.shape[1] * (K + I8_PAD))
     return not em.scratch_limit or whole <= em.scratch_limit
 
 
@@ -364,8 +364,8 @@ def _load(em, etype, where, is_float, wide, signed):
 
 def _mma_dot(em, op, a, b, c, layout, rt):
     """Tensor cores: mma.sync m16n8k16 (f16/bf16 in, f32 accumulate), or
-    m16n8k32 for 8-bit operands read in place (_bytes_in_place: the same
-    ldmatrix reads, a K step being 32 bytes either way). Operand
+    m16n8k32 for 8-bit operands (_stage_bytes: K-contiguous rows read as
+    byte pairs, a K step being 32 bytes either way). Operand
     fragments come straight from the row-major shared copies with ldmatrix:
     .x4 gives a 16x16 A fragment, .x4.trans two 16x8 B fragments (B is stored
     k-major-rows, so the transposing load yields the column-major pairs; a B
@@ -374,28 +374,32 @@ def _mma_dot(em, op, a, b, c, layout, rt):
     (_register_a), and the K loop is then unrolled."""
     if float_name(a.etype) == "tf32":
         return _mma_dot_tf32(em, a, b, c, layout, rt)
-    if _bytes(a) and not _bytes_in_place(em, a, b):
-        return _mma_dot_i8(em, op, a, b, c, layout, rt)
     kb = em.kb
     M, K = a.shape
     N = b.shape[1]
-    eb = byte_size(a.etype)      # 1: 8-bit rows read as pairs of bytes, m16n8k32 (_bytes_in_place)
+    eb = byte_size(a.etype)      # 1: 8-bit rows read as pairs of bytes, m16n8k32 (_stage_bytes)
     shape_types = f"m16n8k32.row.col.{_byte_mma_types(em, op, a, b)}" if eb == 1 else \
         f"m16n8k16.row.col.f32.{MMA_TYPES[float_name(a.etype)]}.{MMA_TYPES[float_name(a.etype)]}.f32"
     c = em.in_layout(c, layout)       # before staging: converting uses the same scratch
-    b_nk = transposed_home(em, b)    # B as the transpose of an (N x K) tile in shared memory
-    a_km = transposed_home(em, a)    # A as the transpose of a (K x M) tile in shared memory
-    # an operand that transposes a register tile not yet moved: that tile is staged as it
-    # is, and read as the transposed operand from there
-    a_src, b_src = a.transpose_of, b.transpose_of
-    a_regs = None if a_km is not None or a_src is not None else _register_a(em, a, layout)
-    need = ([] if a_regs is not None or a_km is not None else [a_src or a]) + \
-        ([] if b_nk is not None else [b_src or b])
-    staged = dict(zip(map(id, need), _stage(em, need, swizzled_ok=True)))
-    if a_src is not None:
-        a_km = staged[id(a_src)]
-    if b_src is not None:
-        b_nk = staged[id(b_src)]
+    pitch_a = pitch_b = eb * K        # bytes per row of A as read, and of B's N x K rows
+    if eb == 1:
+        a_km = a_regs = None
+        a_at, pitch_a, b_nk, pitch_b = _stage_bytes(em, a, b)
+        staged = {id(a): a_at}
+    else:
+        b_nk = transposed_home(em, b)    # B as the transpose of an (N x K) tile in shared memory
+        a_km = transposed_home(em, a)    # A as the transpose of a (K x M) tile in shared memory
+        # an operand that transposes a register tile not yet moved: that tile is staged as it
+        # is, and read as the transposed operand from there
+        a_src, b_src = a.transpose_of, b.transpose_of
+        a_regs = None if a_km is not None or a_src is not None else _register_a(em, a, layout)
+        need = ([] if a_regs is not None or a_km is not None else [a_src or a]) + \
+            ([] if b_nk is not None else [b_src or b])
+        staged = dict(zip(map(id, need), _stage(em, need, swizzled_ok=True)))
+        if a_src is not None:
+            a_km = staged[id(a_src)]
+        if b_src is not None:
+            b_nk = staged[id(b_src)]
     acc = _mma_acc_regs(em, c, layout)
     row, col = em.bases(layout)           # this lane's first accumulator element
     # the warp's first row and column: the lane parts of the bases are below 8
@@ -426,7 +430,7 @@ def _mma_dot(em, op, a, b, c, layout, rt):
         ca, ra = kb.reg(B32), kb.reg(B32)   # this lane's A row and byte column
         kb.emit(f"add.u32 \t{ra}, {wrow}, {lo}")
         kb.emit(f"shl.b32 \t{ca}, {hi}, 1")
-        a_rows = _RowReader(em, staged[id(a)], eb * K, ra, ca)
+        a_rows = _RowReader(em, staged[id(a)], pitch_a, ra, ca)
     if b_nk is None:
         cb = kb.reg(B32)
         kb.emit(f"add.u32 \t{cb}, {wcol}, {hi}")
@@ -442,7 +446,7 @@ def _mma_dot(em, op, a, b, c, layout, rt):
         kb.emit(f"shr.u32 \t{ck}, {lane}, 3")
         kb.emit(f"and.b32 \t{ck}, {ck}, 1")
         kb.emit(f"shl.b32 \t{ck}, {ck}, 4")
-        b_rows = _RowReader(em, b_nk, eb * K, rn, ck)
+        b_rows = _RowReader(em, b_nk, pitch_b, rn, ck)
 
     def k_step(step):
         """The MMAs of one 32-byte K step; `step` None: the loop's current one
@@ -594,19 +598,48 @@ def _bytes(t) -> bool:
     return _int8(t) or float_name(t.etype) in FP8_MMA
 
 
-def _bytes_in_place(em, a, b) -> bool:
-    """Whether an 8-bit dot reads both operands where they are in shared
-    memory, K contiguous: A an M x K tile, B the transpose of an N x K one.
-    Read as rows of byte pairs, such tiles are what the 16-bit path's ldmatrix
-    reads (A with .x4, B's N x K rows without .trans): a 32-byte K step is
-    m16n8k16's 16 halves and m16n8k32's 32 bytes, and the fragments match
-    word for word (PTX ISA, the m16n8k16 and m16n8k32 fragment figures).
-    A pipeline slot or a load's buffer is then read with no copy, no barrier
-    and no scratch (a K x N B or a register tile is copied: _mma_dot_i8)."""
-    if not (_bytes(a) and _bytes(b)) or a.shape[1] % 32:
-        return False
-    return a.home is not None and a.view is None and a.transpose_of is None and \
-        transposed_home(em, b) is not None and b.transpose_of is None
+def _byte_homes(em, a, b):
+    """(A's, B's) shared addresses where an 8-bit dot reads them in place, K
+    contiguous, else None: A an M x K tile there, B the transpose of an N x K
+    one. Read as rows of byte pairs such tiles are what the 16-bit path's
+    ldmatrix reads (A with .x4, B's N x K rows without .trans): a 32-byte K
+    step is m16n8k16's 16 halves and m16n8k32's 32 bytes, and the fragments
+    match word for word (PTX ISA, the m16n8k16 and m16n8k32 fragment figures:
+    A words at rows g, g + 8 and byte columns 4 tig, 16 + 4 tig, the same for
+    every 8-bit type; B words at column g)."""
+    a_home = a.home if a.home is not None and a.view is None and a.transpose_of is None else None
+    b_home = transposed_home(em, b) if b.transpose_of is None else None
+    return a_home, b_home
+
+
+def _stage_bytes(em, a, b):
+    """(A's address, its row pitch, B's N x K address, its row pitch) for an
+    8-bit dot: operands read in place where _byte_homes allows (a pipeline
+    slot, a load's buffer: no copy, barrier or scratch), the others copied into
+    one scratch with rows padded by I8_PAD (the eight rows an ldmatrix phase
+    reads fall in distinct banks), A row-major, B transposed (a K x N B has its
+    K values a row apart, which ldmatrix cannot pair)."""
+    kb = em.kb
+    M, K = a.shape
+    N = b.shape[1]
+    a_home, b_home = _byte_homes(em, a, b)
+    out = [a_home, K, b_home, K]
+    p = K + I8_PAD
+    size_a = 0 if a_home is not None else (M * p + 15) // 16 * 16
+    if size_a or b_home is None:
+        base = em.addr_of(em.scratch(size_a + (0 if b_home is not None else N * p)))
+        em.sync()
+        if a_home is None:
+            em.store_shared(em.regs_of(a), base, (p, 1))
+            out[:2] = base, p
+        if b_home is None:
+            b_addr = kb.reg(B32)
+            kb.emit(f"add.u32 \t{b_addr}, {base}, {size_a}")
+            em.align_of[b_addr] = 16
+            em.store_shared(em.regs_of(b), b_addr, (1, p))        # B[k, n] at n * p + k
+            out[2:] = b_addr, p
+        em.sync()
+    return tuple(out)
 
 
 def _byte_mma_types(em, op, a, b) -> str:
@@ -618,48 +651,6 @@ def _byte_mma_types(em, op, a, b) -> str:
         return f"s32.{ta}.{tb}.s32"
     kind = "kind::f8f6f4." if em.target.sm >= 120 else ""
     return f"{kind}f32.{FP8_MMA[float_name(a.etype)]}.{FP8_MMA[float_name(b.etype)]}.f32"
-
-
-def _mma_dot_i8(em, op, a, b, c, layout, rt):
-    """Tensor cores for 8-bit operands: mma.sync m16n8k32, s8/u8 into s32 or
-    e4m3/e5m2 into f32 (sm_89 on; sm_120a's own form says .kind::f8f6f4).
-    A is copied row-major and B transposed (N rows of K bytes), both with rows
-    padded by I8_PAD, so a fragment word is four consecutive K values: A's at
-    rows g, g + 8 and columns 4 tig, 16 + 4 tig; B's at column g and rows
-    4 tig, 16 + 4 tig (PTX ISA, "Matrix Fragments for mma.m16n8k32": the same
-    for every 8-bit type). The accumulator is the m16n8k16 one; integer
-    signedness comes from the op."""
-    kb = em.kb
-    M, K = a.shape
-    N = b.shape[1]
-    c = em.in_layout(c, layout)
-    pa = pb = K + I8_PAD
-    size_a = (M * pa + 15) // 16 * 16
-    a_addr = em.addr_of(em.scratch(size_a + N * pb))
-    b_addr = kb.reg(B32)
-    kb.emit(f"add.u32 \t{b_addr}, {a_addr}, {size_a}")
-    em.align_of[b_addr] = 16
-    em.sync()
-    em.store_shared(em.regs_of(a), a_addr, (pa, 1))
-    em.store_shared(em.regs_of(b), b_addr, (1, pb))        # B[k, n] at n * pb + k
-    em.sync()
-    acc = _mma_acc_regs(em, c, layout)
-    row, col = em.bases(layout)           # (warp row + g, warp column + 2 tig)
-    g, tig = _lane_parts(em)
-    t = kb.reg(B32)
-    pa_r, pb_r = kb.reg(B32), kb.reg(B32)
-    kb.emit(f"shl.b32 \t{t}, {tig}, 2")
-    kb.emit(f"mad.lo.u32 \t{pa_r}, {row}, {pa}, {t}")
-    kb.emit(f"add.u32 \t{pa_r}, {pa_r}, {a_addr}")
-    kb.emit(f"shl.b32 \t{pb_r}, {tig}, 1")
-    kb.emit(f"sub.u32 \t{pb_r}, {col}, {pb_r}")              # the warp's column, + g
-    kb.emit(f"add.u32 \t{pb_r}, {pb_r}, {g}")
-    kb.emit(f"mad.lo.u32 \t{pb_r}, {pb_r}, {pb}, {t}")
-    kb.emit(f"add.u32 \t{pb_r}, {pb_r}, {b_addr}")
-    types = _byte_mma_types(em, op, a, b)
-    _word_mma_loop(kb, layout, acc, pa_r, pb_r, lambda i, dr, dk: (16 * i + dr) * pa + 16 * dk,
-                   lambda j, e: 8 * j * pb + 16 * e, f"m16n8k32.row.col.{types}", 32, 32, K)
-    return _mma_result(em, rt, (M, N), layout, acc)
 
 
 def _tf32_k_loop(em, layout, acc, row, col, g, tig, a_addr, b_addr, pa, pb, k_len):
