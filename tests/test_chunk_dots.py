@@ -43,6 +43,28 @@ _SCORES = """cuda_tile.module @m {
 }
 """
 
+# C[128x16] = A (128 x 512) @ B, B loaded in the same block from a 3-D view as 1 x 512 x 16
+# and reshaped: both operands are cut by loading blocks (B's through the unit reshape)
+_BOTH = """cuda_tile.module @m {
+  entry @k(%a: tile<ptr<f16>>, %b: tile<ptr<f16>>, %c: tile<ptr<f32>>) {
+    %ta = make_tensor_view %a, shape = [128, 512], strides = [512, 1] : tensor_view<128x512xf16, strides=[512,1]>
+    %tb = make_tensor_view %b, shape = [1, 512, 16], strides = [8192, 16, 1] : tensor_view<1x512x16xf16, strides=[8192,16,1]>
+    %tc = make_tensor_view %c, shape = [128, 16], strides = [16, 1] : tensor_view<128x16xf32, strides=[16,1]>
+    %pa = make_partition_view %ta : partition_view<tile=(128x512), tensor_view<128x512xf16, strides=[512,1]>>
+    %pb = make_partition_view %tb : partition_view<tile=(1x512x16), tensor_view<1x512x16xf16, strides=[8192,16,1]>>
+    %pc = make_partition_view %tc : partition_view<tile=(128x16), tensor_view<128x16xf32, strides=[16,1]>>
+    %z = constant <i32: 0> : tile<i32>
+    %x, %t0 = load_view_tko weak %pa[%z, %z] : partition_view<tile=(128x512), tensor_view<128x512xf16, strides=[512,1]>>, tile<i32> -> tile<128x512xf16>, token
+    %y3, %t1 = load_view_tko weak %pb[%z, %z, %z] : partition_view<tile=(1x512x16), tensor_view<1x512x16xf16, strides=[8192,16,1]>>, tile<i32> -> tile<1x512x16xf16>, token
+    %y = reshape %y3 : tile<1x512x16xf16> -> tile<512x16xf16>
+    %init = constant <f32: 2.0> : tile<128x16xf32>
+    %r = mmaf %x, %y, %init : tile<128x512xf16>, tile<512x16xf16>, tile<128x16xf32>
+    %t2 = store_view_tko weak %r, %pc[%z, %z] : tile<128x16xf32>, partition_view<tile=(128x16), tensor_view<128x16xf32, strides=[16,1]>>, tile<i32> -> token
+    return
+  }
+}
+"""
+
 # O[512x16] = V^T @ P: V (128 x 512) loaded and transposed, P computed from an f32 tile
 _VALUES = """cuda_tile.module @m {
   entry @k(%v: tile<ptr<f16>>, %p: tile<ptr<f32>>, %o: tile<ptr<f32>>) {
@@ -90,12 +112,20 @@ def test_small_dots_are_left_whole():
     assert out.count("mmaf") == 1 and "extract" not in out
 
 
+def test_both_loaded_operands_are_cut_through_a_unit_reshape():
+    out = _opt(_BOTH, "--chunk-dots")
+    assert out.count("mmaf") == 8 and "extract" not in out
+    # each finer view: its make_partition_view and eight loads
+    assert out.count("partition_view<tile=(128x64)") == 9 and out.count("partition_view<tile=(1x64x16)") == 9
+    assert out.count("tile<1x64x16xf16> -> tile<64x16xf16>") == 8
+
+
 @pytest.mark.parametrize("arch", ["sm_86", "sm_120a"])
-@pytest.mark.parametrize("which", ["scores", "values"])
+@pytest.mark.parametrize("which", ["scores", "values", "both"])
 def test_oversized_dots_compile_cut_and_compute_the_product(arch, which):
     from tilec.compiler import parse_and_compile
     from tilec.interp import launch as interp_launch, parse_module
-    text = _SCORES if which == "scores" else _VALUES
+    text = {"scores": _SCORES, "values": _VALUES, "both": _BOTH}[which]
     warnings = []
     ptx = parse_and_compile(text, "k.mlir", arch, on_warnings=warnings.append)
     assert any("cut into K blocks" in w for w in warnings), warnings
@@ -107,6 +137,12 @@ def test_oversized_dots_compile_cut_and_compute_the_product(arch, which):
             a[128:].astype(np.float64) @ q.T.astype(np.float64) + 0.5
         scale = np.abs(a[:128].astype(np.float64)) @ np.abs(q.T) + np.abs(a[128:].astype(np.float64)) @ np.abs(q.T)
         args, shape = [a, q], (128, 16)
+    elif which == "both":
+        a = rng.standard_normal((128, 512)).astype(np.float16)
+        b = rng.standard_normal((1, 512, 16)).astype(np.float16)
+        exact = a.astype(np.float64) @ b[0].astype(np.float64) + 2.0
+        scale = np.abs(a.astype(np.float64)) @ np.abs(b[0].astype(np.float64)) + 2.0
+        args, shape = [a, b], (128, 16)
     else:
         v = rng.standard_normal((128, 512)).astype(np.float16)
         p = rng.standard_normal((128, 16)).astype(np.float32)
