@@ -193,7 +193,10 @@ class Kernel:
 
     def compile(self, arch, **kw):
         from tilec.codegen.ptx import compile_text
-        if self.num_warps is not None and not (arch.startswith("sm_90") and self.num_warps % 4):
+        from tilec.conversion.target import target_for
+        t = target_for(arch)
+        # warp-specialized targets take whole warpgroups only
+        if self.num_warps is not None and not (t is not None and t.warp_specialized and self.num_warps % 4):
             kw.setdefault("num_warps", self.num_warps)
         return compile_text(self.text, arch=arch, **kw)
 

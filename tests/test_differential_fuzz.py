@@ -5,7 +5,7 @@ simulator (tests/ptxsim) and compared with the reference interpreter.
 - test_random_kernel: a fixed set of seeds (CI: well under 90 s on 2 CPUs).
   TILEC_FUZZ_N=500 runs seeds TILEC_FUZZ_START.. TILEC_FUZZ_START+499 instead
   (TILEC_FUZZ_FAMILY=ew|dot|attn picks one family; TILEC_FUZZ_PTXAS=1 also runs
-  ptxas on every kernel).
+  ptxas on every kernel; TILEC_FUZZ_ARCHES=sm_89,sm_120a other targets).
 - test_minimized_*: kernels the fuzzer found, minimized, kept as regression
   tests once fixed (an open one is xfail(strict), its feature skipped through
   KNOWN, so it flips to XPASS when fixed).
@@ -30,7 +30,8 @@ try:
 except ImportError:                    # pragma: no cover - importlib mode from the repository root
     from tests import kernelgen as kg
 
-ARCHES = ["sm_80", "sm_90a"]
+# TILEC_FUZZ_ARCHES=sm_89,sm_120a (comma-separated) fuzzes other targets instead
+ARCHES = [a for a in os.environ.get("TILEC_FUZZ_ARCHES", "sm_80,sm_90a").split(",") if a]
 
 # diagnostics that are a clean refusal, not a crash: a kernel that gets one is skipped
 NOT_SUPPORTED = ("not supported", "too much shared memory", "needs more shared memory")
