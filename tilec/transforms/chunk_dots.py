@@ -26,10 +26,10 @@ The compiler applies this as the last resort of its shared-memory fallbacks
 from __future__ import annotations
 
 from ..dialects.cuda_tile.types import PartitionViewType, TileType
-from ..ir.attributes import DenseElementsAttr
+from ..dialects.nv_tileas.types import element_width, num_elements
 from ..ir.types import IntegerType
 from ..passes.base import Pass
-from .canonicalize._util import op_cls
+from .view_tiles import constant, finer_view, insert, unit_reshape_axis
 
 DOTS = ("cuda_tile.mmaf", "cuda_tile.mmai")
 CHUNK_BYTES = 16384      # a 128 x 64 f16 block: what a 99 KB target stages beside a few more
@@ -38,20 +38,7 @@ SCALAR_I32 = TileType((), IntegerType(32))
 
 
 def _bytes(t) -> int:
-    n = (getattr(t.element_type, "width", 32) + 7) // 8
-    for d in t.shape:
-        n *= d
-    return n
-
-
-def _unit_reshape_dim(src_shape, dst_shape, d):
-    """The source dimension that a reshape of unit dimensions only maps result
-    dimension `d` to, or None (not such a reshape, or `d` is a unit one)."""
-    keep_s = [i for i, n in enumerate(src_shape) if n != 1]
-    keep_d = [i for i, n in enumerate(dst_shape) if n != 1]
-    if [src_shape[i] for i in keep_s] != [dst_shape[i] for i in keep_d] or d not in keep_d:
-        return None
-    return keep_s[keep_d.index(d)]
+    return num_elements(t.shape) * (((element_width(t.element_type) or 32) + 7) // 8)
 
 
 def _load_chain(value, dim, block):
@@ -67,7 +54,7 @@ def _load_chain(value, dim, block):
         if op.name == "cuda_tile.permute":
             dim = list(op.attributes["permutation"].values)[dim]
         elif op.name == "cuda_tile.reshape":
-            dim = _unit_reshape_dim(tuple(op.operands[0].type.shape), tuple(value.type.shape), dim)
+            dim = unit_reshape_axis(tuple(value.type.shape), tuple(op.operands[0].type.shape), dim)
             if dim is None:
                 return None
         elif op.name == "cuda_tile.load_view_tko":
@@ -83,34 +70,23 @@ def _load_chain(value, dim, block):
 
 
 class _Builder:
+    """The ops chunk_dot adds, placed before an anchor; finer views made once each."""
+
     def __init__(self):
         self.views = {}
 
     @staticmethod
     def before(anchor, name, **fields):
-        op = op_cls(name).create(location=anchor.location, **fields)
-        anchor.parent.insert_before(op, anchor)
-        return op
+        return insert(name, anchor, **fields)
 
-    def const(self, anchor, value):
-        return self.before(anchor, "cuda_tile.constant", value=DenseElementsAttr(SCALAR_I32, (value,), True),
-                           result=SCALAR_I32).result
+    @staticmethod
+    def const(anchor, value):
+        return constant(anchor, SCALAR_I32, value)
 
     def finer_view(self, view, dim, n):
-        """`view`'s tensor view partitioned with a tile n times smaller along `dim`."""
         key = (view, dim, n)
         if key not in self.views:
-            vt = view.type
-            tile = list(vt.tile_shape)
-            tile[dim] //= n
-            mk = view.op
-            new = op_cls(mk.name).create(location=mk.location, tensor_view=mk.operands[0],
-                                         result=PartitionViewType(tuple(tile), vt.tensor_view, tuple(vt.dim_map),
-                                                                  vt.padding_value))
-            for k, attr in mk.attributes.items():
-                new.attributes.setdefault(k, attr)
-            mk.parent.insert_after(new, mk)
-            self.views[key] = new.result
+            self.views[key] = finer_view(view, dim, n)
         return self.views[key]
 
     def loaded_block(self, at, load, dim, chain, n, c):
@@ -134,9 +110,7 @@ class _Builder:
                 value = self.before(at, op.name, source=value, permutation=op.attributes["permutation"],
                                     result=_cut(op.results[0].type, d, n)).result
             else:
-                src_shape = tuple(op.operands[0].type.shape)
-                dst_shape = tuple(op.results[0].type.shape)
-                d = next(i for i in range(len(dst_shape)) if _unit_reshape_dim(src_shape, dst_shape, i) == d)
+                d = unit_reshape_axis(tuple(op.operands[0].type.shape), tuple(op.results[0].type.shape), d)
                 value = self.before(at, op.name, source=value, result=_cut(op.results[0].type, d, n)).result
         return value
 

@@ -32,14 +32,14 @@ from __future__ import annotations
 
 from ..conversion.target import target_for
 from ..dialects.cuda_tile.attributes import RoundingModeAttr, SignednessAttr
-from ..dialects.cuda_tile.types import PartitionViewType, TileType
+from ..dialects.cuda_tile.types import TileType
 from ..dialects.nv_tileas.attributes import BLOCKS_ARE_CLUSTERS as ATTR
 from ..dialects.nv_tileas.types import num_elements
 from ..ir.attributes import DenseElementsAttr, IntegerAttr
 from ..ir.core import BlockArgument
 from ..ir.types import IntegerType
 from ..passes.base import Pass
-from .canonicalize._util import op_cls
+from .view_tiles import constant, finer_view, insert, unit_reshape_axis
 
 ENTRY = "cuda_tile.entry"
 I32 = IntegerType(32)
@@ -249,11 +249,10 @@ def _map_unit_dims(src, dst, a):
     only adds or drops unit dimensions; else refused."""
     if src[a] == 1:
         raise _Refused("a cut unit dimension")
-    big_src = [i for i, d in enumerate(src) if d != 1]
-    big_dst = [i for i, d in enumerate(dst) if d != 1]
-    if [src[i] for i in big_src] != [dst[i] for i in big_dst]:
+    got = unit_reshape_axis(src, dst, a)
+    if got is None:
         raise _Refused("a reshape that merges or splits the cut axis")
-    return big_dst[big_src.index(a)]
+    return got
 
 
 def choose_axis(dot, ctas):
@@ -310,18 +309,8 @@ class _Rewriter:
         self.views: dict = {}
         self.indices: dict = {}
 
-    def create(self, name, anchor, before=True, **fields):
-        op = op_cls(name).create(location=anchor.location, **fields)
-        block = anchor.parent
-        if before:
-            block.insert_before(op, anchor)
-        else:
-            block.insert_after(op, anchor)
-        return op
-
-    def const(self, anchor, t, value):
-        return self.create("cuda_tile.constant", anchor, value=DenseElementsAttr(t, (value,), True),
-                           result=t).result
+    create = staticmethod(insert)
+    const = staticmethod(constant)
 
     def run(self):
         body = self.entry.regions[0].blocks[0]
@@ -383,16 +372,7 @@ class _Rewriter:
         view = op.operands[at]
         key = (view, a)
         if key not in self.views:
-            vt = view.type
-            tile = list(vt.tile_shape)
-            tile[a] //= self.ctas
-            nt = PartitionViewType(tuple(tile), vt.tensor_view, tuple(vt.dim_map), vt.padding_value)
-            mk = view.op
-            new = op_cls(mk.name).create(location=mk.location, tensor_view=mk.operands[0], result=nt)
-            for k, attr in mk.attributes.items():
-                new.attributes.setdefault(k, attr)
-            mk.parent.insert_after(new, mk)
-            self.views[key] = new.result
+            self.views[key] = finer_view(view, a, self.ctas)
         old_view = view.op
         op.set_operand(at, self.views[key])
         if not old_view.results[0].uses:

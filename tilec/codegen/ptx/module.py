@@ -51,8 +51,9 @@ def _bytes_directive(data: bytes) -> str:
 
 class ModuleEmitter:
     def __init__(self, target: Target, num_warps: int, wgmma: bool = False, scratch_limit: int | None = None,
-                 static_shared: bool = False):
+                 static_shared: bool = False, mma_sync_only: bool = False):
         self.target, self.num_warps, self.wgmma = target, num_warps, wgmma
+        self.mma_sync_only = mma_sync_only     # --no-wgmma: neither wgmma nor tcgen05
         self.scratch_limit, self.static_shared = scratch_limit, static_shared
         self.module_lines: list[str] = []
         self.global_names: dict[str, str] = {}
@@ -109,7 +110,7 @@ class ModuleEmitter:
         em.cluster = cluster_ctas(entry) or 1
         em.module = self
         em.wgmma = self.wgmma
-        em.mma_sync_only = getattr(self, "mma_sync_only", False)
+        em.mma_sync_only = self.mma_sync_only
         em.scratch_limit = self.scratch_limit
         block = entry.regions[0].blocks[0]
         params = []
@@ -228,12 +229,11 @@ def emit_ptx(ops, arch: str = "sm_90a", num_warps: int = 4, wgmma: bool | None =
     target = Target.parse(arch)
     if wgmma is True and not target.wgmma:
         raise CodegenError(None, WGMMA_NEEDS_SM90A.format(arch=target.arch))
-    mma_sync_only = wgmma is False        # --no-wgmma: neither wgmma nor tcgen05
+    mma_sync_only = wgmma is False
     if wgmma is None:
         from .ops_wgmma import AUTO
         wgmma = AUTO if target.wgmma else False
-    me = ModuleEmitter(target, num_warps, wgmma, scratch_limit, static_shared)
-    me.mma_sync_only = mma_sync_only
+    me = ModuleEmitter(target, num_warps, wgmma, scratch_limit, static_shared, mma_sync_only)
     me.declare_globals(ops)
     kernels, names = [], set()
     for entry in _kernels(ops):

@@ -314,10 +314,8 @@ def _byte_copies_fit(em, a, b) -> bool:
     """Whether the padded copies the 8-bit mma.sync makes of the operands it
     cannot read in place (_byte_homes) fit the scratch limit of a kernel short
     of shared memory (none otherwise)."""
-    M, K = a.shape
-    a_home, b_home = _byte_homes(em, a, b)
-    whole = (0 if a_home else (M * (K + I8_PAD) + 15) // 16 * 16) + (0 if b_home else b.shape[1] * (K + I8_PAD))
-    return not em.scratch_limit or whole <= em.scratch_limit
+    _, _, size_a, size_b = _byte_copies(em, a, b)
+    return not em.scratch_limit or size_a + size_b <= em.scratch_limit
 
 
 def _stage_k_block(em, a, b, k0: int, n: int):
@@ -612,6 +610,16 @@ def _byte_homes(em, a, b):
     return a_home, b_home
 
 
+def _byte_copies(em, a, b):
+    """(A's home, B's home, bytes of A's copy, bytes of B's copy): _byte_homes,
+    and the padded copies (rows of K + I8_PAD bytes) of the operands without one."""
+    M, K = a.shape
+    a_home, b_home = _byte_homes(em, a, b)
+    size_a = 0 if a_home is not None else (M * (K + I8_PAD) + 15) // 16 * 16
+    size_b = 0 if b_home is not None else b.shape[1] * (K + I8_PAD)
+    return a_home, b_home, size_a, size_b
+
+
 def _stage_bytes(em, a, b):
     """(A's address, its row pitch, B's N x K address, its row pitch) for an
     8-bit dot: operands read in place where _byte_homes allows (a pipeline
@@ -620,14 +628,12 @@ def _stage_bytes(em, a, b):
     reads fall in distinct banks), A row-major, B transposed (a K x N B has its
     K values a row apart, which ldmatrix cannot pair)."""
     kb = em.kb
-    M, K = a.shape
-    N = b.shape[1]
-    a_home, b_home = _byte_homes(em, a, b)
+    K = a.shape[1]
+    a_home, b_home, size_a, size_b = _byte_copies(em, a, b)
     out = [a_home, K, b_home, K]
     p = K + I8_PAD
-    size_a = 0 if a_home is not None else (M * p + 15) // 16 * 16
-    if size_a or b_home is None:
-        base = em.addr_of(em.scratch(size_a + (0 if b_home is not None else N * p)))
+    if size_a or size_b:
+        base = em.addr_of(em.scratch(size_a + size_b))
         em.sync()
         if a_home is None:
             em.store_shared(em.regs_of(a), base, (p, 1))
