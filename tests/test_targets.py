@@ -140,3 +140,35 @@ def test_every_kernel_launches_within_the_register_file(arch):
             assert 128 * counts[0] + (threads - 128) * max(counts) <= n * threads, (path, warps, counts)
         if path == "widened" and arch == "sm_120a" and warps == 16:
             assert n * threads == 96 * 640
+
+
+def _wide_softmax(cols, hints="sm_90 = {}"):
+    """cuTile's row softmax with one row of `cols` f32 per tile block."""
+    text = open(os.path.join(ROOT, "examples", "cutile", "row_softmax_f32.mlir")).read()
+    text = text.replace("4x128", f"1x{cols}").replace("tile<4xf32>", "tile<1xf32>").replace("4x1xf32", "1x1xf32")
+    return text.replace("optimization_hints=<sm_90 = {}>", f"optimization_hints=<{hints}>")
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a", "sm_120a"])
+def test_register_limit_is_stated_where_ptxas_would_starve_the_kernel(arch, tmp_path):
+    """A kernel with one register tile of half the file or more (here a
+    32,768-column softmax row: 256 f32 registers a thread) states the file as
+    `.maxnreg`: left alone, ptxas gave TileGym's softmax, RMS-norm and chunked
+    recurrence kernels of that kind 32 registers and spilled the rest. An
+    `occupancy` hint states its share (tileiras honours it); a small kernel
+    states nothing and keeps ptxas's own choice."""
+    import re
+    small = compile_text(_wide_softmax(128), arch)
+    assert ".maxnreg" not in small
+    wide = compile_text(_wide_softmax(32768), arch)
+    assert re.search(r"^\.maxnreg 255$", wide, re.M)
+    hinted = compile_text(_wide_softmax(32768, f"{arch.rstrip('a')} = {{occupancy = 4}}"), arch)
+    assert re.search(r"^\.maxnreg 128$", hinted, re.M)     # 65,536 / (4 CTAs x 128 threads)
+    if PTXAS is None:
+        return
+    for ptx, least in ((wide, 200), (hinted, 128)):
+        f = tmp_path / "k.ptx"
+        f.write_text(ptx)
+        r = subprocess.run([PTXAS, f"-arch={arch}", "-v", str(f), "-o", os.devnull], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert int(re.search(r"Used (\d+) registers", r.stderr)[1]) >= least, r.stderr

@@ -2096,7 +2096,7 @@ class KernelCodegen:
             scale = sc.ival
         if not isinstance(d, Addr):
             self._fail("tcgen05.mma D must be a TMEM address [d-tmem]")
-        self._tc_check_descriptors(a, b, idesc)
+        self._tc_check_descriptors(a, b, idesc, a_tmem_ok=True)
         self._tc_mma_call(ins, kind, d, a, b, idesc, enx, f"{mask}, {scale}")
         return None
 
@@ -2108,11 +2108,12 @@ class KernelCodegen:
             return str(bool(en.ival))
         self._fail("tcgen05.mma enable-input-d must be a predicate or 0/1")
 
-    def _tc_check_descriptors(self, a, b, idesc):
-        """A and B from shared-memory descriptors (64-bit), the 32-bit instruction descriptor."""
-        if isinstance(a, Addr):
-            self._fail("tcgen05.mma with A in Tensor Memory ([a-tmem]) is not simulated")
-        for x, what in ((a, "a-desc"), (b, "b-desc")):
+    def _tc_check_descriptors(self, a, b, idesc, a_tmem_ok=False):
+        """A from a shared-memory descriptor (64-bit) or, where `a_tmem_ok`, Tensor Memory
+        ([a-tmem]); B from a descriptor; the 32-bit instruction descriptor."""
+        if isinstance(a, Addr) and not a_tmem_ok:
+            self._fail("tcgen05.mma with A in Tensor Memory ([a-tmem]) is not simulated for this kind")
+        for x, what in ((b, "b-desc"),) if isinstance(a, Addr) else ((a, "a-desc"), (b, "b-desc")):
             if not (isinstance(x, Reg) and x.kind == "i" and x.width == 64 or isinstance(x, Imm) and x.ival is not None):
                 self._fail(f"tcgen05.mma {what} must be a 64-bit register or an integer")
         if not (isinstance(idesc, Reg) and idesc.kind == "i" and idesc.width == 32 or
@@ -2123,9 +2124,11 @@ class KernelCodegen:
         """The runtime call of one tcgen05.mma; `tail`: its mask, scale and block-scale arguments."""
         ep = self.regs["%%epkey"]
         self._used.add(ep)
+        # A in Tensor Memory: its address, flagged by a_tmem=True
+        av, at = (self._raw_addr(a), ", a_tmem=True") if isinstance(a, Addr) else (self.rd(a, T('b64')), "")
         self._guarded(ins, [f"_tc_mma({self._lid}, {ep.var} & 4095, '{kind}', {self._raw_addr(d)}, "
-                            f"{self.rd(a, T('b64'))}, {self.rd(b, T('b64'))}, {self.rd(idesc, T('b32'))}, {enx}, "
-                            f"{tail})"])
+                            f"{av}, {self.rd(b, T('b64'))}, {self.rd(idesc, T('b32'))}, {enx}, "
+                            f"{tail}{at})"])
 
     # .scale_vectorsize -> X per kind, as ptxas takes them (no qualifier: kind::mxf8f6f4 1X,
     # kind::mxf4 .block32 = 2X; kind::mxf4nvf4 must name one)

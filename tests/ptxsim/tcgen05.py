@@ -21,8 +21,8 @@ cell must lie in allocated columns.
 tcgen05.mma (one thread issues it; queued, executed late)
 --------------------------------------------------------
 tcgen05.mma.cta_group::1.kind::{f16,tf32,f8f6f4,i8} [d], a-desc, b-desc, idesc,
-{disable-output-lane,} enable-input-d {, scale-input-d}: A and B from shared-memory
-descriptors (A from TMEM is unsupported at decode time). The descriptors and idesc are decoded
+{disable-output-lane,} enable-input-d {, scale-input-d}: B from a shared-memory descriptor, A
+from one or from TMEM ([a-tmem]; not for the block-scaled kinds). The descriptors and idesc are decoded
 and checked at issue; the operation is queued and runs -- reading shared memory and D then --
 when a tcgen05.commit covering it fires, in CTA issue order (an mma runs no later than a
 later one of any thread: the tcgen05 pipelines keep their order).
@@ -53,6 +53,12 @@ later one of any thread: the tcgen05 pipelines keep their order).
   7-8 (64B), 4 ^= 7 (32B), 5-6 ^= 7-8 (128B with 32B atoms). Transpose (MN-major) is valid for
   8/16-bit types in every mode but the 32B-atom one, and for tf32 only in it (Table 52); K-major
   with 32B atoms has no swizzle atom in the ISA (Table 53): not simulated.
+* A in TMEM ([a-tmem]): K-major only (transpose-A set is an error); row i in the lane D's row
+  i would take (below), the row's 32 bytes of K in 8 consecutive columns from a-tmem's, each
+  column a little-endian word (16-bit elements: k even in the low half). Read when the mma
+  runs; the ordering rules for cells it reads are those of D's (a tcgen05.st of them needs its
+  wait::st, and across threads the fence pair, before the issue; a tcgen05.st over them while
+  the mma is queued is reported).
 * D in TMEM: M = 128 (layout D): row i in lane i (taddr's lane must be 0); M = 64 (layout F,
   half the data path): row i in lane L + 32 (i/16) + i%16, L = taddr's lane, 0 or 16. Element
   (i, j) in column taddr.col + j; an f16 D element sits unpacked in the low 16 bits (the high
@@ -358,6 +364,7 @@ class TcMma:
         self.enable, self.mask, self.scale = enable, mask, scale
         self.sf = sf               # block scale: (x, sfa column, sfb column)
         self.reads = []            # TMEM cells it reads besides D: (lanes, column, count)
+        self.a_cells = None        # those of an A in Tensor Memory (one of `reads`)
         self.done = False
 
 
@@ -643,10 +650,12 @@ class Tcgen05Runtime:
         else:
             tc.fence_before.setdefault(tid, []).append(c)
 
-    def _tc_mma(self, lid, tid, kind, taddr, adesc, bdesc, idesc, enable, mask, scale, sf=None):
-        """tcgen05.mma; `sf` for .block_scale: (scale_vec X, [scale-A-tmem], [scale-B-tmem])."""
+    def _tc_mma(self, lid, tid, kind, taddr, adesc, bdesc, idesc, enable, mask, scale, sf=None, a_tmem=False):
+        """tcgen05.mma; `sf` for .block_scale: (scale_vec X, [scale-A-tmem], [scale-B-tmem]);
+        `a_tmem`: `adesc` is A's Tensor Memory address ([a-tmem])."""
         tc, where = self._tc(), self._where(lid)
-        for v, what in ((taddr, "d-tmem address"), (adesc, "a-desc"), (bdesc, "b-desc"), (idesc, "idesc"),
+        for v, what in ((taddr, "d-tmem address"), (adesc, "a-tmem address" if a_tmem else "a-desc"),
+                        (bdesc, "b-desc"), (idesc, "idesc"),
                         (enable, "enable-input-d")) + (((sf[1], "scale-A-tmem address"),
                                                         (sf[2], "scale-B-tmem address")) if sf else ()):
             if v is None:
@@ -656,7 +665,7 @@ class Tcgen05Runtime:
         taddr &= 0xFFFFFFFF
         try:
             f = decode_idesc_scaled(idesc, kind, sf[0]) if sf else decode_idesc(idesc, kind)
-            af, bf = check_smem_desc(adesc), check_smem_desc(bdesc)
+            af, bf = None if a_tmem else check_smem_desc(adesc), check_smem_desc(bdesc)
         except PTXRuntimeError as e:
             raise PTXRuntimeError(f"{e} ({where})") from None
         m, n = f["m"], f["n"]
@@ -670,9 +679,14 @@ class Tcgen05Runtime:
                    None if sf is None else (sf[0], sf[1] & 0xFFFF, sf[2] & 0xFFFF))
         if sf:
             op.reads = self._tc_scale_cells(tc, sf, n, where)
+        if a_tmem:
+            op.a_cells = self._tc_a_cells(tc, adesc & 0xFFFFFFFF, f, where)
+            op.reads.append(op.a_cells)
         reads = []
         for desc, fd, rows, mn, et, name in ((adesc, af, m, f["mn_a"], f["atype"], "A"),
                                               (bdesc, bf, n, f["mn_b"], f["btype"], "B")):
+            if fd is None:                          # A in Tensor Memory
+                continue
             es, kk = operand_bytes(et)
             try:
                 offs = operand_offsets(rows, kk, es, mn, fd)
@@ -687,8 +701,25 @@ class Tcgen05Runtime:
         self._tc_pending_ld_on(tc, lanes, col, n, "tcgen05.mma writes", where)
         self._tc_readers_ok(tc, lanes, col, n, tid, "tcgen05.mma writes", where, mma_rule=False)
         for rl, rc, rn in op.reads:
-            self._tc_readers_ok(tc, rl, rc, rn, tid, "tcgen05.mma reads scale factors in", where)
+            self._tc_readers_ok(tc, rl, rc, rn, tid, "tcgen05.mma reads A in" if (rl, rc, rn) is op.a_cells
+                                else "tcgen05.mma reads scale factors in", where)
         tc.queue.append(op)
+
+    def _tc_a_cells(self, tc, addr, f, where):
+        """The TMEM cells (lanes, column, count) an mma with A in Tensor Memory at `addr` reads:
+        A's rows in the lanes of D's data path layout (M = 128: lane i; M = 64: layout F), its
+        32 bytes of K per row in 8 consecutive columns, elements packed from the low bits up.
+        The ISA takes such an A K-major only (the transpose-A bit clear)."""
+        if f["mn_a"]:
+            raise PTXRuntimeError(f"tcgen05.mma with A in Tensor Memory has the transpose-A bit (15) of idesc set: "
+                                  f"an A in Tensor Memory is K-major ({where})")
+        lane0, col = addr >> 16, addr & 0xFFFF
+        m = f["m"]
+        if (m == 128 and lane0 != 0) or (m == 64 and lane0 not in (0, 16)):
+            raise PTXRuntimeError(f"tcgen05.mma with M = {m}: A at a-tmem {addr:#x} (lane {lane0}) must start at lane "
+                                  f"{'0' if m == 128 else '0 or 16 (data path layout F)'} ({where})")
+        self._tc_cols(tc, col, 8, "tcgen05.mma A", where)
+        return (d_lanes(m, lane0), col, 8)
 
     def _tc_scale_cells(self, tc, sf, n, where):
         """The TMEM cells a block-scaled mma reads its scale factors from, checked at issue:
@@ -784,7 +815,10 @@ class Tcgen05Runtime:
         """Execute one mma: read A and B from shared memory and D from TMEM now."""
         tc, f = self.cta.tc, op.f
         self._tc_cols(tc, op.col, op.n, "tcgen05.mma D", self._where(op.lid))
-        a = self._tc_operand(op, op.adesc, op.af, f["m"], f["mn_a"], f["atype"], f["neg_a"])     # (M, K)
+        if op.a_cells is not None:
+            a = self._tc_tmem_a(tc, op)
+        else:
+            a = self._tc_operand(op, op.adesc, op.af, f["m"], f["mn_a"], f["atype"], f["neg_a"])     # (M, K)
         b = self._tc_operand(op, op.bdesc, op.bf, op.n, f["mn_b"], f["btype"], f["neg_b"])       # (N, K)
         if op.sf is not None:
             sa, sb = self._tc_scales(tc, op)
@@ -823,6 +857,25 @@ class Tcgen05Runtime:
         tc.wtid[sub] = op.tid
         tc.wlid[sub] = op.lid
         op.done = True
+
+    def _tc_tmem_a(self, tc, op):
+        """A (M x K) read from Tensor Memory now: row i from its lane, element k in byte
+        (k * esize) of the row's 8 columns taken as little-endian words."""
+        f = op.f
+        lanes, col, n = op.a_cells
+        self._tc_cols(tc, col, n, "tcgen05.mma A", self._where(op.lid))
+        et = f["atype"]
+        es, kk = operand_bytes(et)
+        raw = np.ascontiguousarray(tc.data[np.ix_(lanes, np.arange(col, col + n))]).view(np.uint8)   # (M, 32)
+        if et in ("u8", "s8"):
+            return (raw if et == "u8" else raw.view(np.int8)).astype(np.int64)
+        if es == 1:
+            v = FP8_VALUES[et][raw]
+        elif es == 2:
+            v = raw.view(np.uint16).view(np.float16 if et == "f16" else ml_dtypes.bfloat16).astype(np.float64)
+        else:
+            v = (raw.view(np.uint32) & 0xFFFFE000).view(np.float32).astype(np.float64)
+        return -v if f["neg_a"] else v
 
     def _tc_scales(self, tc, op):
         """(scale_A (M x X), scale_B (N x X)) of block-scaled `op`, read from TMEM now: row m of A

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .builder import KernelBuilder
 from ...dialects.nv_tileas.layouts import MmaAcc, SliceLayout, TmemAcc, WgmmaAcc, blocked, linear_offsets
-from .ptxtypes import B32, B64, PRED, Unsupported, byte_size, float_imm, int_imm, mem_type, reg_class, \
+from .ptxtypes import B32, B64, F64, PRED, Unsupported, byte_size, float_imm, int_imm, mem_type, reg_class, \
     vector_element_for
 from .values import CodegenError, Group, Tile
 from .ir_layouts import follow
@@ -67,6 +67,7 @@ class Emitter:
         self.cluster_pending = False   # a multicast pipeline's barrier inits await the cluster barrier
         self.cluster_synced = False    # multicast is used: the CTAs meet again before the exit
         self.maxnreg = None            # registers a thread enters with (setmaxnreg rebalances them)
+        self.widest = 0                # registers a thread holds of the largest register tile bound
         self.inflight: list = []       # wgmma_inflight.InFlight of the dots kept in flight
         self.alias_loads: set = set()  # loads of a register view that read its registers in place
         self.operand_buffers: dict = {}  # block id -> [[symbol, last reader]]: operand_loads' pool
@@ -111,6 +112,8 @@ class Emitter:
 
     def bind(self, v, x):
         self.env[v] = x
+        if isinstance(x, Tile) and not x.splat and x.regs:
+            self.widest = max(self.widest, len(x.regs) * (2 if reg_class(x.etype) in (B64, F64) else 1))
 
     # ---- thread groups -----------------------------------------------------------------
     def enter_group(self, tid: str, threads: int, barrier_id: int, first_thread: int = 0) -> Group:

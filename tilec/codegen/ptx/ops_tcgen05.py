@@ -16,7 +16,11 @@ How (PTX ISA, "TensorCore 5th Generation Family Instructions"), per dot:
   is copied into a buffer of its own in the no-swizzle K-major layout (8 x 16
   byte core matrices, ops_wgmma._canonical, generalized to any element size),
   then `fence.proxy.async.shared::cta`: the tensor core reads shared memory
-  through the async proxy. The descriptors are wgmma's plus the version field
+  through the async proxy. An A computed in registers (attention's P) goes to
+  tensor memory instead (operands.tmem_a_columns): its threads hold it by
+  rows, as tcgen05.st writes them, so each stores its rows packed into
+  32-bit columns after D's, and the MMAs name it `[a-tmem]`.
+  The descriptors are wgmma's plus the version field
   (bits 46-48 = 1) tcgen05 requires; the swizzle field (61-63) encodes the
   same modes with the same bits.
 * Tensor memory. The group's first warp allocates the columns (tcgen05.alloc
@@ -53,7 +57,7 @@ from __future__ import annotations
 
 from ...dialects.cuda_tile.divisibility import splat_scalar
 from ...dialects.nv_tileas.layouts import TmemAcc, tmem_acc
-from ...dialects.nv_tileas.operands import slot_source, tcgen05_fits
+from ...dialects.nv_tileas.operands import slot_source, tcgen05_fits, tmem_a_columns
 from ...ir.types import IntegerType
 from .numeric import float_name
 from .ops_dot import BACKENDS, _mma_acc_regs, _mma_result, _signed as _dot_signed
@@ -89,10 +93,12 @@ def tcgen05_layout(em, op, a_shape=None, c_shape=None):
     shapes = (a_shape, c_shape) if len(a_shape) == 2 and len(c_shape) == 2 else None
     if not tcgen05_fits(op, g.threads, getattr(g, "first_thread", 0), shapes):
         return None
-    if em.scratch_limit and not all(slot_source(v) is not None for v in op.operands[:2]):
+    if em.scratch_limit:
         # short of shared memory (compile_ops' fallback): the operand copies take a buffer
         # of their own, where mma.sync stages through the group scratch
-        return None
+        a_free = slot_source(op.operands[0]) is not None or tmem_a_columns(op, g.threads)
+        if not a_free or slot_source(op.operands[1]) is None:
+            return None
     return tmem_acc(c_shape, g.threads)
 
 
@@ -110,9 +116,10 @@ def instruction_descriptor(kind: str, ta: int, tb: int, a_mn: bool, b_mn: bool, 
         | ((n >> 3) << 17) | ((m >> 4) << 24)
 
 
-def _columns(m: int, n: int) -> int:
-    """Tensor-memory columns to allocate: a power of two, at least 32."""
-    need = n // 2 if m == 64 else (m // 128) * n
+def _columns(m: int, n: int, a_cols: int = 0) -> int:
+    """Tensor-memory columns to allocate for an M x N accumulator (and `a_cols`
+    more for an A read from tensor memory): a power of two, at least 32."""
+    need = (n // 2 if m == 64 else (m // 128) * n) + a_cols
     cols = 32
     while cols < need:
         cols *= 2
@@ -194,7 +201,7 @@ def _group_columns(em) -> int:
         if x.name == "nv_tileas.dot" and len(x.operands) >= 3:
             a_shape, c_shape = tuple(x.operands[0].type.shape)[-2:], tuple(x.results[0].type.shape)[-2:]
             if len(a_shape) == 2 and tcgen05_fits(x, g.threads, getattr(g, "first_thread", 0), (a_shape, c_shape)):
-                need = max(need, _columns(a_shape[0], c_shape[1]))
+                need = max(need, _columns(a_shape[0], c_shape[1], tmem_a_columns(x, g.threads)))
         for need_of in COLUMN_NEEDS:
             need = max(need, need_of(x, g) or 0)
     return need
@@ -213,11 +220,12 @@ def _in_warp0(em, text: str):
     kb.place(skip)
 
 
-def _staged(em, a, b, M, N, K):
+def _staged(em, a, b, M, N, K, sa=None):
     """(A, B) as ops_wgmma._Smem operands: in place where they sit in a swizzled
-    slot, else copied into the no-swizzle K-major layout."""
+    slot, else copied into the no-swizzle K-major layout. `sa`: A's operand
+    when it is not in shared memory (_TmemA)."""
     from .ops_wgmma import _canonical, _smem_operand
-    sa = _smem_operand(em, a, M, K, k_along_rows=False)
+    sa = sa or _smem_operand(em, a, M, K, k_along_rows=False)
     sb = _smem_operand(em, b, K, N, k_along_rows=True)
     if M == 64 and sb is not None and not sb.k_major and (sb.es * N // 2) % 128:
         sb = None        # the second half's start would fall inside a swizzle atom
@@ -361,12 +369,13 @@ def _alloc(em, st, cols: int):
     return tmem
 
 
-def _rows_address(em, tmem: str, layout: TmemAcc) -> str:
+def _rows_address(em, tmem: str, layout: TmemAcc, pack: int = 1) -> str:
     """This thread's first row block and columns (TmemAcc): lane quarter
     32 (warp % 4) in bits 16-31; warpgroup g's row block g % row_groups at
-    column (g % row_groups) N, its column range at + (g / row_groups) cols."""
+    column (g % row_groups) N, its column range at + (g / row_groups) cols.
+    `pack` elements share a 32-bit column (an A in tensor memory)."""
     kb = em.kb
-    n = layout.shape[1]
+    n = layout.shape[1] // pack
     warp = kb.reg(B32)
     kb.emit(f"shr.u32 \t{warp}, {em.group.tid}, 5")
     mine = kb.reg(B32)
@@ -375,7 +384,7 @@ def _rows_address(em, tmem: str, layout: TmemAcc) -> str:
     if layout.threads > 128:
         g = kb.reg(B32)
         kb.emit(f"shr.u32 \t{g}, {warp}, 2")
-        for parts, scale in ((layout.row_groups, n), (layout.col_groups, layout.cols)):
+        for parts, scale in ((layout.row_groups, n), (layout.col_groups, layout.cols // pack)):
             if parts > 1:
                 part = kb.reg(B32)
                 kb.emit(f"and.b32 \t{part}, {g}, {parts - 1}")
@@ -387,13 +396,14 @@ def _rows_address(em, tmem: str, layout: TmemAcc) -> str:
     return mine
 
 
-def _move(em, what: str, mine: str, acc, layout: TmemAcc):
+def _move(em, what: str, mine: str, acc, layout: TmemAcc, pack: int = 1):
     """tcgen05.st (`what` "st") or .ld of this thread's accumulator registers
-    `acc` (TmemAcc slot order) at its rows `mine`, CHUNK columns at a time,
-    and the wait for them."""
+    `acc` (TmemAcc slot order; `pack` elements to a register and column) at
+    its rows `mine`, CHUNK columns at a time, and the wait for them."""
     kb = em.kb
     M, N = layout.shape
-    cols, gr = layout.cols, layout.row_groups
+    N //= pack
+    cols, gr = layout.cols // pack, layout.row_groups
     for i in range(layout.blocks):
         for c0 in range(0, cols, CHUNK):
             n = min(CHUNK, cols - c0)
@@ -407,6 +417,65 @@ def _move(em, what: str, mine: str, acc, layout: TmemAcc):
             else:
                 kb.emit(f"tcgen05.ld.sync.aligned.32x32b.x{n}.b32 \t{{{regs}}}, [{where}]")
     kb.emit(f"tcgen05.wait::{what}.sync.aligned")
+
+
+def _packed(em, t: Tile, layout: TmemAcc, pack: int) -> list:
+    """The thread's elements of `t` (slot order, `layout`), `pack` consecutive
+    columns to a 32-bit register, the first in the low bits."""
+    kb = em.kb
+    regs = [t.at(i) for i in range(layout.nslots)]
+    if pack == 1:
+        return regs
+    out = []
+    for i in range(0, len(regs), pack):
+        w = kb.reg(B32)
+        group = regs[i:i + pack]
+        if pack == 2:
+            kb.emit(f"mov.b32 \t{w}, {{{group[0]}, {group[1]}}}")
+        elif group[0].startswith("%h"):     # 8-bit floats in 16-bit registers: bytes 0 and 2 of each pair
+            lo, hi = kb.reg(B32), kb.reg(B32)
+            kb.emit(f"mov.b32 \t{lo}, {{{group[0]}, {group[1]}}}")
+            kb.emit(f"mov.b32 \t{hi}, {{{group[2]}, {group[3]}}}")
+            kb.emit(f"prmt.b32 \t{w}, {lo}, {hi}, 0x6420")
+        else:                               # 8-bit integers, one to a 32-bit register
+            lo, hi = kb.reg(B32), kb.reg(B32)
+            kb.emit(f"prmt.b32 \t{lo}, {group[0]}, {group[1]}, 0x0040")
+            kb.emit(f"prmt.b32 \t{hi}, {group[2]}, {group[3]}, 0x0040")
+            kb.emit(f"prmt.b32 \t{w}, {lo}, {hi}, 0x5410")
+        out.append(w)
+    return out
+
+
+class _TmemA:
+    """A dot's A in tensor memory: row block b's K * esize / 4 columns from
+    column `col` + b * `per_block` of the allocation (K-major, as the ISA
+    takes it)."""
+    k_major = True
+
+    def __init__(self, col: int, per_block: int):
+        self.col, self.per_block = col, per_block
+
+
+def _tmem_a(em, op, a, M, K):
+    """(A as a TmemAcc register tile, its _TmemA) when the tensor core reads
+    dot `op`'s A from tensor memory (tmem_a_columns), else (a, None)."""
+    from .ops_wgmma import _smem_operand
+    if not tmem_a_columns(op, em.group.threads) or a.view is not None or a.transpose_of is not None \
+            or (a.regs is None and not a.splat) or _smem_operand(em, a, M, K, k_along_rows=False) is not None:
+        return a, None
+    N = op.results[0].type.shape[-1]
+    es = byte_size(a.etype)
+    return em.in_layout(a, tmem_acc((M, K), em.group.threads)), _TmemA((M // 128) * N, K * es // 4)
+
+
+def _store_a(em, tmem: str, a: Tile, sa: _TmemA):
+    """Every thread writes its rows of A (TmemAcc) into A's columns."""
+    pack = 4 // byte_size(a.etype)
+    mine = _rows_address(em, tmem, a.layout, pack)
+    kb = em.kb
+    at = kb.reg(B32)
+    kb.emit(f"add.u32 \t{at}, {mine}, {sa.col}")
+    _move(em, "st", at, _packed(em, a, a.layout, pack), a.layout, pack)
 
 
 def _handoff(em):
@@ -430,6 +499,9 @@ def _issue(em, st, op, sa, sb, tmem, M, N, K, etype, first_overwrites: bool, wai
     tb = _kind(b_t, _signed(op, 1) if isinstance(b_t, IntegerType) else True)[1]
     skip, da, db, on, off = leader_begins(em, op, sa, sb, first_overwrites)
     halves = 2 if M == 64 else 1
+    if isinstance(sa, _TmemA):
+        da = kb.reg(B32)
+        kb.emit(f"add.u32 \t{da}, {tmem}, {sa.col}")
     idesc = instruction_descriptor(kind, ta, tb, not sa.k_major, not sb.k_major, min(M, 128), N // halves)
     for blk in range(max(1, M // 128) * halves):
         d = tmem
@@ -437,14 +509,26 @@ def _issue(em, st, op, sa, sb, tmem, M, N, K, etype, first_overwrites: bool, wai
         if where:
             d = kb.reg(B32)
             kb.emit(f"add.u32 \t{d}, {tmem}, {where}")
-        a_off = 0 if halves == 2 else sa.mn_offset(128 * blk)
+        a_off = 0 if halves == 2 or isinstance(sa, _TmemA) else sa.mn_offset(128 * blk)
         b_off = sb.mn_offset(N // 2) if halves == 2 and blk else 0
         for step in range(K * byte_size(etype) // 32):
-            das = _offset(em, da, _encode(sa.k_step(step) + a_off))
+            if isinstance(sa, _TmemA):     # 32 bytes of K: 8 columns
+                das = _tmem_at(em, da, blk * sa.per_block + 8 * step)
+            else:
+                das = _offset(em, da, _encode(sa.k_step(step) + a_off))
             dbs = _offset(em, db, _encode(sb.k_step(step) + b_off))
             kb.emit(f"tcgen05.mma.cta_group::1.kind::{kind} \t[{d}], {das}, {dbs}, {idesc}, "
                     f"{off if step == 0 else on}")
     commit(em, st, skip, wait)
+
+
+def _tmem_at(em, base: str, cols: int) -> str:
+    """`[base + cols]`: a tensor-memory address operand."""
+    if not cols:
+        return f"[{base}]"
+    r = em.kb.reg(B32)
+    em.kb.emit(f"add.u32 \t{r}, {base}, {cols}")
+    return f"[{r}]"
 
 
 def leader_begins(em, op, sa, sb, first_overwrites: bool):
@@ -458,7 +542,8 @@ def leader_begins(em, op, sa, sb, first_overwrites: bool):
     kb.emit(f"@!{em.leader()} bra \t{skip}")
     if _generic_writes(em, op, True):
         kb.emit("fence.proxy.async.shared::cta")
-    da, db = _desc(em, sa, sa.addr), _desc(em, sb, sb.addr)
+    da = None if isinstance(sa, _TmemA) else _desc(em, sa, sa.addr)
+    db = _desc(em, sb, sb.addr)
     on = kb.reg(PRED)
     kb.emit(f"setp.eq.u32 \t{on}, {em.group.tid}, 0")      # true: only the leader is here
     off = on
@@ -559,6 +644,7 @@ def tcgen05_dot(em, op, a, b, c, layout: TmemAcc, rt):
     zero = _zero_accumulator(op, c)
     if not zero:
         c = em.in_layout(c, layout)
+    a, ta = _tmem_a(em, op, a, M, K)
     st = _state(em)
     cols = st.cols
     frame = _resident_frame(em, op, c, layout, rt)
@@ -583,16 +669,20 @@ def tcgen05_dot(em, op, a, b, c, layout: TmemAcc, rt):
             frame.after.append(drain)
         else:
             tmem = got
-        sa, sb, copied = _staged(em, a, b, M, N, K)
+        sa, sb, copied = _staged(em, a, b, M, N, K, ta)
         if copied:
             kb.emit("fence.proxy.async.shared::cta")
             em.sync()
+        if ta is not None:
+            # the previous iteration's MMAs are done (A is a register tile: no commit in flight)
+            _store_a(em, tmem, a, ta)
+            _handoff(em)
         inflight = frame.hoisted.get(("tcgen05-inflight", id(op)))
         _issue(em, st, op, sa, sb, tmem, M, N, K, a.etype, False, wait=inflight is None)
         if inflight is not None:
             inflight.step(em)
         return c
-    sa, sb, copied = _staged(em, a, b, M, N, K)
+    sa, sb, copied = _staged(em, a, b, M, N, K, ta)
     if copied:
         kb.emit("fence.proxy.async.shared::cta")
     tmem = _alloc(em, st, cols)
@@ -600,6 +690,9 @@ def tcgen05_dot(em, op, a, b, c, layout: TmemAcc, rt):
     acc = _mma_acc_regs(em, c, layout)      # C, or registers for the result (a zero C is dead)
     if not zero:
         _move(em, "st", mine, acc, layout)
+    if ta is not None:
+        _store_a(em, tmem, a, ta)
+    if not zero or ta is not None:
         _handoff(em)
     _issue(em, st, op, sa, sb, tmem, M, N, K, a.etype, zero)
     _move(em, "ld", mine, acc, layout)

@@ -186,10 +186,48 @@ def tcgen05_fits(op, threads: int, first_thread: int = 0, shapes=None) -> bool:
     es = _elem_bytes(a_t)
     if first_thread % 128 or not es or (k * es) % 32 or tmem_acc((m, n), threads) is None:
         return False
-    # the copies of the operands not read in place from a pipeline slot
-    copies = (0 if slot_source(op.operands[0]) is not None else m * k) + \
-        (0 if slot_source(op.operands[1]) is not None else n * k)
+    # the copies of the operands not read in place from a pipeline slot (nor A from tensor memory)
+    a_free = slot_source(op.operands[0]) is not None or (tuple(a_shape) == tuple(a_t.shape) and tmem_a_columns(op, threads))
+    copies = (0 if a_free else m * k) + (0 if slot_source(op.operands[1]) is not None else n * k)
     return copies * es <= WGMMA_STAGE_LIMIT
+
+
+TMEM_COLUMNS = 512
+LOADS = ("nv_tileas.tiled_load", "nv_tileas.gather_load")
+
+
+def _made_in_registers(v) -> bool:
+    """Whether tile `v` is computed in registers (an element-wise op's result,
+    another dot's), not a tile loaded from memory or a pipeline slot (which
+    the tensor core reads where it sits), seen through views and conversions."""
+    while getattr(v, "op", None) is not None and (v.op.name in HOME_VIEWS or v.op.name == "nv_tileas.convert_layout"):
+        v = v.op.operands[0]
+    d = getattr(v, "op", None)
+    if d is None:
+        owner = getattr(getattr(v, "block", None), "parent_op", None)
+        return owner is None or not owner.name.endswith("consume_one")
+    return d.name not in LOADS
+
+
+def tmem_a_columns(op, threads: int) -> int:
+    """The tensor-memory columns tcgen05 dot `op`'s A takes when the tensor
+    core reads it from there, else 0: an A computed in registers (attention's
+    P, made from the S dot's accumulator), which its threads write by rows
+    with tcgen05.st instead of copying it to shared memory. Row block b of A
+    (M a multiple of 128, held as an M x K accumulator of the group) takes
+    K * esize / 4 columns (elements packed into 32-bit columns), after D's;
+    D and A must fit tensor memory's 512 columns together."""
+    a = op.operands[0]
+    shape = tuple(getattr(a.type, "shape", ()))
+    if len(shape) != 2 or not _made_in_registers(a):
+        return 0
+    m, k = shape
+    es = _elem_bytes(a.type)
+    n = op.results[0].type.shape[-1]
+    if not es or m % 128 or (k * es) % 32 or tmem_acc((m, k), threads) is None:
+        return 0
+    cols = (m // 128) * k * es // 4
+    return cols if (m // 128) * n + cols <= TMEM_COLUMNS else 0
 
 
 def _int_width(t) -> int:
