@@ -169,7 +169,8 @@ def tcgen05_fits(op, threads: int, first_thread: int = 0, shapes=None) -> bool:
     (either) operands of one kind with an f32 accumulator, or 8-bit integers
     with an i32 one; an accumulator layouts.tmem_acc has for the group;
     K a whole number of 32-byte steps; the copies of the operands not read in
-    place from a slot within WGMMA_STAGE_LIMIT."""
+    place from a slot (nor, for A, from tensor memory: tmem_a_columns) within
+    WGMMA_STAGE_LIMIT."""
     a_t, b_t, c_t = (o.type for o in op.operands[:3])
     if len(getattr(a_t, "shape", ())) != 2 or len(getattr(b_t, "shape", ())) != 2:
         return False
@@ -206,6 +207,8 @@ def _made_in_registers(v) -> bool:
     if d is None:
         owner = getattr(getattr(v, "block", None), "parent_op", None)
         return owner is None or not owner.name.endswith("consume_one")
+    if d.name == "nv_tileas.load":      # a view's tile: registers only where the view is (RMEM)
+        return getattr(d.operands[0].type, "residency", None) == "RMEM"
     return d.name not in LOADS
 
 
