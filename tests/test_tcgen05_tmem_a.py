@@ -137,3 +137,23 @@ def test_p_takes_no_shared_memory():
     if got is not None:
         # X, Y, Z copies: 128x32 + 32x64 + 64x64 f16 = 8 + 4 + 8 KB and the small words; no 16 KB P
         assert got < 24 * 1024, got
+
+
+def test_short_of_shared_memory_the_schedule_and_the_emitter_agree():
+    """compile_ops' fallback (layout changes through a small scratch) tells the
+    schedule too (`schedule{tcgen05-copies=false}`): a dot that would copy an
+    operand (here B, loaded outside any pipeline) is then named an mma.sync
+    accumulator in the IR, as the code generator emits it, instead of a tensor
+    memory one the emitter would convert away through shared memory."""
+    from tilec.compiler import lower_and_schedule
+    from tilec.frontend import parse_and_verify
+    from tilec.ir.diagnostics import DiagnosticEngine
+    from tilec.syntax.printer import print_ops
+    text = _chain("f16", "f16", 128, 32, 64, 64)
+    named = {}
+    for copies in (True, False):
+        engine = DiagnosticEngine()
+        ops = lower_and_schedule(parse_and_verify(text, "chain.mlir", engine), engine, "sm_100a", 4, None,
+                                 tcgen05_copies=copies)
+        named[copies] = print_ops(ops).count("#nv_tileas<layout tmem>")
+    assert named[True] and not named[False]

@@ -10,10 +10,12 @@ class CompileFailed(Exception):
 
 
 def lower_and_schedule(ops, engine, arch: str, num_warps: int, num_stages: int | None, merge_agents=True,
-                       smem_budget: int | None = None, wgmma: bool | None = None):
+                       smem_budget: int | None = None, wgmma: bool | None = None, tcgen05_copies: bool = True):
     """Run lower-to-tileas and schedule on verified `ops`; the new ops or None.
     `smem_budget`: the shared bytes the kernel may use when less than the target's.
-    `wgmma`: see compile_ops (the accumulator layouts the schedule names)."""
+    `wgmma`: see compile_ops (the accumulator layouts the schedule names).
+    `tcgen05_copies` False: the code generator's layout changes are limited to a
+    small scratch (compile_ops' fallback), so no tcgen05 dot copies operands."""
     from .passes.manager import PassManager
     from .passes.pipeline import Nest, make_pass
     sched = {"arch": arch, "num-warps": str(num_warps)}
@@ -25,6 +27,8 @@ def lower_and_schedule(ops, engine, arch: str, num_warps: int, num_stages: int |
         sched["smem-budget"] = str(smem_budget)
     if wgmma is not None:
         sched["wgmma"] = "all" if wgmma else "none"
+    if not tcgen05_copies:
+        sched["tcgen05-copies"] = "false"
     root = Nest("builtin.module", [make_pass("lower-to-tileas", {"arch": arch}), make_pass("schedule", sched)])
     pm = PassManager(root, verify_each=True)
     if not pm.run(ops, engine):
@@ -223,7 +227,8 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
     scratch_limit, merge, chunked = None, True, 0
     while True:
         lowered = lower_and_schedule(ops, engine, arch, num_warps, num_stages, merge,
-                                     static_shared_budget(arch) if static_shared else None, wgmma)
+                                     static_shared_budget(arch) if static_shared else None, wgmma,
+                                     tcgen05_copies=scratch_limit is None)
         if lowered is None:
             return None
         try:

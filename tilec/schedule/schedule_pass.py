@@ -214,7 +214,7 @@ class Schedule(Pass):
     OPTIONS = {"arch": (str, ""), "num-stages": (int, 0), "num-warps": (int, 4), "tma": (bool, True),
                "merge-agents": (bool, True), "sink-epilogue": (bool, True), "smem-budget": (int, 0),
                "wgmma": (str, "auto"), "occupancy": (int, 0),
-               "tma-store": (bool, True)}
+               "tma-store": (bool, True), "tcgen05-copies": (bool, True)}
 
     def run(self, target) -> bool:
         engine = current_engine()
@@ -272,7 +272,7 @@ class Schedule(Pass):
         from .layouts import assign_layouts
         for e in entries(blocks):
             budget = min(self.options["smem-budget"] or t.smem_bytes, smem_per_cta(t, self._occupancy(e, t) or 1))
-            assign_layouts(e, warps, budget, t.arch, self.options["wgmma"])
+            assign_layouts(e, warps, budget, t.arch, self.options["wgmma"], self.options["tcgen05-copies"])
         _cleanup(blocks, t.arch)
         from .propagate_layouts import propagate_layouts
         for e in entries(blocks):

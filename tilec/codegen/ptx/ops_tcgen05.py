@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from ...dialects.cuda_tile.divisibility import splat_scalar
 from ...dialects.nv_tileas.layouts import TmemAcc, tmem_acc
-from ...dialects.nv_tileas.operands import slot_source, tcgen05_fits, tmem_a_columns
+from ...dialects.nv_tileas.operands import tcgen05_fits, tmem_a_columns
 from ...ir.types import IntegerType
 from .numeric import float_name
 from .ops_dot import BACKENDS, _mma_acc_regs, _mma_result, _signed as _dot_signed
@@ -91,14 +91,10 @@ def tcgen05_layout(em, op, a_shape=None, c_shape=None):
     c_shape = tuple(c_shape or op.results[0].type.shape)
     g = em.group
     shapes = (a_shape, c_shape) if len(a_shape) == 2 and len(c_shape) == 2 else None
-    if not tcgen05_fits(op, g.threads, getattr(g, "first_thread", 0), shapes):
+    # short of shared memory (compile_ops' fallback, as the schedule was told): no operand
+    # copies, which take a buffer of their own where mma.sync stages through the group scratch
+    if not tcgen05_fits(op, g.threads, getattr(g, "first_thread", 0), shapes, copies=not em.scratch_limit):
         return None
-    if em.scratch_limit:
-        # short of shared memory (compile_ops' fallback): the operand copies take a buffer
-        # of their own, where mma.sync stages through the group scratch
-        a_free = slot_source(op.operands[0]) is not None or tmem_a_columns(op, g.threads)
-        if not a_free or slot_source(op.operands[1]) is None:
-            return None
     return tmem_acc(c_shape, g.threads)
 
 
@@ -200,7 +196,8 @@ def _group_columns(em) -> int:
               for x in top.walk()):
         if x.name == "nv_tileas.dot" and len(x.operands) >= 3:
             a_shape, c_shape = tuple(x.operands[0].type.shape)[-2:], tuple(x.results[0].type.shape)[-2:]
-            if len(a_shape) == 2 and tcgen05_fits(x, g.threads, getattr(g, "first_thread", 0), (a_shape, c_shape)):
+            if len(a_shape) == 2 and tcgen05_fits(x, g.threads, getattr(g, "first_thread", 0), (a_shape, c_shape),
+                                                  copies=not em.scratch_limit):
                 need = max(need, _columns(a_shape[0], c_shape[1], tmem_a_columns(x, g.threads)))
         for need_of in COLUMN_NEEDS:
             need = max(need, need_of(x, g) or 0)

@@ -163,14 +163,15 @@ def _elem_bytes(t) -> int:
     return (getattr(getattr(t, "element_type", None), "width", 0) or 0) // 8
 
 
-def tcgen05_fits(op, threads: int, first_thread: int = 0, shapes=None) -> bool:
+def tcgen05_fits(op, threads: int, first_thread: int = 0, shapes=None, copies: bool = True) -> bool:
     """Whether dot `op` runs on tcgen05.mma in a group of `threads` (starting
     at CTA thread `first_thread`): rank 2; f16/bf16, tf32 (f32 storage) or fp8
     (either) operands of one kind with an f32 accumulator, or 8-bit integers
     with an i32 one; an accumulator layouts.tmem_acc has for the group;
     K a whole number of 32-byte steps; the copies of the operands not read in
     place from a slot (nor, for A, from tensor memory: tmem_a_columns) within
-    WGMMA_STAGE_LIMIT."""
+    WGMMA_STAGE_LIMIT; with `copies` False (a kernel short of shared memory,
+    compile_ops' fallback), none at all."""
     a_t, b_t, c_t = (o.type for o in op.operands[:3])
     if len(getattr(a_t, "shape", ())) != 2 or len(getattr(b_t, "shape", ())) != 2:
         return False
@@ -189,8 +190,8 @@ def tcgen05_fits(op, threads: int, first_thread: int = 0, shapes=None) -> bool:
         return False
     # the copies of the operands not read in place from a pipeline slot (nor A from tensor memory)
     a_free = slot_source(op.operands[0]) is not None or (tuple(a_shape) == tuple(a_t.shape) and tmem_a_columns(op, threads))
-    copies = (0 if a_free else m * k) + (0 if slot_source(op.operands[1]) is not None else n * k)
-    return copies * es <= WGMMA_STAGE_LIMIT
+    need = (0 if a_free else m * k) + (0 if slot_source(op.operands[1]) is not None else n * k)
+    return need * es <= (WGMMA_STAGE_LIMIT if copies else 0)
 
 
 TMEM_COLUMNS = 512
