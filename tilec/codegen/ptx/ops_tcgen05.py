@@ -395,7 +395,8 @@ def _rows_address(em, tmem: str, layout: TmemAcc, pack: int = 1) -> str:
 
 def _move(em, what: str, mine: str, acc, layout: TmemAcc, pack: int = 1):
     """tcgen05.st (`what` "st") or .ld of this thread's accumulator registers
-    `acc` (TmemAcc slot order; `pack` elements to a register and column) at
+    `acc` (TmemAcc slot order; `pack` elements to a register and column; or a
+    function of (first, end) making those registers just before their st) at
     its rows `mine`, CHUNK columns at a time, and the wait for them."""
     kb = em.kb
     M, N = layout.shape
@@ -408,7 +409,8 @@ def _move(em, what: str, mine: str, acc, layout: TmemAcc, pack: int = 1):
             if gr * i * N + c0:
                 where = kb.reg(B32)
                 kb.emit(f"add.u32 \t{where}, {mine}, {gr * i * N + c0}")
-            regs = ", ".join(acc[i * cols + c0:i * cols + c0 + n])
+            lo = i * cols + c0
+            regs = ", ".join(acc(lo, lo + n) if callable(acc) else acc[lo:lo + n])
             if what == "st":
                 kb.emit(f"tcgen05.st.sync.aligned.32x32b.x{n}.b32 \t[{where}], {{{regs}}}")
             else:
@@ -416,11 +418,13 @@ def _move(em, what: str, mine: str, acc, layout: TmemAcc, pack: int = 1):
     kb.emit(f"tcgen05.wait::{what}.sync.aligned")
 
 
-def _packed(em, t: Tile, layout: TmemAcc, pack: int) -> list:
-    """The thread's elements of `t` (slot order, `layout`), `pack` consecutive
-    columns to a 32-bit register, the first in the low bits."""
+def _packed(em, t: Tile, pack: int, first: int, end: int) -> list:
+    """Registers `first` .. `end` - 1 of the thread's elements of `t` (slot
+    order), `pack` consecutive columns to a 32-bit register, the first in the
+    low bits (made here: packing them all before the first store would keep
+    them all live)."""
     kb = em.kb
-    regs = [t.at(i) for i in range(layout.nslots)]
+    regs = [t.at(i) for i in range(first * pack, end * pack)]
     if pack == 1:
         return regs
     out = []
@@ -472,7 +476,7 @@ def _store_a(em, tmem: str, a: Tile, sa: _TmemA):
     kb = em.kb
     at = kb.reg(B32)
     kb.emit(f"add.u32 \t{at}, {mine}, {sa.col}")
-    _move(em, "st", at, _packed(em, a, a.layout, pack), a.layout, pack)
+    _move(em, "st", at, lambda first, end: _packed(em, a, pack, first, end), a.layout, pack)
 
 
 def _handoff(em):
@@ -685,10 +689,10 @@ def tcgen05_dot(em, op, a, b, c, layout: TmemAcc, rt):
     tmem = _alloc(em, st, cols)
     mine = _rows_address(em, tmem, layout)
     acc = _mma_acc_regs(em, c, layout)      # C, or registers for the result (a zero C is dead)
-    if not zero:
-        _move(em, "st", mine, acc, layout)
     if ta is not None:
         _store_a(em, tmem, a, ta)
+    if not zero:
+        _move(em, "st", mine, acc, layout)
     if not zero or ta is not None:
         _handoff(em)
     _issue(em, st, op, sa, sb, tmem, M, N, K, a.etype, zero)
