@@ -428,21 +428,9 @@ def _packed(em, t: Tile, pack: int, first: int, end: int) -> list:
     if pack == 1:
         return regs
     out = []
-    for i in range(0, len(regs), pack):
+    for i in range(0, len(regs), 2):      # 16-bit elements (tmem_a_columns takes no 8-bit A)
         w = kb.reg(B32)
-        group = regs[i:i + pack]
-        if pack == 2:
-            kb.emit(f"mov.b32 \t{w}, {{{group[0]}, {group[1]}}}")
-        elif group[0].startswith("%h"):     # 8-bit floats in 16-bit registers: bytes 0 and 2 of each pair
-            lo, hi = kb.reg(B32), kb.reg(B32)
-            kb.emit(f"mov.b32 \t{lo}, {{{group[0]}, {group[1]}}}")
-            kb.emit(f"mov.b32 \t{hi}, {{{group[2]}, {group[3]}}}")
-            kb.emit(f"prmt.b32 \t{w}, {lo}, {hi}, 0x6420")
-        else:                               # 8-bit integers, one to a 32-bit register
-            lo, hi = kb.reg(B32), kb.reg(B32)
-            kb.emit(f"prmt.b32 \t{lo}, {group[0]}, {group[1]}, 0x0040")
-            kb.emit(f"prmt.b32 \t{hi}, {group[2]}, {group[3]}, 0x0040")
-            kb.emit(f"prmt.b32 \t{w}, {lo}, {hi}, 0x5410")
+        kb.emit(f"mov.b32 \t{w}, {{{regs[i]}, {regs[i + 1]}}}")
         out.append(w)
     return out
 
