@@ -171,7 +171,7 @@ class ModuleEmitter:
         elif smem:
             out.append(f".shared .align {kb.shared_alignment()} .b8 {kb.shared_symbol}[{smem}];")
         out += [f".visible .entry {name}(", ",\n".join(params), ")", f".reqntid {threads}, 1, 1"]
-        maxnreg = em.maxnreg if em.maxnreg is not None else register_cap(entry, self.target, threads, em.widest)
+        maxnreg = em.maxnreg if em.maxnreg is not None else register_cap(self.target, threads, em.widest)
         if maxnreg is not None:
             out.append(f".maxnreg {maxnreg}")
         ctas = cluster_ctas(entry)
@@ -189,23 +189,23 @@ class ModuleEmitter:
         return out
 
 
-def register_cap(entry, target: Target, threads: int, widest: int) -> int | None:
+def register_cap(target: Target, threads: int, widest: int) -> int | None:
     """The `.maxnreg` of a kernel whose registers setmaxnreg does not
-    rebalance: the SM's register file shared by the CTAs the entry's
-    `occupancy` hint asks for, at most 255, a multiple of 8 (tileiras honours
-    the hint so). Without a hint, the file for one CTA, stated only when one
-    register tile (`widest`: a thread's registers of it) takes half of that or
-    more: left to itself, ptxas gives such a kernel, whose values cannot all
-    live in registers, as few as 32 and spills the rest (TileGym's softmax
-    over 32,768-column rows: 3.7 KB of spills at 32 registers, 1 KB at 255).
-    Otherwise None: ptxas's own choice, which weighs occupancy."""
+    rebalance: the SM's register file for one CTA (at most 255, a multiple of
+    8), stated only when one register tile (`widest`: a thread's registers of
+    it) takes half of that or more. Left to itself, ptxas gives such a kernel,
+    whose values cannot all live in registers, as few as 32 and spills the
+    rest (TileGym's softmax over 32,768-column rows: 3.7 KB of spills at 32
+    registers, 1 KB at 255). Otherwise None: ptxas's own choice, which weighs
+    occupancy. An `occupancy` hint is not turned into a smaller limit here:
+    tilec's CTAs are not tileiras's (its cubins of hinted TileGym kernels use
+    more registers than the hint's share of tilec's threads would allow, and
+    that share spilled up to 3.4 KB where tilec spilled nothing)."""
     from ...conversion.target import target_for
-    from ...dialects.cuda_tile.hints import hint_value
     t = target_for(target.arch)
-    hint = hint_value(entry, target.arch, "occupancy")
-    per = t.regs_per_sm // (threads * max(1, min(hint or 1, 32)))
+    per = t.regs_per_sm // threads
     cap = max(24, min(t.max_regs_per_thread, per // 8 * 8))
-    return cap if hint or 2 * widest >= cap else None
+    return cap if 2 * widest >= cap else None
 
 
 # `.blocksareclusters` came with PTX ISA 9.0 (CUDA 13.0)
