@@ -173,3 +173,29 @@ def test_an_8_bit_p_is_copied():
     got = np.zeros((128, 32), np.float32)
     ptxsim.run_ptx(ptx, "k", (1, 1, 1), [x, y, z, got])
     assert np.allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+
+
+_CONVERTED_A = """    %x16 = ftof %x : tile<MxKxf32> -> tile<MxKxf16>
+    %acc = constant <f32: 1.5> : tile<MxNxf32>
+    %r = mmaf %x16, %y, %acc : tile<MxKxf16>, tile<KxNxf16>, tile<MxNxf32>"""
+
+
+@pytest.mark.parametrize("m,k,n,warps", [(128, 64, 64, 4), (256, 32, 64, 8), (128, 64, 128, 8)])
+def test_a_computed_in_another_layout_is_converted_into_rows(m, k, n, warps):
+    """An A computed from a load (an f32 tile rounded to f16) is held in the
+    load's layout; it is moved into the accumulator layout (a thread per row)
+    and then written to tensor memory like P."""
+    from test_ptx_sim import _loaded_dot
+    text = _loaded_dot("f16", "f32", _CONVERTED_A, m, k, n)
+    text = text.replace("%a: tile<ptr<f16>>", "%a: tile<ptr<f32>>").replace(
+        f"tensor_view<{m}x{k}xf16", f"tensor_view<{m}x{k}xf32").replace(f"tile<{m}x{k}xf16>, token", f"tile<{m}x{k}xf32>, token")
+    ptx = compile_text(text, "sm_100a", num_warps=warps)
+    assert len(A_TMEM.findall(ptx)) == k * 2 // 32 * (m // 128)
+    rng = np.random.default_rng(1)
+    a = rng.integers(-2, 3, (m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    want = np.zeros((m, n), np.float32)
+    launch(parse_module(text, "conv.mlir"), None, (1, 1, 1), [a.copy(), b.copy(), want])
+    got = np.zeros((m, n), np.float32)
+    ptxsim.run_ptx(ptx, "k", (1, 1, 1), [a, b, got])
+    assert np.allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
