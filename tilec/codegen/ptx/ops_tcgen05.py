@@ -16,10 +16,10 @@ How (PTX ISA, "TensorCore 5th Generation Family Instructions"), per dot:
   is copied into a buffer of its own in the no-swizzle K-major layout (8 x 16
   byte core matrices, ops_wgmma._canonical, generalized to any element size),
   then `fence.proxy.async.shared::cta`: the tensor core reads shared memory
-  through the async proxy. An A computed in registers (attention's P) goes to
-  tensor memory instead (operands.tmem_a_columns): its threads hold it by
-  rows, as tcgen05.st writes them, so each stores its rows packed into
-  32-bit columns after D's, and the MMAs name it `[a-tmem]`.
+  through the async proxy. A 16- or 32-bit A computed in registers
+  (attention's P) goes to tensor memory instead (operands.tmem_a_columns):
+  its threads hold it by rows, as tcgen05.st writes them, so each stores its
+  rows packed into 32-bit columns after D's, and the MMAs name it `[a-tmem]`.
   The descriptors are wgmma's plus the version field
   (bits 46-48 = 1) tcgen05 requires; the swizzle field (61-63) encodes the
   same modes with the same bits.
