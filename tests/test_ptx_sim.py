@@ -1304,6 +1304,26 @@ def test_sim_layout_changes_by_rows(arch, monkeypatch):
     cases.compare(case, launch, got, want)
 
 
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_layout_changes_by_rows_predicate_only_where_threads_differ(arch, monkeypatch):
+    """A block of rows is written and read without predicates where every
+    thread's slot falls in it (or in none: then nothing is emitted): the span
+    of the threads' first rows decides it (Emitter._block_predicates). With a
+    2 KB scratch the batched matmul's stores need none (32 before); the result
+    stays the interpreter's."""
+    import re
+    import tilec.codegen.ptx as P
+    from tilec.codegen.ptx import compile_text
+    case = cases.BY_NAME["cutile_bmm_f16"]
+    emit = P.emit_ptx
+    monkeypatch.setattr(P, "emit_ptx", lambda *a, **k: emit(*a, **dict(k, scratch_limit=2048)))
+    ptx = compile_text(case.text(), arch=arch)
+    assert re.search(r"^\s*st\.shared", ptx, re.M) and not re.search(r"^\s*@%p\d+ st\.shared", ptx, re.M)
+    want, _, _ = interpreter_result(case)
+    got, _, _, launch = run_in_sim(case, ptx)
+    cases.compare(case, launch, got, want)
+
+
 def test_sim_dot_stages_k_blocks(monkeypatch):
     """A dot whose operand copies do not fit a short scratch (compile_ops'
     fallback) stages A's columns and B's rows a K block at a time: one k loop per

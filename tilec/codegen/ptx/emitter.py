@@ -632,13 +632,36 @@ class Emitter:
                 self._ld_shared(out.regs[slot], etype, where(off))
         return out
 
+    @staticmethod
+    def _base_span(layout, dim: int):
+        """The largest coordinate along `dim` of a thread's first element, over
+        the layout's threads (a linear, axis-aligned layout: the sum of its lane
+        and warp bases there), or None when not known."""
+        from ...dialects.nv_tileas.linear_layout import to_linear
+        ll = to_linear(layout) if layout is not None else None
+        if ll is None or not ll.axis_aligned():
+            return None
+        return sum(v[dim] for v in ll.lane + ll.warp)
+
     def _block_predicates(self, layout, dim: int, lo: int, n: int):
-        """slot -> a predicate register: is the slot's coordinate along `dim` in [lo, lo + n)?"""
+        """slot -> is the slot's coordinate along `dim` in [lo, lo + n)? A
+        predicate register, or known for every thread (True, False) where the
+        span of the threads' first coordinates decides it: a block of rows is
+        then written and read without a predicate, and slots outside it not at
+        all (the by-rows layout changes' PTX was that many times larger)."""
         kb = self.kb
-        base = self.bases(layout)[dim]
+        span = self._base_span(layout, dim)
+        base = None
         by_off, out = {}, []
         for slot in range(layout.nslots):
             off = layout.offsets(slot)[dim]
+            if span is not None and (off + span < lo or off >= lo + n):
+                out.append(False)
+                continue
+            if span is not None and off >= lo and off + span < lo + n:
+                out.append(True)
+                continue
+            base = base or self.bases(layout)[dim]
             p = by_off.get(off)
             if p is None:
                 d, p = kb.reg(B32), kb.reg(PRED)
@@ -660,8 +683,10 @@ class Emitter:
         addr = self.kb.reg(B32)
         self.kb.emit(f"mad.lo.u32 \t{addr}, {self.linear_base(tile.layout, coeffs)}, {es}, {base}")
         for slot in range(tile.layout.nslots):
+            if preds[slot] is False:
+                continue
             off = (sum(o * c for o, c in zip(tile.layout.offsets(slot), coeffs)) - lo * coeffs[dim]) * es
-            yield slot, preds[slot], f"[{addr}+{off}]"
+            yield slot, None if preds[slot] is True else preds[slot], f"[{addr}+{off}]"
 
     def store_block(self, tile: Tile, base: str, dim: int, lo: int, n: int):
         """Write the block [lo, lo + n) of `tile` along `dim` row-major at `base`."""
