@@ -3,7 +3,8 @@ what each load's address depends on, and whether the loop can be software
 pipelined at all.
 
 A candidate is an scf.for whose body (at top level) holds tiled loads feeding
-an MMA (nv_tileas.dot). It is pipelinable when
+an MMA (nv_tileas.dot), or gathers a dot reads (_stageable). It is
+pipelinable when
 - every iter_arg is a tile (they become register-resident accumulators),
 - the body writes no memory and has no other side effects besides its loads,
 - each load takes no token and its address (the producer slice: the pure ops
@@ -42,7 +43,7 @@ def register_only(op) -> bool:
 @mutable
 class LoopSchedule:
     loop: object
-    loads: list = factory(list)          # tiled_load ops, body order
+    loads: list = factory(list)          # tiled_load and staged gather_load ops, body order
     computes: list = factory(list)       # dot ops, body order
     feeds: dict = factory(dict)          # load -> compute ops its tile reaches
     slices: dict = factory(dict)         # load -> producer slice ops (body order, load last)
@@ -92,7 +93,7 @@ def analyze_loop(loop) -> LoopSchedule:
     in_body = set(ops)
     s.loads = [op for op in ops if op.name == LOAD]
     s.computes = [op for op in ops if op.name in COMPUTE]
-    if not s.loads or not s.computes:
+    if not s.computes:
         s.reason = "no tiled load feeding an MMA"
         return s
     for a in body.arguments[1:]:
@@ -113,6 +114,13 @@ def analyze_loop(loop) -> LoopSchedule:
             s.reason = f"'{op.name}' has side effects"
             return s
     blocked = set(body.arguments[1:]) | {op.results[0] for op in s.loads}
+    if not writes:
+        gathers = [op for op in ops if op.name in READS and _stageable(op, s.iv, in_body, blocked)]
+        s.loads = [op for op in ops if op in s.loads or op in gathers]
+        blocked |= {op.results[0] for op in gathers}
+    if not s.loads:
+        s.reason = "no tiled load feeding an MMA"
+        return s
     for load in s.loads:
         seen, varying, why = _producer_slice(load, s.iv, in_body, blocked)
         if why is not None:
@@ -124,11 +132,44 @@ def analyze_loop(loop) -> LoopSchedule:
         s.feeds[load] = [c for c in s.computes if c in reach]
     if not any(s.feeds[l] for l in s.loads):
         s.reason = "no tiled load feeding an MMA"
-    for read in (op for op in ops if op.name in READS):
+    for read in (op for op in ops if op.name in READS and op not in s.loads):
         seen, _, why = _producer_slice(read, s.iv, in_body, blocked)
         if why is None and all(is_side_effect_free(d) for d in seen):
             s.early |= seen | {read}
     return s
+
+
+def _stageable(read, iv, in_body, blocked) -> bool:
+    """A gather that goes through the pipeline like a tiled load: it reads global
+    memory, no token orders it, its indices and mask follow from the induction
+    variable and values above the loop only (a producer runs ahead), and a dot
+    reads what it loads. The copy engine then fills its slots (cp.async per run
+    of consecutive elements) instead of the consumer waiting for its registers."""
+    if read.token_values() or read.result_token_values():
+        return False
+    if getattr(read.view.type, "residency", None) != "GMEM":
+        return False
+    seen, varying, why = _producer_slice(read, iv, in_body, blocked)
+    if why is not None or not varying or not all(is_side_effect_free(d) for d in seen):
+        return False
+    return _reaches_compute(read.results[0], in_body)
+
+
+def _reaches_compute(value, in_body) -> bool:
+    """Whether `value` becomes an operand of a dot through pure ops only (an index
+    tile that feeds another gather does not count: that gather reads it)."""
+    seen, frontier = set(), [value]
+    while frontier:
+        for u in frontier.pop().uses:
+            op = u.owner
+            if op not in in_body or op in seen:
+                continue
+            seen.add(op)
+            if op.name in COMPUTE:
+                return True
+            if is_side_effect_free(op) and not op.regions:
+                frontier.extend(op.results)
+    return False
 
 
 def _producer_slice(op, iv, in_body, blocked):

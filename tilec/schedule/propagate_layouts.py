@@ -653,14 +653,15 @@ def _blocked_result(p, op):
 @rule("nv_tileas.async.pipeline.produce_one", "nv_tileas.async.pipeline.consume_one")
 def _slot_region(p, op):
     """The region's arguments are the pipeline slot: shared. So is the tile the
-    copy engine loads into it (the producer's tiled_load or TMA load)."""
+    copy engine loads into it (the producer's tiled_load, gather_load or TMA
+    load); a gather's indices and mask keep their registers."""
     from ..dialects.nv_tileas.ops.pipeline import slot_fill
     block = op.regions[0].blocks[0]
     for a in block.arguments:
         p.env[a] = SHARED if _is_tile(a) and _shape(a) else SCALAR
     fill = slot_fill(block) if op.name.endswith("produce_one") else None
     for o in block.ops:
-        if o is fill and o.name == "nv_tileas.tiled_load":
+        if o is fill and o.name != "nv_tileas.async.tiled_tma_load":
             p.bind(o, [SHARED] + [SCALAR] * (len(o.results) - 1))
         else:
             p.op(o)

@@ -733,9 +733,17 @@ def _gather_load(em, op):
     idx = em.in_layout(idx, layout)
     if mask is not None:
         mask = em.in_layout(mask, layout)
-    out = em.new_tile(t.element_type, t.shape, layout)
     pad = _pad_value(getattr(op.attributes.get("padding_value"), "value", None), t.element_type)
     et = t.element_type
+    slot = em.async_targets.get(op)     # a pipeline slot this gather fills (see ops_pipeline)
+    if slot is not None and layout is not None and vector_gather.async_fill(em, op, view.base, idx, mask, et,
+                                                                            pad, slot):
+        em.async_issued = True
+        em.bind(op.results[0], em.home_tile(et, tuple(t.shape), slot))
+        for r in op.results[1:]:
+            em.bind(r, None)
+        return
+    out = em.new_tile(t.element_type, t.shape, layout)
     vp = vector_gather.plan(em, op, idx, et)
     if vp is not None:
         def vector(s, a, p):

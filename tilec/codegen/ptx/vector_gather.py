@@ -15,7 +15,7 @@ from __future__ import annotations
 from ...dialects.cuda_tile.divisibility import known_divisor
 from ...dialects.cuda_tile.runs import runs
 from ...dialects.nv_tileas.layouts import Blocked, MmaAcc
-from .ptxtypes import B64, PRED, bits, byte_size, mem_type, vector_element
+from .ptxtypes import B32, B64, PRED, bits, byte_size, mem_type, vector_element
 
 
 class Plan:
@@ -97,3 +97,38 @@ def each_run(em, p: Plan, base, idx, mask, es, nslots, vector, element):
 
 def vtype(etype, width):
     return f".v{width}{mem_type(etype)}".replace(".s8", ".b8").replace(".s16", ".b16")
+
+
+def async_fill(em, op, base, idx, mask, etype, pad, dst) -> bool:
+    """Copy gather `op`'s runs into the row-major (maybe swizzled) shared tile
+    at `dst` with cp.async, one copy per run of the indices' layout; a masked-off
+    run reads nothing and is zero-filled. True when done, False when cp.async
+    cannot do it (nothing emitted): no vector plan, a run 2 bytes long, a
+    nonzero padding, a destination not aligned to the run, or a mask or an
+    alignment only a run-time test could settle (the element-wise fallback would
+    mix synchronous stores into a slot the copies' barrier tracks)."""
+    from ...dialects.nv_tileas.layouts import linear_offsets
+    p = plan(em, op, idx, etype)
+    es = byte_size(etype)
+    if p is None or p.test_mask or p.test_align or p.width * es not in (4, 8, 16):
+        return False
+    if mask is not None and (pad != 0 or str(pad).startswith("-")):
+        return False
+    shape = tuple(op.results[0].type.shape)
+    coeffs = linear_offsets(shape)
+    layout = idx.layout
+    if em.shared_run(layout, coeffs, etype, dst, max_elems=16, registers=False) < p.width:
+        return False
+    kb = em.kb
+    where = em._shared_addresses(dst, em.linear_base(layout, coeffs), es)
+    nbytes = p.width * es
+    cache = "cg" if nbytes == 16 else "ca"     # .cg (L2 only) takes 16-byte copies alone
+    for s in range(0, layout.nslots, p.width):
+        a = address(em, base, idx, s, es)
+        off = sum(o * c for o, c in zip(layout.offsets(s), coeffs)) * es
+        size = str(nbytes)
+        if mask is not None:
+            size = kb.reg(B32)
+            kb.emit(f"selp.u32 \t{size}, {nbytes}, 0, {mask.at(s)}")
+        kb.emit(f"cp.async.{cache}.shared.global \t{where(off)}, [{a}], {nbytes}, {size}")
+    return True

@@ -279,16 +279,20 @@ def agent_warps(op) -> list[int]:
     return [(c or 4) * (group if i else 1) for i, c in enumerate(counts)]
 
 
+FILLS = ("nv_tileas.tiled_load", "nv_tileas.gather_load")
+
+
 def slot_fill(block):
     """The load that fills a produce_one slot, when the region is only that:
-    a tiled_load whose result is yielded (and used nowhere else), or a tiled
-    TMA load into the slot's view. Such a load may use cp.async."""
+    a tiled_load or gather_load whose result is yielded (and used nowhere
+    else), or a tiled TMA load into the slot's view. Such a load may use
+    cp.async."""
     term = block.last_op
     if term is None or len(term.operands) != 1:
         return None
     v = term.operands[0]
     d = getattr(v, "op", None)
-    if d is not None and d.name == "nv_tileas.tiled_load" and d.parent is block and len(v.users) == 1:
+    if d is not None and d.name in FILLS and d.parent is block and len(v.users) == 1:
         return d
     tma = [o for o in block.ops if o.name == "nv_tileas.async.tiled_tma_load"]
     if len(tma) != 1 or not block.arguments:
