@@ -1,7 +1,7 @@
 // A K loop whose A rows are gathered through a tile of pointers (a mixture of
-// experts' routed tokens) beside a B loaded through a view: B is pipelined, the
-// gather stays in the loop body (docs/decisions.md, "A gathered operand keeps its
-// K loop pipelined"). C (64 x 64, f32) = A[idx] (64 x 128, f16) @ B (128 x 64, f16).
+// experts' routed tokens) beside a B loaded through a view: both are pipelined,
+// the gather's runs copied into its stage slots (docs/decisions.md, "A gather a
+// dot reads is staged"). C (64 x 64, f32) = A[idx] (64 x 128, f16) @ B (128 x 64, f16).
 cuda_tile.module @m {
   entry @gather_matmul_f16(%a: tile<ptr<f16>>, %idx: tile<ptr<i32>>, %b: tile<ptr<f16>>, %c: tile<ptr<f32>>) {
     %ti = make_tensor_view %idx, shape = [64], strides = [1] : tensor_view<64xi32, strides=[1]>

@@ -217,3 +217,25 @@ def test_a_gather_no_dot_reads_is_issued_before_the_consumer_waits(arch):
     got, want, _ = run_both(text, arch, rs, n, rows)
     np.testing.assert_array_equal(want, numpy_c(rs, n, rows, scaled=True).astype(np.float32))
     np.testing.assert_array_equal(got, want)
+
+
+EXAMPLE = "examples/gather_matmul_f16.mlir"
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_a_producer_running_ahead_reads_nothing_past_the_loop(arch):
+    """sm_80's producer issues stages for iterations past the loop's end (a tiled
+    load's view bounds those reads). An unmasked gather there would read past
+    the last row of A, which the simulator reports as a fault; its copies are
+    masked to the loop's iterations instead."""
+    import os
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    text = open(os.path.join(root, EXAMPLE)).read()
+    r = np.random.default_rng(3)
+    a = r.integers(-3, 4, (128, 128)).astype(np.float16)
+    idx = r.permutation(128)[:64].astype(np.int32)
+    idx[0] = 127                        # the last row of A: one step past K is past the array
+    b = r.integers(-3, 4, (128, 64)).astype(np.float16)
+    got = np.zeros((64, 64), np.float32)
+    ptxsim.run_ptx(compile_text(text, arch), "gather_matmul_f16", (1, 1, 1), [a, idx, b, got])
+    np.testing.assert_array_equal(got, (a[idx].astype(np.float32) @ b.astype(np.float32)))

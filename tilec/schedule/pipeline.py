@@ -76,9 +76,12 @@ def _types_attr(types):
     return A.ArrayAttr(tuple(A.TypeAttr(t) for t in types))
 
 
-def produce_stages(b: Builder, analysis, info: PipelineInfo, iv_values: list, iterator, loc):
+def produce_stages(b: Builder, analysis, info: PipelineInfo, iv_values: list, iterator, loc, bound=None):
     """One produce_one per induction value (one per stage), each loading that
-    stage's tile; returns the advanced producer iterator."""
+    stage's tile; returns the advanced producer iterator. `bound`: the loop's
+    upper bound where an induction value may lie outside the loop (a single
+    stream's producer runs ahead past its end): a gather's reads are then
+    masked to the values inside it."""
     t = info.payload
     blocks = {}
     for stage, _ in enumerate(iv_values):
@@ -97,8 +100,44 @@ def produce_stages(b: Builder, analysis, info: PipelineInfo, iv_values: list, it
     seeds = {stage: {analysis.iv: v} for stage, v in enumerate(iv_values)}
     replicas = expand_single_tiled_op(slice_ops, seeds, lambda stage, op: blocks[stage].append(op))
     for stage, block in blocks.items():
-        block.append(P.PipelineYieldOp.create(location=loc, values=[replicas[stage].results[0]]))
+        fill = replicas[stage]
+        if bound is not None and fill.name == "nv_tileas.gather_load":
+            fill = _within(fill, iv_values[stage], bound, loc)
+        block.append(P.PipelineYieldOp.create(location=loc, values=[fill.results[0]]))
     return iterator
+
+
+def _within(gather, iv, bound, loc):
+    """`gather` (issued for induction value `iv`) replaced by one whose mask also
+    requires iv < bound. A tiled load's view bounds the reads of iterations
+    outside the loop; a gather's indices may point anywhere then, and a read the
+    program never makes may fault."""
+    from ..dialects.cuda_tile.attributes import ComparisonPredicateAttr, SignednessAttr
+    from ..dialects.cuda_tile.types import TileType
+    from ..dialects.nv_tileas.attributes import PaddingAttr
+    from ..dialects.nv_tileas.ops.casts import IndexCastOp
+    from ..transforms.canonicalize._util import op_cls
+    b = Builder(gather.parent, before=gather, location=loc)
+    i64, i1 = TileType((), IntegerType(64)), TileType((), IntegerType(1))
+    at = b.create(IndexCastOp, loc, input=iv, result=i64).result
+    end = b.create(IndexCastOp, loc, input=bound, result=i64).result
+    ok = b.create(op_cls("cuda_tile.cmpi"), loc, lhs=at, rhs=end, result=i1,
+                  comparison_predicate=ComparisonPredicateAttr("less_than"),
+                  signedness=SignednessAttr("signed")).result
+    shape = tuple(gather.results[0].type.shape)
+    ok = b.create(op_cls("cuda_tile.reshape"), loc, source=ok, result=TileType((1,) * len(shape), i1.element_type)).result
+    mask_t = TileType(shape, i1.element_type)
+    ok = b.create(op_cls("cuda_tile.broadcast"), loc, source=ok, result=mask_t).result
+    if gather.mask is not None:
+        ok = b.create(op_cls("cuda_tile.andi"), loc, lhs=gather.mask, rhs=ok, result=mask_t).result
+    attrs = dict(gather.attributes)
+    attrs.pop("operandSegmentSizes", None)
+    attrs.setdefault("padding_value", PaddingAttr("zero"))
+    new = b.create(memops.GatherLoadOp, loc, view=gather.view, indices=gather.indices, mask=ok, token=None,
+                   result=gather.results[0].type, attributes=attrs)
+    gather.results[0].replace_all_uses_with(new.results[0])
+    gather.erase()
+    return new
 
 
 def consume_nest(b: Builder, analysis, infos, acc_views, iv, loc):
@@ -185,13 +224,13 @@ def pipeline_single_stream(analysis, stages, infos, loc):
         ivs = [lb]
         for s in range(1, dist):
             ivs.append(build_addi(b, lb, build_muli(b, build_constant(b, s, IndexType()), st)))
-        p_iters.append(produce_stages(b, analysis, info, ivs, info.p_iter, loc) if dist else info.p_iter)
+        p_iters.append(produce_stages(b, analysis, info, ivs, info.p_iter, loc, ub) if dist else info.p_iter)
     c_iters = [i.c_iter for i in infos]
 
     def fill(fb, iv, args):
         accs, pits, cits = args[:n_acc], args[n_acc:n_acc + n_p], args[n_acc + n_p:]
         ahead = build_addi(fb, iv, build_muli(fb, build_constant(fb, dist, IndexType()), st)) if dist else iv
-        new_p = [produce_stages(fb, analysis, info, [ahead], it, loc) for info, it in zip(infos, pits)]
+        new_p = [produce_stages(fb, analysis, info, [ahead], it, loc, ub) for info, it in zip(infos, pits)]
         new_accs, new_c = _consumer_iteration(fb, analysis, infos, accs, cits, iv, loc)
         return new_accs + new_p + new_c
 
