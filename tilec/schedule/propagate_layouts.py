@@ -557,9 +557,26 @@ def _broadcast(p, op):
             return
     for c in users:
         if _broadcasts_into(p, src, origin[1], shape, c, convert=True):
+            _remake_source(p, op, src, origin[1], shape, c)
             p.bind(op, [reg(c, origin)])
             return
-    p.bind(op, [reg(blocked(shape, p.threads), origin)])
+    got = blocked(shape, p.threads)
+    _remake_source(p, op, src, origin[1], shape, got)
+    p.bind(op, [reg(got, origin)])
+
+
+def _remake_source(p, op, src: State, src_shape, shape, layout):
+    """A broadcast into `layout` whose source would move between threads (into the
+    slice of `layout` it needs): a source made from iotas and uniform values (a
+    K step's column indices) is made again in that slice instead, right before
+    the broadcast, like an element-wise op's operand (remat_layouts.py)."""
+    src_of = broadcast_axes(src_shape, shape)
+    if register_moves(src.layout, layout, src_of) is not None:
+        return
+    part = slice_layout(layout, src_of, src_shape)
+    steps = plan(op.operands[0], part, p.uniform) if part is not None else None
+    if steps:
+        p.points.append((op, 0, steps))
 
 
 def _broadcasts_into(p, src: State, src_shape, shape, layout, convert: bool) -> bool:
