@@ -239,3 +239,19 @@ def test_a_producer_running_ahead_reads_nothing_past_the_loop(arch):
     got = np.zeros((64, 64), np.float32)
     ptxsim.run_ptx(compile_text(text, arch), "gather_matmul_f16", (1, 1, 1), [a, idx, b, got])
     np.testing.assert_array_equal(got, (a[idx].astype(np.float32) @ b.astype(np.float32)))
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_short_of_shared_memory_the_gather_stays_in_the_consumer(arch):
+    """When staging the gather leaves no room for one stage (A's 4 KB beside B's
+    4 KB in a 6 KB budget), B alone is pipelined and the gather stays in the
+    consumer's body, issued before its wait, as before."""
+    engine = DiagnosticEngine()
+    ops = lower_and_schedule(parse_and_verify(kernel(), "moe.mlir", engine), engine, arch, 4, None,
+                             smem_budget=6 * 1024)
+    assert ops is not None, [d.message for d in engine.diagnostics]
+    text = print_ops(ops)
+    assert text.count("create_pipeline") == 1
+    assert not any("nv_tileas.gather_load" in r for r in regions(text, "produce_one"))
+    assert "nv_tileas.gather_load" in text.split("nv_tileas.async.pipeline.consume_one", 1)[0].rsplit("scf.for", 1)[1]
+    assert not [d.message for d in engine.diagnostics if "not pipelined" in d.message]

@@ -83,7 +83,9 @@ def _forward(values, body_ops):
     return reached
 
 
-def analyze_loop(loop) -> LoopSchedule:
+def analyze_loop(loop, stage_gathers: bool = True) -> LoopSchedule:
+    """The schedule analysis of `loop`; `stage_gathers` False keeps every gather
+    in the body (where staging them leaves no room for one stage)."""
     s = LoopSchedule(loop)
     if not loop.regions or not loop.regions[0].blocks:
         s.reason = "empty loop"
@@ -114,7 +116,7 @@ def analyze_loop(loop) -> LoopSchedule:
             s.reason = f"'{op.name}' has side effects"
             return s
     blocked = set(body.arguments[1:]) | {op.results[0] for op in s.loads}
-    if not writes:
+    if not writes and stage_gathers:
         gathers = [op for op in ops if op.name in READS and _stageable(op, s.iv, in_body, blocked)]
         s.loads = [op for op in ops if op in s.loads or op in gathers]
         blocked |= {op.results[0] for op in gathers}

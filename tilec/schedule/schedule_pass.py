@@ -9,7 +9,7 @@ from ..conversion.lower_to_tileas import TARGET_ATTR, entries
 from ..conversion.target import ARCHES, smem_per_cta, target_for
 from ..ir.diagnostics import current_engine
 from ..passes.base import Pass, target_blocks
-from .analysis import LOOP_CARRIED_ADDRESS, analyze_loop, candidate_loops
+from .analysis import LOOP_CARRIED_ADDRESS, READS, analyze_loop, candidate_loops
 from .budget import estimate_registers, fit_stages, largest_tile_regs
 from .materialize import MaterializeOptions, materialize_schedule
 from .pipeline import create_pipelines, pipeline_agents, pipeline_single_stream
@@ -118,6 +118,7 @@ def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True,
     the pass to rewrite once the epilogue has its final place."""
     loop = analysis.loop
     loc = loop.location
+    asked = occupancy
     mat = materialize_schedule(analysis, MaterializeOptions(target, num_stages))
     if not mat.pending_loads:
         return True
@@ -152,6 +153,12 @@ def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True,
     reserve += staging
     fitted = fit_stages(stages, target, num_stages, reserve, budget)
     if fitted == 0:
+        if any(l.name in READS for l in mat.pending_loads):
+            # staged gathers took the room: their reads stay in the consumer's body as before
+            plain = analyze_loop(loop, stage_gathers=False)
+            if plain.pipelinable:
+                return schedule_loop(plain, target, num_stages, num_warps, engine, use_tma, grow, smem_budget,
+                                     asked, staged)
         # not even one stage fits: the loop keeps its synchronous loads (tileiras compiles such
         # loops too), and nothing of the schedule has been written into the IR yet
         engine.warning(loc, f"the stage buffers of this loop need {stages.smem_bytes(1)} bytes of shared memory "
