@@ -33,8 +33,9 @@ PTXAS = shutil.which("ptxas")
 # 32. Elements at or past n read 0 (the mask cuTile's gather writes). ASSUME states what
 # the caller guarantees about a, RS and n. EPILOGUE follows the dot in the loop body.
 KERNEL = """cuda_tile.module @m {
-  entry @moe(%a0: tile<ptr<f16>>, %idx: tile<ptr<i32>>, %b: tile<ptr<f16>>, %c: tile<ptr<f32>>, %rs0: tile<i32>, %n0: tile<i32>, %w: tile<ptr<f32>>) {
+  entry @moe(%a0: tile<ptr<f16>>, %idx: tile<ptr<i32>>, %b0: tile<ptr<f16>>, %c: tile<ptr<f32>>, %rs0: tile<i32>, %n0: tile<i32>, %w: tile<ptr<f32>>) {
     ASSUME
+    %b = assume div_by<16>, %b0 : tile<ptr<f16>>
     %ti = make_tensor_view %idx, shape = [64], strides = [1] : tensor_view<64xi32, strides=[1]>
     %pi = make_partition_view %ti : partition_view<tile=(64), tensor_view<64xi32, strides=[1]>>
     %tb = make_tensor_view %b, shape = [128, 64], strides = [64, 1] : tensor_view<128x64xf16, strides=[64,1]>
@@ -255,3 +256,13 @@ def test_short_of_shared_memory_the_gather_stays_in_the_consumer(arch):
     assert not any("nv_tileas.gather_load" in r for r in regions(text, "produce_one"))
     assert "nv_tileas.gather_load" in text.split("nv_tileas.async.pipeline.consume_one", 1)[0].rsplit("scf.for", 1)[1]
     assert not [d.message for d in engine.diagnostics if "not pipelined" in d.message]
+
+
+def test_gathered_stages_fill_the_shared_memory_no_other_cta_uses():
+    """On sm_90a the producer's copies (TMA for B, cp.async for the gathered A)
+    run ahead by more stages than the target's default where registers keep a
+    second CTA off the SM anyway, as for TMA-only loops (deeper_stages)."""
+    from tilec.conversion.target import target_for
+    text = scheduled(kernel(), "sm_90a")
+    counts = {int(n) for n in re.findall(r"numStages = (\d+)", text)}
+    assert len(counts) == 1 and counts.pop() > target_for("sm_90a").default_stages

@@ -54,17 +54,21 @@ MAX_TMA_STAGES = 8          # deeper than this hides no more TMA latency
 SMEM_SPARE = 16 * 1024      # left beside grown stages for barriers, tensor maps, epilogue scratch
 
 
-def deeper_stages(stages, target, regs, num_warps, reserve, tma, budget, occupancy=1) -> int:
-    """The stage count for a loop whose every stage arrives by TMA into agents
-    whose register budgets (`regs`) let no more than `occupancy` CTAs share an
-    SM: the shared memory no further CTA can use holds more stages (tileiras
-    fills it the same way), up to MAX_TMA_STAGES and SMEM_SPARE short of
-    `budget` (each CTA's share of the SM's shared memory, or the schedule's
-    smem-budget). Otherwise the count stays as fitted."""
+def deeper_stages(stages, target, regs, num_warps, reserve, copied, budget, occupancy=1, tma=True) -> int:
+    """The stage count for a loop whose every stage arrives by a copy engine
+    (`copied`: TMA, or cp.async for a staged gather) into agents whose register
+    budgets (`regs`) let no more than `occupancy` CTAs share an SM: the shared
+    memory no further CTA can use holds more stages (tileiras fills it the same
+    way), up to MAX_TMA_STAGES and SMEM_SPARE short of `budget` (each CTA's
+    share of the SM's shared memory, or the schedule's smem-budget). Otherwise
+    the count stays as fitted. `tma` False: some producer issues cp.async, so no
+    setmaxnreg hands its registers to the consumers (ops_pipeline._register_split)
+    and it holds as many as they do."""
     n = stages.num_stages
-    if not tma or not target.warp_specialized:
+    if not copied or not target.warp_specialized:
         return n
-    per_cta = 32 * (PRODUCER_WARPS * regs.producer_budget + num_warps * regs.consumer_budget)
+    producer = regs.producer_budget if tma else regs.consumer_budget
+    per_cta = 32 * (PRODUCER_WARPS * producer + num_warps * regs.consumer_budget)
     if target.regs_per_sm // max(per_cta, 1) > occupancy:
         return n
     while n < MAX_TMA_STAGES and stages.smem_bytes(n + 1) + reserve + SMEM_SPARE <= budget:
@@ -135,6 +139,8 @@ def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True,
         from .tma import plan_tma
         plans = {p.load: plan_tma(p.load, loop) for p in stages.pairs}
     tma = bool(plans) and all(plan is not None for plan in plans.values())
+    # every stage arrives by a copy engine: TMA, or the cp.async copies of a staged gather
+    copied = bool(plans) and all(plan is not None or load.name in READS for load, plan in plans.items())
     store_plans = []
     if tma and target.warp_specialized and staged is not None:
         from .tma_store import plan_tma_stores
@@ -176,7 +182,7 @@ def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True,
         engine.warning(loc, f"the consumer needs about {regs.consumer} registers per thread, over its budget "
                             f"of {regs.consumer_budget} on {target.arch}; expect spills")
     if grow and plans:
-        stages.num_stages = deeper_stages(stages, target, regs, num_warps, reserve, tma, budget, occupancy)
+        stages.num_stages = deeper_stages(stages, target, regs, num_warps, reserve, copied, budget, occupancy, tma)
     hoist_resident(analysis, mat)
     from ..dialects.nv_tileas.builders import Builder
     infos = create_pipelines(Builder(loop.parent, before=loop, location=loc), stages, loc)
