@@ -633,3 +633,50 @@ def test_opt_schedules_with_the_warps_compile_picks():
     assert agents("--schedule") == ["2"]
     assert agents("--schedule", "--num-warps", "4") == ["1"]
     assert agents("--schedule=num-warps=4") == ["1"]
+
+
+COLUMNS = """cuda_tile.module @columns {
+  entry @columns(%x: tile<ptr<f32>>, %y: tile<ptr<f32>>) {
+    %0 = make_token : token
+    %tx = make_tensor_view %x, shape = [32, 64], strides = [64, 1] : tensor_view<32x64xf32, strides=[64,1]>
+    %ty = make_tensor_view %y, shape = [32, 64], strides = [64, 1] : tensor_view<32x64xf32, strides=[64,1]>
+    %c0 = constant <i32: 0> : tile<i32>
+    %px = make_partition_view %tx : partition_view<tile=(32x64), tensor_view<32x64xf32, strides=[64,1]>>
+    %v, %t1 = load_view_tko weak %px[%c0, %c0] token = %0 : partition_view<tile=(32x64), tensor_view<32x64xf32, strides=[64,1]>>, tile<i32> -> tile<32x64xf32>, token
+    %j = iota : tile<64xi32>
+    %seven = constant <i32: 7> : tile<64xi32>
+    %j7 = muli %j, %seven : tile<64xi32>
+    %jf = itof %j7 signed : tile<64xi32> -> tile<64xf32>
+    %jr = reshape %jf : tile<64xf32> -> tile<1x64xf32>
+    %jb = broadcast %jr : tile<1x64xf32> -> tile<32x64xf32>
+    %out = addf %v, %jb : tile<32x64xf32>
+    %py = make_partition_view %ty : partition_view<tile=(32x64), tensor_view<32x64xf32, strides=[64,1]>>
+    %1 = store_view_tko weak %out, %py[%c0, %c0] token = %0 : tile<32x64xf32>, partition_view<tile=(32x64), tensor_view<32x64xf32, strides=[64,1]>>, tile<i32> -> token
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_a_broadcast_source_made_from_an_iota_is_made_in_its_slice(arch, monkeypatch):
+    """A row of column values (an iota scaled) broadcast over a loaded tile's
+    rows: the row's own blocked layout spreads 64 elements over the threads one
+    by one, while the tile's holds runs of 4 per thread, so broadcasting it would
+    move data through shared memory. It is made again in the slice of the
+    tile's layout instead (_remake_source), and the kernel computes the same."""
+    import numpy as np
+    from tilec.codegen.ptx import compile_text
+    from tilec.interp import launch, parse_module
+    import ptxsim
+    _, text = scheduled(COLUMNS, arch)
+    assert "layout slice" in layouts_of(text, r"= iota ")
+    moves = _shared_moves(monkeypatch)
+    ptx = compile_text(COLUMNS, arch=arch)
+    assert moves == []
+    x = np.random.default_rng(4).standard_normal((32, 64)).astype(np.float32)
+    want, got = np.zeros_like(x), np.zeros_like(x)
+    launch(parse_module(COLUMNS, "columns.mlir"), None, (1, 1, 1), [x.copy(), want])
+    ptxsim.run_ptx(ptx, "columns", (1, 1, 1), [x.copy(), got])
+    np.testing.assert_array_equal(want, x + 7 * np.arange(64, dtype=np.float32))
+    np.testing.assert_array_equal(got, want)

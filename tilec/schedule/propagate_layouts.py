@@ -114,6 +114,7 @@ class Propagation:
         self.slots: dict = {}        # carried value -> the State backing it
         self.branch_yields: dict = {}  # scf.if -> [States yielded, per branch]
         self.points: list = []       # (user, operand index, remat_layouts.plan): see rematerialize
+        self.sources: list = []      # the same for broadcasts' sources (_remake_source), applied after
         self.forced: dict = {}       # rematerialized clone -> the layout its user needs
         self.moves: list = []        # (user, operand index, layout): see convert_explicitly
 
@@ -121,7 +122,11 @@ class Propagation:
     def run(self):
         for _ in range(4):         # each change to the IR is propagated again
             self.sweeps()
-            if self.points and self.rematerialize():
+            if self.points and self.rematerialize(self.points):
+                continue
+            # a broadcast an element-wise user makes again goes with it: only the sources of
+            # those that stay are made again in their broadcast's slice
+            if self.sources and self.rematerialize(self.sources):
                 continue
             if not self.moves or not self.convert_explicitly():
                 break
@@ -142,7 +147,7 @@ class Propagation:
     def sweeps(self):
         for _ in range(3):
             self.env, self.out, self.carried, self.slots, self.found = {}, {}, {}, {}, {}
-            self.points, self.moves = [], []
+            self.points, self.sources, self.moves = [], [], []
             self.threads = self.cta
             self.block(self.entry.regions[0].blocks[0])
             new = {v: lay for v, lay in self.found.items() if self.hints.get(v) != lay}
@@ -150,11 +155,11 @@ class Propagation:
                 break
             self.hints.update(new)
 
-    def rematerialize(self) -> bool:
+    def rematerialize(self, points) -> bool:
         """Clone the layout-free operands the last sweep found in the wrong
         layout right before their users (remat_layouts.py); whether any was."""
         done = False
-        for user, index, steps in self.points:
+        for user, index, steps in points:
             if user.operands[index] is steps[-1][0].results[0] and all(o.parent is not None for o, _, _ in steps):
                 self.forced.update(rematerialize(user, index, steps))
                 done = True
@@ -576,7 +581,7 @@ def _remake_source(p, op, src: State, src_shape, shape, layout):
     part = slice_layout(layout, src_of, src_shape)
     steps = plan(op.operands[0], part, p.uniform) if part is not None else None
     if steps:
-        p.points.append((op, 0, steps))
+        p.sources.append((op, 0, steps))
 
 
 def _broadcasts_into(p, src: State, src_shape, shape, layout, convert: bool) -> bool:
