@@ -514,6 +514,24 @@ def test_consecutive_k_loops_share_one_agent_switch(merge):
     same(both(CAUSAL, (2, 2), _causal_args, "sm_90a", merge_agents=str(merge).lower()), rtol=2e-2, atol=2e-2)
 
 
+def test_loops_merge_across_a_division_between_them(tmp_path):
+    """An integer division between the two loops (gemma attention computes its
+    second loop's bounds so) has no memory effects: it moves before the first
+    agent_switch like pure ops, though it is not speculatable, and the loops
+    still share one switch. The scheduled IR computes what the source does."""
+    src = read(CAUSAL)
+    old = "%for_46:3 = for %loopIdx in (%14 to %12,"
+    assert old in src
+    src = src.replace(old, "%lb2 = divi %14, %cst_1_i32_38 signed rounding<negative_inf> : tile<i32>\n    "
+                           "%for_46:3 = for %loopIdx in (%lb2 to %12,")
+    path = tmp_path / "causal_divi.mlir"
+    path.write_text(src)
+    ok, ops, engine = lower(src, "sm_90a")
+    assert ok, errors(engine)
+    assert text_of(ops).count("agent_switch") == 1
+    same(both(str(path), (2, 2), _causal_args, "sm_90a"), rtol=2e-2, atol=2e-2)
+
+
 @pytest.mark.parametrize("arch", ARCHES)
 def test_a_gathered_operand_is_staged_by_the_pipeline(arch):
     """The gathered A of a MoE-style K loop goes through the pipeline like B

@@ -10,7 +10,7 @@ after the other and the consumer agent both loops' compute, the accumulators
 staying in the consumer's registers.
 
 Two agent_switch ops of one block merge when their agents agree (count,
-warps, register budgets), the ops between them are side-effect free or
+warps, register budgets), the ops between them are free of memory effects or
 pipeline set-up (moved before the first switch, so they may not use its
 results) and the second switch's producer does not read the first's results.
 The price is that both loops' stage buffers are live together.
@@ -58,6 +58,15 @@ def _same_agents(a, b) -> bool:
     return key(a) == key(b) and len(a.regions) == 2 and not a.operands and not b.operands
 
 
+def _movable(op) -> bool:
+    """An op between the switches that may run before the first: set-up, a pure
+    op, or one with no memory effects that is not speculatable (an integer
+    division may trap). It runs on the same path either way, only earlier."""
+    if op.name in SETUP or is_side_effect_free(op):
+        return True
+    return not op.regions and any(t.__name__ == "NoMemoryEffect" for t in type(op).traits_all)
+
+
 def _uses_any(op, values) -> bool:
     return any(v in values for inner in op.walk() for v in inner.operands)
 
@@ -67,7 +76,7 @@ def _merge(block, a, b, between) -> bool:
         return False
     first = set(a.results)
     for op in between:
-        if _uses_any(op, first) or not (op.name in SETUP or is_side_effect_free(op)):
+        if _uses_any(op, first) or not _movable(op):
             return False
     if any(_uses_any(op, first) for op in b.regions[0].blocks[0].ops):
         return False                   # the producer agent never has the consumer's results

@@ -113,13 +113,14 @@ def _honoured_occupancy(analysis, stages, target, num_warps, occupancy, engine) 
 
 
 def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True, grow=False,
-                  smem_budget=None, occupancy=None, staged=None) -> bool:
+                  smem_budget=None, occupancy=None, staged=None, decided=None) -> bool:
     """Pipeline one loop. `occupancy` CTAs are to share an SM: the stage buffers
     fit their share of its shared memory, the agents their share of its
     registers (the entry's `occupancy` hint, as cuTile names it; None: the
-    schedule's choice, auto_occupancy). The epilogue stores planned to go out
-    through TMA (tma_store.py) are appended to `staged` (None: none are), for
-    the pass to rewrite once the epilogue has its final place."""
+    schedule's choice, auto_occupancy); the CTAs per SM it settles on go into
+    `decided` (by entry: the most any of its loops needs). The epilogue stores
+    planned to go out through TMA (tma_store.py) are appended to `staged` (None:
+    none are), for the pass to rewrite once the epilogue has its final place."""
     loop = analysis.loop
     loc = loop.location
     asked = occupancy
@@ -152,6 +153,9 @@ def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True,
     elif occupancy > 1 and target.warp_specialized:
         occupancy = _honoured_occupancy(analysis, stages, target, num_warps, occupancy, engine)
     budget = min(smem_budget or target.smem_bytes, smem_per_cta(target, occupancy))
+    if decided is not None:
+        entry = _entry_of(loop)
+        decided[entry] = max(decided.get(entry, 1), occupancy)
     if staging:
         kept = max(2, fit_stages(stages, target, num_stages, reserve, budget))
         if stages.smem_bytes(kept) + reserve + staging > budget:
@@ -164,7 +168,7 @@ def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True,
             plain = analyze_loop(loop, stage_gathers=False)
             if plain.pipelinable:
                 return schedule_loop(plain, target, num_stages, num_warps, engine, use_tma, grow, smem_budget,
-                                     asked, staged)
+                                     asked, staged, decided)
         # not even one stage fits: the loop keeps its synchronous loads (tileiras compiles such
         # loops too), and nothing of the schedule has been written into the IR yet
         engine.warning(loc, f"the stage buffers of this loop need {stages.smem_bytes(1)} bytes of shared memory "
@@ -253,6 +257,7 @@ class Schedule(Pass):
         _cleanup(blocks, t.arch)
         ok = True
         staged = []
+        decided = {}
         for loop in candidate_loops(blocks):
             if loop.parent is None:
                 continue
@@ -268,7 +273,8 @@ class Schedule(Pass):
                                    grow=not self.options["num-stages"],
                                    smem_budget=self.options["smem-budget"] or t.smem_bytes,
                                    occupancy=self._occupancy(_entry_of(loop), t),
-                                   staged=staged if self.options["tma-store"] else None) and ok
+                                   staged=staged if self.options["tma-store"] else None,
+                                   decided=decided) and ok
             if counters and loop.parent is not None:
                 counters.undo()           # not pipelined after all: the loop as it was
         if ok and t.warp_specialized and self.options["merge-agents"]:
@@ -284,7 +290,9 @@ class Schedule(Pass):
             stage_through_shared(plan, i)
         from .layouts import assign_layouts
         for e in entries(blocks):
-            budget = min(self.options["smem-budget"] or t.smem_bytes, smem_per_cta(t, self._occupancy(e, t) or 1))
+            # the CTAs per SM the loops settled on (a hint they could not honour is not kept)
+            ctas = decided.get(e) or self._occupancy(e, t) or 1
+            budget = min(self.options["smem-budget"] or t.smem_bytes, smem_per_cta(t, ctas))
             assign_layouts(e, warps, budget, t.arch, self.options["wgmma"], self.options["tcgen05-copies"])
         _cleanup(blocks, t.arch)
         from .propagate_layouts import propagate_layouts
