@@ -370,3 +370,22 @@ def test_mbarriers_keep_their_shared_memory_for_the_whole_kernel():
     kb.emit(f"st.shared.u32 \t[{later}], 0")
     offsets, _, _ = kb.shared_layout()
     assert offsets[later] >= offsets[bars] + 64 or offsets[later] + 128 <= offsets[bars]
+
+
+def test_a_hint_not_honoured_does_not_shrink_the_shared_memory_of_the_operands():
+    """Where the schedule keeps one CTA per SM against an `occupancy` hint, the
+    loop-invariant dot operands (attention's Q) get the room of one CTA too:
+    Q is read in place from shared memory as without the hint, not staged into
+    registers because three CTAs' share of shared memory would not hold it."""
+    from tilec.compiler import lower_and_schedule
+    from tilec.frontend import parse_and_verify
+    from tilec.ir.diagnostics import DiagnosticEngine
+    from tilec.syntax.printer import print_ops
+
+    def shared_operands(text):
+        engine = DiagnosticEngine()
+        ops = lower_and_schedule(parse_and_verify(text, "att.mlir", engine), engine, "sm_90a", 4, None)
+        return print_ops(ops).count("{layout = #nv_tileas<layout shared>")
+    plain = shared_operands(text(ATTENTION))
+    assert plain >= 1
+    assert shared_operands(_with_occupancy(ATTENTION, 3)) == plain
