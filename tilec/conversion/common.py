@@ -49,14 +49,34 @@ def semantic_word(op) -> str:
 
 
 def memory_attrs(op) -> dict:
-    """nv_tileas mem_semantic / mem_scope for a cuda_tile memory op (weak: none)."""
+    """nv_tileas mem_semantic / mem_scope for a cuda_tile memory op (weak: none),
+    and UNORDERED where no token orders the op against any other."""
     sem = _SEMANTICS.get(semantic_word(op))
     out = {}
     if sem is not None:
         out["mem_semantic"] = MemorySemanticAttr(sem)
         scope = _enum_word(op.attributes.get("memory_scope"), _SCOPE_ORDER, "device")
         out["mem_scope"] = MemoryScopeAttr(_SCOPES.get(scope, "gpu"))
+    elif unordered(op):
+        out[UNORDERED] = A.UnitAttr()
     return out
+
+
+# Tokens do not travel into nv_tileas (forward_token): program order stands in for them. A
+# weak memory op whose token is fresh (none, or make_token's) and whose result token nothing
+# uses is connected by tokens to no other op, and the spec leaves the order of two memory ops
+# undefined unless tokens connect them: the schedule may move loads of later iterations past
+# such an op (schedule/analysis.py). The attribute keeps that fact after the tokens are gone.
+UNORDERED = "nv_tileas.unordered"
+
+
+def unordered(op) -> bool:
+    token = getattr(op, "token", None)
+    d = getattr(token, "op", None)
+    if token is not None and (d is None or d.name != "cuda_tile.make_token"):
+        return False
+    from ..dialects.cuda_tile.types import TokenType
+    return all(not r.uses for r in op.results if isinstance(r.type, TokenType))
 
 
 def forward_token(rw, op, result_token, token_in):

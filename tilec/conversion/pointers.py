@@ -20,7 +20,7 @@ from ..dialects.nv_tileas.ops.memops import GatherLoadOp, ScatterStoreOp
 from ..dialects.nv_tileas.types import TiledViewType
 from ..ir.types import DYNAMIC
 from ..rewrite.pattern import RewritePattern
-from .common import forward_token, semantic_word
+from .common import forward_token, memory_attrs, semantic_word
 
 
 def _scalar_base(v):
@@ -72,6 +72,7 @@ class LowerLoadPtr(RewritePattern):
         view = _gview(rw, op, base)
         zero_pad = op.mask is not None and op.paddingValue is not None and _is_positive_zero(op.paddingValue)
         attrs = {"padding_value": PaddingAttr("zero")} if zero_pad else {}
+        attrs.update(memory_attrs(op))
         g = rw.create(GatherLoadOp, location=op.location, view=view, indices=offs, mask=op.mask, token=None,
                       result=op.results[0].type, attributes=attrs).result
         if op.mask is not None and op.paddingValue is not None and not zero_pad:
@@ -92,7 +93,7 @@ class LowerStorePtr(RewritePattern):
         base, offs = parts
         view = _gview(rw, op, base)
         rw.create(ScatterStoreOp, location=op.location, view=view, indices=offs, value=op.value, mask=op.mask,
-                  token=None)
+                  token=None, attributes=memory_attrs(op))
         forward_token(rw, op, op.results[0], op.token)
         rw.replace_op(op, [None])
         return True

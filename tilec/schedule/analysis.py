@@ -7,6 +7,9 @@ an MMA (nv_tileas.dot), or gathers a dot reads (_stageable). It is
 pipelinable when
 - every iter_arg is a tile (they become register-resident accumulators),
 - the body writes no memory and has no other side effects besides its loads,
+  or its writes are stores that no token orders against its reads or they
+  against the stores (`nv_tileas.unordered`: the spec leaves their order
+  undefined), which then stay in the consumer in program order,
 - each load takes no token and its address (the producer slice: the pure ops
   its operands come from inside the body) depends on the induction variable
   and values defined above the loop only, never on iter_args or loaded data.
@@ -26,6 +29,16 @@ LOOP_CARRIED_ADDRESS = "a load address depends on loop-carried or loaded data"
 # reads other than tiled loads (a gather through a tile of pointers): not pipelined, but a
 # loop whose body writes no memory keeps them in its body beside the pipelined loads
 READS = ("nv_tileas.gather_load",)
+
+
+# stores a pipelined loop may keep in its body, in the consumer's program order, where
+# neither they nor the loop's reads are ordered by tokens (conversion/common.UNORDERED)
+STORES = ("nv_tileas.tiled_store", "nv_tileas.scatter_store")
+UNORDERED = "nv_tileas.unordered"
+
+
+def _unordered(op, names) -> bool:
+    return op.name in names and UNORDERED in op.attributes
 
 
 def register_only(op) -> bool:
@@ -104,6 +117,9 @@ def analyze_loop(loop, stage_gathers: bool = True) -> LoopSchedule:
             return s
     writes = [op for op in ops[:-1] if op.name != LOAD and op.name not in READS and not register_only(op)
               and not is_side_effect_free(op)]
+    if writes and all(_unordered(w, STORES) for w in writes) and \
+            all(_unordered(r, (LOAD,) + READS) for r in ops if r.name == LOAD or r.name in READS):
+        writes = []       # no token orders the reads against the stores: the reads may move ahead
     for op in ops[:-1]:
         if op.name == LOAD:
             if op.token_values() or op.result_token_values():
@@ -112,7 +128,7 @@ def analyze_loop(loop, stage_gathers: bool = True) -> LoopSchedule:
             continue
         if op.name in READS and not writes and not (op.token_values() or op.result_token_values()):
             continue     # a read the loop orders with no write: it stays in the body, synchronous
-        if not register_only(op) and not is_side_effect_free(op):
+        if not register_only(op) and not is_side_effect_free(op) and not (op.name in STORES and not writes):
             s.reason = f"'{op.name}' has side effects"
             return s
     blocked = set(body.arguments[1:]) | {op.results[0] for op in s.loads}
