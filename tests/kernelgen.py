@@ -260,6 +260,7 @@ class Gen:
         self.hints = ""
         self.a_array = None
         self.ptr_of = {}
+        self.strides_of = {}      # array label -> its strides' value names (all but the last, 1)
         self.slots = []
 
     # -- text helpers --
@@ -336,6 +337,7 @@ class Gen:
                 self.prologue.append(f"    {m} = assume div_by<16>, {n} : tile<i32>")
                 n = m
             dyn_std.append(n)
+        self.strides_of[label] = dyn_std
         shp2 = []
         for d in range(rank):
             m = self.fresh("a")
@@ -1207,6 +1209,39 @@ class Gen:
                        "i1", 1, 0.0, 0)
         return arr, self.pointer_tile(arr.label, dt, shape, idx), mask
 
+    def gathered_rows(self, dt, rows, cols, rows_ext, cols_ext, k_loop):
+        """A's tile through a tile of pointers, as a mixture of experts gathers its
+        routed rows: this block's rows in reverse order, K columns consecutive,
+        masked at the array's edges (out of bounds reads 0, like the view's padding)."""
+        tv, arr = self.add_array(dt, [rows_ext, cols_ext], "in")
+        if self.a_array is None:
+            self.a_array = arr
+        shape = (rows, cols)
+        ri = self.bini("subi", self.cval(rows - 1, "i32", (rows, 1)), self.iota_along((rows, 1), 0))
+        rb = self.op(f"muli %bx, {self.const(rows)} : tile<i32>", (), "i32", 0, 0.0, 0)
+        row = self.bini("addi", ri, self.broadcast(self.reshape(rb, (1, 1)), (rows, 1)))
+        kb = self.op(f"muli {k_loop}, {self.const(cols)} : tile<i32>", (), "i32", 0, 0.0, 0)
+        col = self.bini("addi", self.iota_along((1, cols), 1), self.broadcast(self.reshape(kb, (1, 1)), (1, cols)))
+        pitch = self.broadcast(self.reshape(Val(self.strides_of[arr.label][0], (), "i32"), (1, 1)), (rows, 1))
+        rowb, colb = self.broadcast(row, shape), self.broadcast(col, shape)
+        idx = self.bini("addi", self.broadcast(self.bini("muli", row, pitch), shape), colb)
+        m_ext = self.broadcast(self.reshape(Val(f"%{arr.label}_s0", (), "i32"), (1, 1)), shape)
+        k_ext = self.broadcast(self.reshape(Val(f"%{arr.label}_s1", (), "i32"), (1, 1)), shape)
+        in_m = self.op(f"cmpi less_than {rowb.name}, {m_ext.name}, signed : {rowb.ty} -> {ttype(shape, 'i1')}",
+                       shape, "i1", 1, 0.0, 0)
+        in_k = self.op(f"cmpi less_than {colb.name}, {k_ext.name}, signed : {colb.ty} -> {ttype(shape, 'i1')}",
+                       shape, "i1", 1, 0.0, 0)
+        mask = self.op(f"andi {in_m.name}, {in_k.name} : {ttype(shape, 'i1')}", shape, "i1", 1, 0.0, 0)
+        ptrs = self.pointer_tile(arr.label, dt, shape, idx)
+        pad = self.cval(0.0 if dt in FLOATS else 0, dt, shape)
+        t, tok = self.fresh("g"), self.fresh("tk")
+        self.emit(f"{t}, {tok} = load_ptr_tko weak {ptrs}, {mask.name}, {pad.name} token={self.token} : "
+                  f"{ttype(shape, f'ptr<{dt}>')}, {mask.ty}, {pad.ty} -> {ttype(shape, dt)}, token")
+        self.features.add("dot_gathered_a")
+        if dt in FLOATS:
+            return Val(t, shape, dt, 2.0, 0.0, 2)
+        return Val(t, shape, dt, {"i8": 20, "i32": 1000, "i64": 1000}[dt], 0.0, 0)
+
     def gather_input(self, shape, dt):
         """A tile gathered from a 1-D array in a permuted order, masked at the array's end."""
         r = self.r
@@ -1492,6 +1527,8 @@ class Gen:
             cols_ext = ncount * cols - self.cutN
             idx = [ki, ni]
         pre, pre_ext = ([], []) if not batch else (["%bz"], [gz])
+        if layout == "rm" and which == "a" and not batch and self.r.random() < 0.2:
+            return self.gathered_rows(dt, rows, cols, rows_ext, cols_ext, k_loop)
         if layout == "rm":
             tv, arr = self.add_array(dt, pre_ext + [rows_ext, cols_ext], "in")
             if which == "a" and self.a_array is None:
