@@ -375,13 +375,15 @@ def test_loop_invariant_load_is_hoisted_not_pipelined(arch):
     assert np.array_equal(outs[0], outs[1])
 
 
-def test_loop_with_a_store_is_not_pipelined():
-    # the matmul K loop also stores each partial product: its loads must not be reordered
+def test_loop_with_a_token_ordered_store_is_not_pipelined():
+    # the matmul K loop also stores each partial product, ordered after its A load by the
+    # load's token: the loads must not be reordered past it (tests/test_unordered_stores.py
+    # has the loop whose tokens order nothing, which is pipelined)
     src = read("examples/cutile/matmul_f16.mlir").replace(
         "      continue %4 : tile<64x64xf32>",
         "      %h4 = ftof %4 : tile<64x64xf32> -> tile<64x64xf16>\n"
         "      %pst = make_partition_view %tview_14 : partition_view<tile=(64x64), tensor_view<?x?xf16, strides=[?,1]>>\n"
-        "      %st = store_view_tko weak %h4, %pst[%blockId_x, %blockId_y_16] token = %0 : tile<64x64xf16>, "
+        "      %st = store_view_tko weak %h4, %pst[%blockId_x, %blockId_y_16] token = %result_token : tile<64x64xf16>, "
         "partition_view<tile=(64x64), tensor_view<?x?xf16, strides=[?,1]>>, tile<i32> -> token\n"
         "      continue %4 : tile<64x64xf32>")
     assert "%st = store_view_tko" in src
@@ -465,16 +467,16 @@ def test_cli_target_flags_set_pass_options():
     assert got[1][0] == "canonicalize"
     assert got[2] == ("schedule", {"arch": "sm_80", "num-stages": 5, "num-warps": 8, "tma": True,
                                    "merge-agents": True, "sink-epilogue": True, "smem-budget": 0,
-                                   "wgmma": "auto", "occupancy": 0, "tma-store": True, "tcgen05-copies": True})
+                                   "wgmma": "auto", "occupancy": 0, "tma-store": True, "tcgen05-copies": True, "pipeline": True})
     nested = passes(pipeline="builtin.module(cuda_tile.module(schedule))", arch="sm_90a", num_stages=None,
                     num_warps=None)
     assert nested == [("schedule", {"arch": "sm_90a", "num-stages": 0, "num-warps": 4, "tma": True,
                                     "merge-agents": True, "sink-epilogue": True, "smem-budget": 0,
-                                    "wgmma": "auto", "occupancy": 0, "tma-store": True, "tcgen05-copies": True})]
+                                    "wgmma": "auto", "occupancy": 0, "tma-store": True, "tcgen05-copies": True, "pipeline": True})]
     # without the flags the passes keep their own defaults
     assert passes(flags=[("schedule", None)])[0][1] == {"arch": "", "num-stages": 0, "num-warps": 4, "tma": True,
                                                         "merge-agents": True, "sink-epilogue": True, "smem-budget": 0,
-                                                        "wgmma": "auto", "occupancy": 0, "tma-store": True, "tcgen05-copies": True}
+                                                        "wgmma": "auto", "occupancy": 0, "tma-store": True, "tcgen05-copies": True, "pipeline": True}
 
 
 @pytest.mark.parametrize("flags,msg", [(("--arch", "sm_70"), "unknown target 'sm_70'"),

@@ -104,3 +104,30 @@ def test_pipelined_loop_with_stores_simulates_equal(arch):
                             for k in range(4)])
     np.testing.assert_array_equal(want, exact)
     np.testing.assert_array_equal(got, want)
+
+
+def test_a_kernel_no_pipelined_form_fits_compiles_unpipelined(monkeypatch):
+    """compile_ops' last fallback: when every pipelined attempt overflows shared
+    memory (here: emission refuses any scheduled IR with a pipeline), the loops
+    keep their synchronous loads, as tileiras compiles such kernels, with a
+    warning that says so. TileGym's chunked recurrence `__6` took that path
+    once its loop with stores became pipelinable (316 KB at the least)."""
+    import tilec.codegen.ptx as codegen
+    from tilec.codegen.ptx import SharedMemoryOverflow
+    from tilec.compiler import compile_ops
+    from tilec.syntax.printer import print_ops as show
+    real = codegen.emit_ptx
+
+    def emit(ops, *args, **kw):
+        if "create_pipeline" in show(ops):
+            entry = next(op for top in ops for op in top.walk() if op.name == "cuda_tile.entry")
+            raise SharedMemoryOverflow(entry, "too much", 300000, 232448)
+        return real(ops, *args, **kw)
+    monkeypatch.setattr(codegen, "emit_ptx", emit)
+    src = KERNEL.replace("CHAINED", "")
+    engine = DiagnosticEngine()
+    ptx = compile_ops(parse_and_verify(src, "partial.mlir", engine), engine, "sm_90a",
+                      reload=lambda: parse_and_verify(src, "partial.mlir", DiagnosticEngine()))
+    assert ptx is not None and "mbarrier" not in ptx
+    warned = [d.message for d in engine.diagnostics if d.severity == "warning"]
+    assert any(w.endswith("compiled with no loop pipelined") for w in warned), warned

@@ -10,12 +10,14 @@ class CompileFailed(Exception):
 
 
 def lower_and_schedule(ops, engine, arch: str, num_warps: int, num_stages: int | None, merge_agents=True,
-                       smem_budget: int | None = None, wgmma: bool | None = None, tcgen05_copies: bool = True):
+                       smem_budget: int | None = None, wgmma: bool | None = None, tcgen05_copies: bool = True,
+                       pipeline: bool = True):
     """Run lower-to-tileas and schedule on verified `ops`; the new ops or None.
     `smem_budget`: the shared bytes the kernel may use when less than the target's.
     `wgmma`: see compile_ops (the accumulator layouts the schedule names).
     `tcgen05_copies` False: the code generator's layout changes are limited to a
-    small scratch (compile_ops' fallback), so no tcgen05 dot copies operands."""
+    small scratch (compile_ops' fallback), so no tcgen05 dot copies operands.
+    `pipeline` False: no loop is pipelined (compile_ops' last fallback)."""
     from .passes.manager import PassManager
     from .passes.pipeline import Nest, make_pass
     sched = {"arch": arch, "num-warps": str(num_warps)}
@@ -29,6 +31,8 @@ def lower_and_schedule(ops, engine, arch: str, num_warps: int, num_stages: int |
         sched["wgmma"] = "all" if wgmma else "none"
     if not tcgen05_copies:
         sched["tcgen05-copies"] = "false"
+    if not pipeline:
+        sched["pipeline"] = "false"
     root = Nest("builtin.module", [make_pass("lower-to-tileas", {"arch": arch}), make_pass("schedule", sched)])
     pm = PassManager(root, verify_each=True)
     if not pm.run(ops, engine):
@@ -212,7 +216,8 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
     # through a small buffer by rows (they sit mostly outside the K loop: an epilogue's
     # accumulator), then one stage fewer, and so on down to one; then consecutive loops in agent
     # switches of their own, whose stage buffers need not be live together; last, dots whose
-    # loaded operands are too big cut into K blocks (transforms/chunk_dots), retried alike
+    # loaded operands are too big cut into K blocks (transforms/chunk_dots), retried alike; at
+    # the very last no loop pipelined (its loads synchronous, as tileiras compiles such kernels)
     fallbacks = []
     if reload is not None:
         fewer = [] if num_stages is not None else list(range((target.default_stages if target else 1) - 1, 0, -1))
@@ -223,12 +228,14 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
         fallbacks.append((least, SCRATCH_ROWS_BYTES, False, False))
         fallbacks += [(num_stages, None, True, True), (num_stages, SCRATCH_ROWS_BYTES, True, True),
                       (least, SCRATCH_ROWS_BYTES, False, True)]
+        fallbacks = [f + (True,) for f in fallbacks] + [(least, None, False, False, False),
+                                                         (least, SCRATCH_ROWS_BYTES, False, False, False)]
     first = best = None
-    scratch_limit, merge, chunked = None, True, 0
+    scratch_limit, merge, chunked, pipelined = None, True, 0, True
     while True:
         lowered = lower_and_schedule(ops, engine, arch, num_warps, num_stages, merge,
                                      static_shared_budget(arch) if static_shared else None, wgmma,
-                                     tcgen05_copies=scratch_limit is None)
+                                     tcgen05_copies=scratch_limit is None, pipeline=pipelined)
         if lowered is None:
             return None
         try:
@@ -239,21 +246,31 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
             best = e if best is None or e.needed < best.needed else best
             if not fallbacks:
                 return _codegen_error(engine, best, arch)      # the attempt that came closest
-            num_stages, scratch_limit, merge, chunk = fallbacks.pop(0)
+            num_stages, scratch_limit, merge, chunk, pipelined = fallbacks.pop(0)
             del engine.diagnostics[start:]      # the next attempt reports afresh
             ops = reload()
             split_tile_blocks(ops, arch)
             chunked = _chunk_dots(ops) if chunk else 0
-            if chunk and not chunked:       # no dot to cut: the rest would repeat earlier attempts
-                return _codegen_error(engine, best, arch)
+            if chunk and not chunked and pipelined:     # no dot to cut: the next ones would repeat earlier
+                fallbacks = [f for f in fallbacks if not f[4]]      # attempts; the unpipelined one does not
+                if not fallbacks:
+                    return _codegen_error(engine, best, arch)
+                num_stages, scratch_limit, merge, chunk, pipelined = fallbacks.pop(0)
+                del engine.diagnostics[start:]
+                ops = reload()
+                split_tile_blocks(ops, arch)
+                chunked = 0
             continue
         except CodegenError as e:
             return _codegen_error(engine, e, arch)
         if first is not None:
-            how = [] if num_stages is None else [f"{num_stages} pipeline stage{'s' if num_stages > 1 else ''}"]
+            how = [] if num_stages is None or not pipelined else \
+                [f"{num_stages} pipeline stage{'s' if num_stages > 1 else ''}"]
+            if not pipelined:
+                how.append("no loop pipelined")
             if scratch_limit:
                 how.append(f"layout changes through {scratch_limit} bytes at a time")
-            if not merge:
+            if not merge and pipelined:
                 how.append("one agent_switch per pipelined loop")
             if chunked:
                 how.append(f"{chunked} dot{'s' if chunked > 1 else ''} cut into K blocks")

@@ -231,7 +231,7 @@ class Schedule(Pass):
     OPTIONS = {"arch": (str, ""), "num-stages": (int, 0), "num-warps": (int, 4), "tma": (bool, True),
                "merge-agents": (bool, True), "sink-epilogue": (bool, True), "smem-budget": (int, 0),
                "wgmma": (str, "auto"), "occupancy": (int, 0),
-               "tma-store": (bool, True), "tcgen05-copies": (bool, True)}
+               "tma-store": (bool, True), "tcgen05-copies": (bool, True), "pipeline": (bool, True)}
 
     def run(self, target) -> bool:
         engine = current_engine()
@@ -268,7 +268,7 @@ class Schedule(Pass):
                 counters = rewrite_counters(loop)
                 if counters:
                     a = analyze_loop(loop)
-            if a.pipelinable:
+            if a.pipelinable and self.options["pipeline"]:
                 ok = schedule_loop(a, t, stages, warps, engine, self.options["tma"],
                                    grow=not self.options["num-stages"],
                                    smem_budget=self.options["smem-budget"] or t.smem_bytes,
