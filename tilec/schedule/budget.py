@@ -43,18 +43,15 @@ class RegisterEstimate:
 
 
 def estimate_registers(analysis, stages, target, num_warps: int, occupancy: int = 1) -> RegisterEstimate:
-    """Accumulators live in consumer registers for the whole loop; each stage's
-    operand tiles pass through them once. Budgets: on sm_90a one producer
+    """The consumer's registers: OVERHEAD_REGS beside the tiles its loop body
+    holds at once (live_peak: accumulators, and the tiles made from each stage's
+    operands; operands only the tensor cores read stay in their slots). Budgets: on sm_90a one producer
     warpgroup at PRODUCER_REGS and the rest of the register file's share of
     one of `occupancy` CTAs split among the consumer warpgroups (multiple of
     8, at most 240); elsewhere the per-thread limit."""
     consumer_warps = max(WARPGROUP, num_warps) if target.warp_specialized else max(1, num_warps)
     threads = 32 * consumer_warps
-    need = OVERHEAD_REGS
-    for a in analysis.body.arguments[1:]:
-        need += tile_regs(a.type, threads)
-    for p in stages.pairs:
-        need += tile_regs(p.tile_type, threads)
+    need = OVERHEAD_REGS + live_peak(analysis, threads)
     if target.warp_specialized:
         agents = max(1, consumer_warps // WARPGROUP)
         per = (target.regs_per_sm // max(1, occupancy) - 128 * PRODUCER_REGS) // (128 * agents)
@@ -62,6 +59,81 @@ def estimate_registers(analysis, stages, target, num_warps: int, occupancy: int 
         return RegisterEstimate(need, budget, PRODUCER_REGS, agents)
     per = target.regs_per_sm // (threads * max(1, occupancy))
     return RegisterEstimate(need, min(target.max_regs_per_thread, per), 0, 1)
+
+
+def _splat(v, depth: int = 8) -> bool:
+    """A tile every element of which is one value (a constant, a broadcast or
+    reshape of one, or of a scalar): one register, not a tile of them."""
+    d = getattr(v, "op", None)
+    if d is None or depth == 0:
+        return False
+    if d.name == "cuda_tile.constant":
+        return True
+    if d.name in ("cuda_tile.broadcast", "cuda_tile.reshape") and d.operands:
+        src = d.operands[0]
+        return not getattr(src.type, "shape", None) or _splat(src, depth - 1)
+    return False
+
+
+VIEWS = ("cuda_tile.reshape", "cuda_tile.permute", "nv_tileas.shuffle", "nv_tileas.convert_layout")
+
+
+def _dot_only(v, depth: int = 6) -> bool:
+    """Whether every reader of `v`, through reshapes and permutations, is a dot:
+    a loaded tile that stays in its pipeline slot (the tensor cores read it
+    there, or stage a fragment at a time)."""
+    users = [u.owner for u in v.uses]
+    return bool(users) and depth > 0 and all(
+        o.name == "nv_tileas.dot" or (o.name in VIEWS and _dot_only(o.results[0], depth - 1)) for o in users)
+
+
+def live_peak(analysis, threads: int) -> int:
+    """Registers per thread of the register tiles the loop body holds at once:
+    the tiles defined above the loop and read in it (live throughout), and each
+    carried tile and each tile the body makes from its definition up to its last
+    reader (a read inside a nested region counts at the body op that holds it).
+    A tile is freed at its last reader, whose results may take its registers (a
+    dot accumulates in place). Splats take one register, and loaded tiles only
+    dots read stay in shared memory: both are left out."""
+    from ..dialects.cuda_tile.types import TileType
+    body = analysis.body
+    ops = list(body.ops)
+    pos = {op: i for i, op in enumerate(ops)}
+
+    def top(op):
+        while op is not None and op not in pos:
+            op = op.parent_op
+        return op
+
+    slots = {op.results[0] for op in analysis.loads if _dot_only(op.results[0])}
+
+    def size(v):
+        t = v.type
+        if v in slots or not isinstance(t, TileType) or not t.shape or _splat(v):
+            return 0
+        return tile_regs(t, threads)
+
+    last, outside = {}, set()
+    carried = set(body.arguments[1:])
+    for i, op in enumerate(ops):
+        for inner in op.walk():
+            for v in inner.operands:
+                d = getattr(v, "op", None)
+                if v in carried or (d is not None and top(d) is not None):
+                    last[v] = i
+                elif d is not None and size(v):
+                    outside.add(v)          # defined above the loop
+    delta = [0] * (len(ops) + 1)
+    for v, start in [(a, 0) for a in carried] + [(r, i) for i, op in enumerate(ops) for r in op.results]:
+        n = size(v)
+        if n:
+            delta[start] += n
+            delta[max(last.get(v, start), start + 1)] -= n
+    peak = live = 0
+    for d in delta:
+        live += d
+        peak = max(peak, live)
+    return sum(size(v) for v in outside) + peak
 
 
 def largest_tile_regs(analysis, agents: int) -> int:

@@ -99,16 +99,25 @@ def auto_occupancy(analysis, stages, target, num_warps, tma, reserve, smem_budge
 def _honoured_occupancy(analysis, stages, target, num_warps, occupancy, engine) -> int:
     """The CTAs per SM asked for (`occupancy`, a hint), or 1 when that many leave
     the consumers fewer registers than the dots' accumulators and register
-    operands need at once: ptxas can spill other values, not those of a wgmma
-    in flight, and refuses the kernel (C7602)."""
+    operands need at once (ptxas can spill other values, not those of a wgmma
+    in flight, and refuses the kernel: C7602), or fewer than the loop's tiles
+    live at once (budget.live_peak) where one CTA would hold them."""
     from .budget import pinned_registers
     regs = estimate_registers(analysis, stages, target, num_warps, occupancy)
     need = pinned_registers(analysis, num_warps)
-    if need <= regs.consumer_budget:
+    if need > regs.consumer_budget:
+        what = f"the {need} its tensor-core tiles hold at once"
+    elif regs.consumer > regs.consumer_budget and \
+            estimate_registers(analysis, stages, target, num_warps, 1).consumer <= \
+            estimate_registers(analysis, stages, target, num_warps, 1).consumer_budget:
+        # the loop's tiles would spill at that many CTAs and fit at one (session 25: a hint is
+        # advice on occupancy, not a register limit to spill for)
+        what = f"the about {regs.consumer} its loop holds at once"
+    else:
         return occupancy
     engine.warning(analysis.loop.location,
                    f"occupancy {occupancy} leaves each consumer thread {regs.consumer_budget} registers, fewer than "
-                   f"the {need} its tensor-core tiles hold at once; using 1 CTA per SM")
+                   f"{what}; using 1 CTA per SM")
     return 1
 
 
