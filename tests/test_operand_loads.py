@@ -5,7 +5,8 @@ are done.
 
 The kernel has the shape of TileGym's naive-absorb MLA decode, whose loop cannot
 be pipelined (there, one stage needs 278 KB; here, the loop stores each trip's
-result, which keeps it out of the schedule): S = K_i Q, P = S in f16, O_i = V_i^T P.
+result ordered after its K load by the load's token, which keeps it out of the
+schedule): S = K_i Q, P = S in f16, O_i = V_i^T P.
 
 Checked: the PTX (cp.async and no global loads into registers; the loop's two
 tiles in one buffer, so the kernel needs a tile's worth less shared memory than
@@ -49,7 +50,7 @@ KERNEL = f"""cuda_tile.module @m {{
     %acc0 = constant <f32: 0.000000e+00> : tile<64x16xf32>
     for %i in (%zero to %n, step %one) : tile<i32> {{
       BODY
-      %t3 = store_view_tko weak %o, %py[%i, %zero] token = %tok : tile<64x16xf32>, partition_view<tile=(64x16), tensor_view<128x16xf32, strides=[16,1]>>, tile<i32> -> token
+      %t3 = store_view_tko weak %o, %py[%i, %zero] token = %t1 : tile<64x16xf32>, partition_view<tile=(64x16), tensor_view<128x16xf32, strides=[16,1]>>, tile<i32> -> token
       continue
     }}
     return

@@ -217,7 +217,8 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
     # accumulator), then one stage fewer, and so on down to one; then consecutive loops in agent
     # switches of their own, whose stage buffers need not be live together; last, dots whose
     # loaded operands are too big cut into K blocks (transforms/chunk_dots), retried alike; at
-    # the very last no loop pipelined (its loads synchronous, as tileiras compiles such kernels)
+    # the very last, unless stages were asked for, no loop pipelined (its loads synchronous, as
+    # tileiras compiles such kernels)
     fallbacks = []
     if reload is not None:
         fewer = [] if num_stages is not None else list(range((target.default_stages if target else 1) - 1, 0, -1))
@@ -228,8 +229,9 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
         fallbacks.append((least, SCRATCH_ROWS_BYTES, False, False))
         fallbacks += [(num_stages, None, True, True), (num_stages, SCRATCH_ROWS_BYTES, True, True),
                       (least, SCRATCH_ROWS_BYTES, False, True)]
-        fallbacks = [f + (True,) for f in fallbacks] + [(least, None, False, False, False),
-                                                         (least, SCRATCH_ROWS_BYTES, False, False, False)]
+        fallbacks = [f + (True,) for f in fallbacks]
+        if num_stages is None:          # stages asked for are not given up
+            fallbacks += [(least, None, False, False, False), (least, SCRATCH_ROWS_BYTES, False, False, False)]
     first = best = None
     scratch_limit, merge, chunked, pipelined = None, True, 0, True
     while True:
