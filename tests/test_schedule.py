@@ -189,7 +189,7 @@ def test_budgets():
     assert st.bytes_per_stage == 2 * 128 * 64 * 2
     assert fit_stages(st, TARGETS["sm_90a"], 8) == 7     # 7 * 32 KiB <= 227 KiB < 8 * 32 KiB
     assert fit_stages(st, TARGETS["sm_80"], 8) == 5      # 163 KiB
-    r = estimate_registers(a, st, TARGETS["sm_90a"], 8)
+    r = estimate_registers(a, TARGETS["sm_90a"], 8)
     assert (r.producer_budget, r.consumer_budget, r.consumer_agents) == (40, 232, 2)
     # the 128x128 f32 accumulator over 256 threads beside the overhead: the two operand tiles
     # stay in their slots (wgmma reads them there)

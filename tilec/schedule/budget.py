@@ -42,7 +42,7 @@ class RegisterEstimate:
     consumer_agents: int
 
 
-def estimate_registers(analysis, stages, target, num_warps: int, occupancy: int = 1) -> RegisterEstimate:
+def estimate_registers(analysis, target, num_warps: int, occupancy: int = 1) -> RegisterEstimate:
     """The consumer's registers: OVERHEAD_REGS beside the tiles its loop body
     holds at once (live_peak: accumulators, and the tiles made from each stage's
     operands; operands only the tensor cores read stay in their slots). Budgets: on sm_90a one producer

@@ -89,27 +89,29 @@ def auto_occupancy(analysis, stages, target, num_warps, tma, reserve, smem_budge
     nested = any(a.name.endswith((".for", ".loop", ".while")) for a in loop.ancestors())
     if not (tma and target.warp_specialized) or nested:
         return 1
-    two = estimate_registers(analysis, stages, target, num_warps, 2)
+    two = estimate_registers(analysis, target, num_warps, 2)
     if two.consumer + largest_tile_regs(analysis, two.consumer_agents) > two.consumer_budget:
         return 1
     half = min(smem_budget, smem_per_cta(target, 2))
     return 2 if fit_stages(stages, target, 2, reserve, half) == 2 else 1
 
 
-def _honoured_occupancy(analysis, stages, target, num_warps, occupancy, engine) -> int:
+def _fits(regs) -> bool:
+    return regs.consumer <= regs.consumer_budget
+
+
+def _honoured_occupancy(analysis, target, num_warps, occupancy, engine) -> int:
     """The CTAs per SM asked for (`occupancy`, a hint), or 1 when that many leave
     the consumers fewer registers than the dots' accumulators and register
     operands need at once (ptxas can spill other values, not those of a wgmma
     in flight, and refuses the kernel: C7602), or fewer than the loop's tiles
     live at once (budget.live_peak) where one CTA would hold them."""
     from .budget import pinned_registers
-    regs = estimate_registers(analysis, stages, target, num_warps, occupancy)
+    regs = estimate_registers(analysis, target, num_warps, occupancy)
     need = pinned_registers(analysis, num_warps)
     if need > regs.consumer_budget:
         what = f"the {need} its tensor-core tiles hold at once"
-    elif regs.consumer > regs.consumer_budget and \
-            estimate_registers(analysis, stages, target, num_warps, 1).consumer <= \
-            estimate_registers(analysis, stages, target, num_warps, 1).consumer_budget:
+    elif not _fits(regs) and _fits(estimate_registers(analysis, target, num_warps, 1)):
         # the loop's tiles would spill at that many CTAs and fit at one (session 25: a hint is
         # advice on occupancy, not a register limit to spill for)
         what = f"the about {regs.consumer} its loop holds at once"
@@ -160,7 +162,7 @@ def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True,
         occupancy = auto_occupancy(analysis, stages, target, num_warps, tma, reserve + staging,
                                    smem_budget or target.smem_bytes)
     elif occupancy > 1 and target.warp_specialized:
-        occupancy = _honoured_occupancy(analysis, stages, target, num_warps, occupancy, engine)
+        occupancy = _honoured_occupancy(analysis, target, num_warps, occupancy, engine)
     budget = min(smem_budget or target.smem_bytes, smem_per_cta(target, occupancy))
     if decided is not None:
         entry = _entry_of(loop)
@@ -190,7 +192,7 @@ def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True,
         engine.warning(loc, f"{num_stages} pipeline stages need {stages.smem_bytes(num_stages)} bytes of shared "
                             f"memory, over the {budget} bytes of {target.arch}{beside}; using {fitted}")
     stages.num_stages = fitted
-    regs = estimate_registers(analysis, stages, target, num_warps, occupancy)
+    regs = estimate_registers(analysis, target, num_warps, occupancy)
     if regs.consumer > regs.consumer_budget:
         engine.warning(loc, f"the consumer needs about {regs.consumer} registers per thread, over its budget "
                             f"of {regs.consumer_budget} on {target.arch}; expect spills")
