@@ -246,22 +246,16 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
         except SharedMemoryOverflow as e:
             first = first or e
             best = e if best is None or e.needed < best.needed else best
-            if not fallbacks:
-                return _codegen_error(engine, best, arch)      # the attempt that came closest
-            num_stages, scratch_limit, merge, chunk, pipelined = fallbacks.pop(0)
-            del engine.diagnostics[start:]      # the next attempt reports afresh
-            ops = reload()
-            split_tile_blocks(ops, arch)
-            chunked = _chunk_dots(ops) if chunk else 0
-            if chunk and not chunked and pipelined:     # no dot to cut: the next ones would repeat earlier
-                fallbacks = [f for f in fallbacks if not f[4]]      # attempts; the unpipelined one does not
+            while True:
                 if not fallbacks:
-                    return _codegen_error(engine, best, arch)
+                    return _codegen_error(engine, best, arch)      # the attempt that came closest
                 num_stages, scratch_limit, merge, chunk, pipelined = fallbacks.pop(0)
-                del engine.diagnostics[start:]
                 ops = reload()
                 split_tile_blocks(ops, arch)
-                chunked = 0
+                chunked = _chunk_dots(ops) if chunk else 0
+                if not chunk or chunked:
+                    break               # (no dot to cut: the attempt would repeat an earlier one)
+            del engine.diagnostics[start:]      # the next attempt reports afresh
             continue
         except CodegenError as e:
             return _codegen_error(engine, e, arch)

@@ -16,6 +16,7 @@ pipelinable when
 """
 from __future__ import annotations
 
+from ..conversion.common import UNORDERED
 from ..ir.record import factory, mutable
 
 from ..rewrite.effects import is_side_effect_free
@@ -34,7 +35,6 @@ READS = ("nv_tileas.gather_load",)
 # stores a pipelined loop may keep in its body, in the consumer's program order, where
 # neither they nor the loop's reads are ordered by tokens (conversion/common.UNORDERED)
 STORES = ("nv_tileas.tiled_store", "nv_tileas.scatter_store")
-UNORDERED = "nv_tileas.unordered"
 
 
 def _unordered(op, names) -> bool:

@@ -93,8 +93,9 @@ def live_peak(analysis, threads: int) -> int:
     carried tile and each tile the body makes from its definition up to its last
     reader (a read inside a nested region counts at the body op that holds it).
     A tile is freed at its last reader, whose results may take its registers (a
-    dot accumulates in place). Splats take one register, and loaded tiles only
-    dots read stay in shared memory: both are left out."""
+    dot accumulates in place). Splats take one register, loaded tiles only dots
+    read stay in shared memory, and the loads' own index arithmetic runs in the
+    producer: all are left out."""
     from ..dialects.cuda_tile.types import TileType
     body = analysis.body
     ops = list(body.ops)
@@ -106,10 +107,13 @@ def live_peak(analysis, threads: int) -> int:
         return op
 
     slots = {op.results[0] for op in analysis.loads if _dot_only(op.results[0])}
+    # the loads' address arithmetic runs in the producer, unless the compute reads it too
+    sliced = {o for sl in analysis.slices.values() for o in sl}
+    producer = {r for o in sliced for r in o.results if all(u.owner in sliced for u in r.uses)}
 
     def size(v):
         t = v.type
-        if v in slots or not isinstance(t, TileType) or not t.shape or _splat(v):
+        if v in slots or v in producer or not isinstance(t, TileType) or not t.shape or _splat(v):
             return 0
         return tile_regs(t, threads)
 
@@ -121,8 +125,8 @@ def live_peak(analysis, threads: int) -> int:
                 d = getattr(v, "op", None)
                 if v in carried or (d is not None and top(d) is not None):
                     last[v] = i
-                elif d is not None and size(v):
-                    outside.add(v)          # defined above the loop
+                elif d is not None and size(v) and op not in sliced:
+                    outside.add(v)          # defined above the loop, read by the compute
     delta = [0] * (len(ops) + 1)
     for v, start in [(a, 0) for a in carried] + [(r, i) for i, op in enumerate(ops) for r in op.results]:
         n = size(v)

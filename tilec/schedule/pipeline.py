@@ -113,23 +113,23 @@ def _within(gather, iv, bound, loc):
     outside the loop; a gather's indices may point anywhere then, and a read the
     program never makes may fault."""
     from ..dialects.cuda_tile.attributes import ComparisonPredicateAttr, SignednessAttr
+    from ..dialects.cuda_tile.ops.arith_int import AndIOp, CmpIOp
+    from ..dialects.cuda_tile.ops.core import BroadcastOp, ReshapeOp
     from ..dialects.cuda_tile.types import TileType
     from ..dialects.nv_tileas.attributes import PaddingAttr
     from ..dialects.nv_tileas.ops.casts import IndexCastOp
-    from ..transforms.canonicalize._util import op_cls
     b = Builder(gather.parent, before=gather, location=loc)
     i64, i1 = TileType((), IntegerType(64)), TileType((), IntegerType(1))
     at = b.create(IndexCastOp, loc, input=iv, result=i64).result
     end = b.create(IndexCastOp, loc, input=bound, result=i64).result
-    ok = b.create(op_cls("cuda_tile.cmpi"), loc, lhs=at, rhs=end, result=i1,
-                  comparison_predicate=ComparisonPredicateAttr("less_than"),
+    ok = b.create(CmpIOp, loc, lhs=at, rhs=end, result=i1, comparison_predicate=ComparisonPredicateAttr("less_than"),
                   signedness=SignednessAttr("signed")).result
     shape = tuple(gather.results[0].type.shape)
-    ok = b.create(op_cls("cuda_tile.reshape"), loc, source=ok, result=TileType((1,) * len(shape), i1.element_type)).result
+    ok = b.create(ReshapeOp, loc, source=ok, result=TileType((1,) * len(shape), i1.element_type)).result
     mask_t = TileType(shape, i1.element_type)
-    ok = b.create(op_cls("cuda_tile.broadcast"), loc, source=ok, result=mask_t).result
+    ok = b.create(BroadcastOp, loc, source=ok, result=mask_t).result
     if gather.mask is not None:
-        ok = b.create(op_cls("cuda_tile.andi"), loc, lhs=gather.mask, rhs=ok, result=mask_t).result
+        ok = b.create(AndIOp, loc, lhs=gather.mask, rhs=ok, result=mask_t).result
     attrs = dict(gather.attributes)
     attrs.pop("operandSegmentSizes", None)
     attrs.setdefault("padding_value", PaddingAttr("zero"))

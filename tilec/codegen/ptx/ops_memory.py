@@ -542,15 +542,10 @@ def async_copy(em, slots, etype, layout, plan, pad, dst, shape, slow_slots=None)
     if ok is not None:
         slow, done = kb.label("sync_copy"), kb.label("copy_done")
         kb.emit(f"@!{ok} bra \t{slow}")
-    cache = "cg" if vec * es == 16 else "ca"     # .cg (L2 only) takes 16-byte copies alone
     for i in range(0, len(slots), vec):
         a, imm, p = slots[i]
         off = sum(o * c for o, c in zip(layout.offsets(i), coeffs)) * es
-        size = str(vec * es)
-        if p is not None:
-            size = kb.reg(B32)
-            kb.emit(f"selp.u32 \t{size}, {vec * es}, 0, {p}")
-        kb.emit(f"cp.async.{cache}.shared.global \t{where(off)}, {_where(a, imm)}, {vec * es}, {size}")
+        cp_async(em, where(off), _where(a, imm), vec * es, p)
     if ok is None:
         return True
     kb.place(done)
@@ -563,6 +558,18 @@ def async_copy(em, slots, etype, layout, plan, pad, dst, shape, slow_slots=None)
         em.store_shared(tile, dst, coeffs)
         kb.emit(f"bra.uni \t{done}")
     return ok
+
+
+def cp_async(em, dst, src, nbytes: int, pred=None):
+    """One cp.async of `nbytes` (4, 8 or 16) from global `src` to shared `dst`
+    (PTX operands); under `pred` False it reads nothing and zero-fills."""
+    kb = em.kb
+    size = str(nbytes)
+    if pred is not None:
+        size = kb.reg(B32)
+        kb.emit(f"selp.u32 \t{size}, {nbytes}, 0, {pred}")
+    cache = "cg" if nbytes == 16 else "ca"     # .cg (L2 only) takes 16-byte copies alone
+    kb.emit(f"cp.async.{cache}.shared.global \t{dst}, {src}, {nbytes}, {size}")
 
 
 def _and(em, a, b):

@@ -15,7 +15,7 @@ from __future__ import annotations
 from ...dialects.cuda_tile.divisibility import known_divisor
 from ...dialects.cuda_tile.runs import runs
 from ...dialects.nv_tileas.layouts import Blocked, MmaAcc
-from .ptxtypes import B32, B64, PRED, bits, byte_size, mem_type, vector_element
+from .ptxtypes import B64, PRED, bits, byte_size, mem_type, vector_element
 
 
 class Plan:
@@ -119,16 +119,10 @@ def async_fill(em, op, base, idx, mask, etype, pad, dst) -> bool:
     layout = idx.layout
     if em.shared_run(layout, coeffs, etype, dst, max_elems=16, registers=False) < p.width:
         return False
-    kb = em.kb
+    from .ops_memory import cp_async
     where = em._shared_addresses(dst, em.linear_base(layout, coeffs), es)
-    nbytes = p.width * es
-    cache = "cg" if nbytes == 16 else "ca"     # .cg (L2 only) takes 16-byte copies alone
     for s in range(0, layout.nslots, p.width):
-        a = address(em, base, idx, s, es)
         off = sum(o * c for o, c in zip(layout.offsets(s), coeffs)) * es
-        size = str(nbytes)
-        if mask is not None:
-            size = kb.reg(B32)
-            kb.emit(f"selp.u32 \t{size}, {nbytes}, 0, {mask.at(s)}")
-        kb.emit(f"cp.async.{cache}.shared.global \t{where(off)}, [{a}], {nbytes}, {size}")
+        cp_async(em, where(off), f"[{address(em, base, idx, s, es)}]", p.width * es,
+                 mask.at(s) if mask is not None else None)
     return True
