@@ -11,6 +11,7 @@ import math
 
 from ...dialects.nv_tileas.operands import HOME_VIEWS  # views: ops_core makes them without loads
 from . import fp4, vector_gather
+from .cp_async import cp_async
 from .emitter import handles
 from ...dialects.nv_tileas.layouts import MAX_VEC, blocked, linear_offsets
 from .numeric import float_name
@@ -558,18 +559,6 @@ def async_copy(em, slots, etype, layout, plan, pad, dst, shape, slow_slots=None)
         em.store_shared(tile, dst, coeffs)
         kb.emit(f"bra.uni \t{done}")
     return ok
-
-
-def cp_async(em, dst, src, nbytes: int, pred=None):
-    """One cp.async of `nbytes` (4, 8 or 16) from global `src` to shared `dst`
-    (PTX operands); under `pred` False it reads nothing and zero-fills."""
-    kb = em.kb
-    size = str(nbytes)
-    if pred is not None:
-        size = kb.reg(B32)
-        kb.emit(f"selp.u32 \t{size}, {nbytes}, 0, {pred}")
-    cache = "cg" if nbytes == 16 else "ca"     # .cg (L2 only) takes 16-byte copies alone
-    kb.emit(f"cp.async.{cache}.shared.global \t{dst}, {src}, {nbytes}, {size}")
 
 
 def _and(em, a, b):

@@ -15,6 +15,7 @@ from __future__ import annotations
 from ...dialects.cuda_tile.divisibility import known_divisor
 from ...dialects.cuda_tile.runs import runs
 from ...dialects.nv_tileas.layouts import Blocked, MmaAcc
+from .cp_async import cp_async
 from .ptxtypes import B64, PRED, bits, byte_size, mem_type, vector_element
 
 
@@ -119,7 +120,6 @@ def async_fill(em, op, base, idx, mask, etype, pad, dst) -> bool:
     layout = idx.layout
     if em.shared_run(layout, coeffs, etype, dst, max_elems=16, registers=False) < p.width:
         return False
-    from .ops_memory import cp_async
     where = em._shared_addresses(dst, em.linear_base(layout, coeffs), es)
     for s in range(0, layout.nslots, p.width):
         off = sum(o * c for o, c in zip(layout.offsets(s), coeffs)) * es
