@@ -851,7 +851,8 @@ def test_simulated_mma_fragments_follow_the_isa_layouts():
                          ids=["one-fragment", "4-warps", "8-warps"])
 def test_tf32_dot_runs_on_tensor_cores(arch, mkn, warps):
     """tf32 dots run on mma.sync m16n8k8 (A and B words from padded shared
-    copies), equal to the interpreter within f32 summation order."""
+    copies), on sm_90a on wgmma m64nNk8 (both copied K-major: B is computed in
+    registers, the ftof), equal to the interpreter within f32 summation order."""
     import numpy as np
     from tilec.codegen.ptx import compile_text
     from tilec.interp import launch as interp_launch, parse_module
@@ -860,7 +861,9 @@ def test_tf32_dot_runs_on_tensor_cores(arch, mkn, warps):
     m, k, n = mkn
     text = _loaded_dot("f32", "f32", _TF32_BODY, m, k, n)
     ptx = compile_text(text, arch, num_warps=warps)
-    form = "tcgen05.mma.cta_group::1.kind::tf32" if arch == "sm_100a" else "mma.sync.aligned.m16n8k8.row.col.f32.tf32"
+    form = {"sm_100a": "tcgen05.mma.cta_group::1.kind::tf32",
+            "sm_90a": f"wgmma.mma_async.sync.aligned.m64n{n}k8.f32.tf32.tf32"}.get(
+        arch, "mma.sync.aligned.m16n8k8.row.col.f32.tf32")
     assert ptx.count(form) >= 1 and "dot_k" not in ptx
     rng = np.random.default_rng(5)
     a = rng.standard_normal((m, k)).astype(np.float32)

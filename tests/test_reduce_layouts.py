@@ -36,9 +36,12 @@ def _base(layout, tid):
         return ((warp // layout.wn) * layout.tiles_m * 16 + (lane >> 2),
                 (warp % layout.wn) * layout.tiles_n * 8 + 2 * (lane & 3))
     if isinstance(layout, WgmmaAcc):
-        lane = tid & 31
-        return ((tid >> 7) * (layout.shape[0] // layout.warpgroups) + ((tid >> 5) & 3) * 16 + (lane >> 2),
-                2 * (lane & 3))
+        # warpgroups split M in whole 64-row chunks first, the rest split N
+        lane, wg = tid & 31, tid >> 7
+        bands = min(layout.warpgroups, layout.shape[0] // 64)
+        cols = layout.warpgroups // bands
+        return ((wg // cols) * (layout.shape[0] // bands) + ((tid >> 5) & 3) * 16 + (lane >> 2),
+                (wg % cols) * (layout.shape[1] // cols) + 2 * (lane & 3))
     rest, out = tid, []
     for d in reversed(range(layout.rank)):
         t = layout.tpd[d]

@@ -469,16 +469,16 @@ def test_cli_target_flags_set_pass_options():
     assert got[1][0] == "canonicalize"
     assert got[2] == ("schedule", {"arch": "sm_80", "num-stages": 5, "num-warps": 8, "tma": True,
                                    "merge-agents": True, "sink-epilogue": True, "smem-budget": 0,
-                                   "wgmma": "auto", "occupancy": 0, "tma-store": True, "tcgen05-copies": True, "pipeline": True})
+                                   "wgmma": "auto", "occupancy": 0, "tma-store": True, "operand-copies": True, "pipeline": True})
     nested = passes(pipeline="builtin.module(cuda_tile.module(schedule))", arch="sm_90a", num_stages=None,
                     num_warps=None)
     assert nested == [("schedule", {"arch": "sm_90a", "num-stages": 0, "num-warps": 4, "tma": True,
                                     "merge-agents": True, "sink-epilogue": True, "smem-budget": 0,
-                                    "wgmma": "auto", "occupancy": 0, "tma-store": True, "tcgen05-copies": True, "pipeline": True})]
+                                    "wgmma": "auto", "occupancy": 0, "tma-store": True, "operand-copies": True, "pipeline": True})]
     # without the flags the passes keep their own defaults
     assert passes(flags=[("schedule", None)])[0][1] == {"arch": "", "num-stages": 0, "num-warps": 4, "tma": True,
                                                         "merge-agents": True, "sink-epilogue": True, "smem-budget": 0,
-                                                        "wgmma": "auto", "occupancy": 0, "tma-store": True, "tcgen05-copies": True, "pipeline": True}
+                                                        "wgmma": "auto", "occupancy": 0, "tma-store": True, "operand-copies": True, "pipeline": True}
 
 
 @pytest.mark.parametrize("flags,msg", [(("--arch", "sm_70"), "unknown target 'sm_70'"),

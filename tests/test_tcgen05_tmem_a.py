@@ -140,7 +140,7 @@ def test_p_takes_no_shared_memory():
 
 def test_short_of_shared_memory_the_schedule_and_the_emitter_agree():
     """compile_ops' fallback (layout changes through a small scratch) tells the
-    schedule too (`schedule{tcgen05-copies=false}`): a dot that would copy an
+    schedule too (`schedule{operand-copies=false}`): a dot that would copy an
     operand (here B, loaded outside any pipeline) is then named an mma.sync
     accumulator in the IR, as the code generator emits it, instead of a tensor
     memory one the emitter would convert away through shared memory."""
@@ -153,7 +153,7 @@ def test_short_of_shared_memory_the_schedule_and_the_emitter_agree():
     for copies in (True, False):
         engine = DiagnosticEngine()
         ops = lower_and_schedule(parse_and_verify(text, "chain.mlir", engine), engine, "sm_100a", 4, None,
-                                 tcgen05_copies=copies)
+                                 operand_copies=copies)
         named[copies] = print_ops(ops).count("#nv_tileas<layout tmem>")
     assert named[True] and not named[False]
 

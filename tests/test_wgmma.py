@@ -204,15 +204,21 @@ NP = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32}
     (64, 32, 64, "f16", "f16", 4),       # an f16 mmaf: lowered to an f32 dot and a conversion
     (128, 32, 256, "bf16", "f32", 8),    # two warpgroups, the widest instruction
     (256, 16, 64, "f16", "f32", 8),      # two warpgroups of two 64-row chunks each
-], ids=["m64n8k16", "bf16-k64", "f16-acc", "2wg-n256", "2wg-2chunks"])
+    (64, 32, 64, "f16", "f32", 8),       # two warpgroups, one 64-row chunk: they split N
+    (64, 16, 16, "bf16", "f32", 8),      # the same at the narrowest: 8 columns each
+], ids=["m64n8k16", "bf16-k64", "f16-acc", "2wg-n256", "2wg-2chunks", "2wg-split-n", "2wg-n8-each"])
 def test_single_dot_matches_the_interpreter(m, k, n, et, ct, warps, tmp_path):
     """A dot outside any loop: operands come from registers (no stage slot),
-    the CTA is the group (2 warpgroups with 8 warps)."""
+    the CTA is the group (2 warpgroups with 8 warps: they split M in whole
+    64-row chunks, then N)."""
+    from tilec.dialects.nv_tileas.layouts import wgmma_acc
     from tilec.interp import launch as interp_launch, parse_module
     text = dot_text(m, k, n, et, ct)
     ptx = wgmma_ptx(text, num_warps=warps)
-    assert ptx.count("wgmma.mma_async") == (k // 16) * (m // (64 * (warps // 4)))
-    assert f"m64n{n}k16.f32.{et}.{et}" in ptx
+    acc = wgmma_acc((m, n), 32 * warps)
+    assert acc.n_per == n // max(1, (warps // 4) // (m // 64))
+    assert ptx.count("wgmma.mma_async") == (k // 16) * acc.tiles_m
+    assert f"m64n{acc.n_per}k16.f32.{et}.{et}" in ptx
     rng = np.random.default_rng(7)
     a = rng.standard_normal((m, k)).astype(NP[et])
     b = rng.standard_normal((k, n)).astype(NP[et])
@@ -230,10 +236,9 @@ def test_single_dot_matches_the_interpreter(m, k, n, et, ct, warps, tmp_path):
 
 @pytest.mark.parametrize("m,k,n,et,ct,warps", [
     (32, 32, 32, "f16", "f32", 4),      # fewer than 64 rows per warpgroup
-    (64, 32, 64, "f16", "f32", 8),      # 2 warpgroups: 32 rows each
     (64, 32, 512, "f16", "f32", 4),     # N over 256
     (64, 256, 128, "f16", "f32", 4),    # operands over the staging limit (64 KiB)
-], ids=["m32", "2wg-m64", "n512", "staging-limit"])
+], ids=["m32", "n512", "staging-limit"])
 def test_dots_that_do_not_fit_fall_back_to_mma_sync(m, k, n, et, ct, warps):
     from tilec.codegen.ptx import compile_text
     text = dot_text(m, k, n, et, ct)
@@ -279,8 +284,15 @@ def test_wgmma_accumulator_layout():
     assert [one.offsets(s) for s in range(16)] == [mma.offsets(s) for s in range(16)]
     two = wgmma_acc((128, 16), 128)
     assert two.tiles_m == 2 and [two.offsets(s) for s in range(8, 12)] == [(64, 0), (64, 1), (72, 0), (72, 1)]
-    assert wgmma_acc((128, 16), 256) == WgmmaAcc((128, 16), 256) and wgmma_acc((64, 16), 256) is None
+    assert wgmma_acc((128, 16), 256) == WgmmaAcc((128, 16), 256)
     assert wgmma_acc((64, 264), 128) is None and wgmma_acc((64, 12), 128) is None
+    # two warpgroups and one 64-row chunk: each takes half the columns (the instruction's N)
+    half = wgmma_acc((64, 16), 256)
+    assert (half.row_groups, half.col_groups, half.n_per, half.tiles_m, half.nslots) == (1, 2, 8, 1, 4)
+    assert [half.offsets(s) for s in range(4)] == [(0, 0), (0, 1), (8, 0), (8, 1)]
+    four = wgmma_acc((128, 64), 512)     # two bands of two column groups
+    assert (four.row_groups, four.col_groups, four.n_per) == (2, 2, 32)
+    assert wgmma_acc((64, 8), 256) is None and wgmma_acc((64, 16), 384) is None
 
 
 # ---- the simulator's wgmma -------------------------------------------------------------------

@@ -10,13 +10,13 @@ class CompileFailed(Exception):
 
 
 def lower_and_schedule(ops, engine, arch: str, num_warps: int, num_stages: int | None, merge_agents=True,
-                       smem_budget: int | None = None, wgmma: bool | None = None, tcgen05_copies: bool = True,
+                       smem_budget: int | None = None, wgmma: bool | None = None, operand_copies: bool = True,
                        pipeline: bool = True):
     """Run lower-to-tileas and schedule on verified `ops`; the new ops or None.
     `smem_budget`: the shared bytes the kernel may use when less than the target's.
     `wgmma`: see compile_ops (the accumulator layouts the schedule names).
-    `tcgen05_copies` False: the code generator's layout changes are limited to a
-    small scratch (compile_ops' fallback), so no tcgen05 dot copies operands.
+    `operand_copies` False: the kernel is short of shared memory (compile_ops'
+    fallback), so no wgmma or tcgen05 dot copies operands into a buffer of its own.
     `pipeline` False: no loop is pipelined (compile_ops' last fallback)."""
     from .passes.manager import PassManager
     from .passes.pipeline import Nest, make_pass
@@ -29,8 +29,8 @@ def lower_and_schedule(ops, engine, arch: str, num_warps: int, num_stages: int |
         sched["smem-budget"] = str(smem_budget)
     if wgmma is not None:
         sched["wgmma"] = "all" if wgmma else "none"
-    if not tcgen05_copies:
-        sched["tcgen05-copies"] = "false"
+    if not operand_copies:
+        sched["operand-copies"] = "false"
     if not pipeline:
         sched["pipeline"] = "false"
     root = Nest("builtin.module", [make_pass("lower-to-tileas", {"arch": arch}), make_pass("schedule", sched)])
@@ -223,33 +223,35 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
     if reload is not None:
         fewer = [] if num_stages is not None else list(range((target.default_stages if target else 1) - 1, 0, -1))
         least = fewer[-1] if fewer else num_stages
-        fallbacks = [(num_stages, SCRATCH_ROWS_BYTES, True, False)]
+        # the first: layout changes by rows but tensor-core operand copies kept (the `True` after
+        # `pipelined`); every later attempt gives the copies up too (dots on mma.sync)
+        fallbacks = [(num_stages, SCRATCH_ROWS_BYTES, True, False, True, True), (num_stages, SCRATCH_ROWS_BYTES, True, False)]
         for n in fewer:
             fallbacks += [(n, None, True, False), (n, SCRATCH_ROWS_BYTES, True, False)]
         fallbacks.append((least, SCRATCH_ROWS_BYTES, False, False))
         fallbacks += [(num_stages, None, True, True), (num_stages, SCRATCH_ROWS_BYTES, True, True),
                       (least, SCRATCH_ROWS_BYTES, False, True)]
-        fallbacks = [f + (True,) for f in fallbacks]
+        fallbacks = [f if len(f) == 6 else f + (True, f[1] is None) for f in fallbacks]
         if num_stages is None:          # stages asked for are not given up
-            fallbacks += [(least, None, False, False, False), (least, SCRATCH_ROWS_BYTES, False, False, False)]
+            fallbacks += [(least, None, False, False, False, True), (least, SCRATCH_ROWS_BYTES, False, False, False, False)]
     first = best = None
-    scratch_limit, merge, chunked, pipelined = None, True, 0, True
+    scratch_limit, merge, chunked, pipelined, copies = None, True, 0, True, True
     while True:
         lowered = lower_and_schedule(ops, engine, arch, num_warps, num_stages, merge,
                                      static_shared_budget(arch) if static_shared else None, wgmma,
-                                     tcgen05_copies=scratch_limit is None, pipeline=pipelined)
+                                     operand_copies=copies, pipeline=pipelined)
         if lowered is None:
             return None
         try:
             ptx = emit_ptx(lowered, arch, num_warps, wgmma=wgmma, scratch_limit=scratch_limit,
-                           static_shared=static_shared)
+                           static_shared=static_shared, copies=copies)
         except SharedMemoryOverflow as e:
             first = first or e
             best = e if best is None or e.needed < best.needed else best
             while True:
                 if not fallbacks:
                     return _codegen_error(engine, best, arch)      # the attempt that came closest
-                num_stages, scratch_limit, merge, chunk, pipelined = fallbacks.pop(0)
+                num_stages, scratch_limit, merge, chunk, pipelined, copies = fallbacks.pop(0)
                 ops = reload()
                 split_tile_blocks(ops, arch)
                 chunked = _chunk_dots(ops) if chunk else 0

@@ -1873,11 +1873,15 @@ class KernelCodegen:
         if what != "mma_async":
             self._fail(None)
         rest = mods[3:]
-        m = re.fullmatch(r"m64n(\d+)k(16|32)", rest[0]) if rest else None
+        m = re.fullmatch(r"m64n(\d+)k(8|16|32)", rest[0]) if rest else None
         fp8 = bool(m) and m.group(2) == "32"
+        tf32 = bool(m) and m.group(2) == "8"
         if fp8:
             if len(rest) != 4 or rest[1] != "f32" or rest[2] not in FP8_TYPES or rest[3] not in FP8_TYPES:
                 self._fail("wgmma.mma_async fp8 shape/types (only .m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2})")
+        elif tf32:
+            if rest[1:] != ["f32", "tf32", "tf32"]:
+                self._fail("wgmma.mma_async tf32 shape/types (only .m64nNk8.f32.tf32.tf32)")
         elif not m or len(rest) != 4 or rest[1] != "f32" or rest[2] != rest[3] or rest[2] not in ("f16", "bf16"):
             self._fail("wgmma.mma_async shape/types (only .m64nNk16.f32.{f16,bf16}.{f16,bf16} and "
                        ".m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2})")
@@ -1885,7 +1889,7 @@ class KernelCodegen:
         if n % 8 or not 8 <= n <= 256:
             self._fail("wgmma.mma_async N")
         ops = ins.operands
-        if fp8:
+        if fp8 or tf32:
             return self._i_wgmma_fp8(ins, ops, n, rest, k, nblocks)
         forms = ("d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b or "
                  "d, {a0, a1, a2, a3}, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b")
@@ -1937,14 +1941,15 @@ class KernelCodegen:
         return sk
 
     def _i_wgmma_fp8(self, ins, ops, n, rest, k, nblocks):
-        """wgmma.mma_async .m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2}: d, a-desc, b-desc, scale-d,
-        imm-scale-a, imm-scale-b (8-bit types have no transpose immediates: both operands are
-        K-major). A in registers is not simulated."""
+        """wgmma.mma_async .m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2} and .m64nNk8.f32.tf32.tf32:
+        d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b (8-bit types and tf32 have no
+        transpose immediates: both operands are K-major). A in registers is not simulated."""
+        what = "tf32" if rest[2] == "tf32" else "fp8"
         if len(ops) == 6 and isinstance(ops[1], Vec):
-            self._fail("fp8 wgmma.mma_async with A in registers (not simulated)")
+            self._fail(f"{what} wgmma.mma_async with A in registers (not simulated)")
         if len(ops) != 6:
-            self._fail(f"fp8 wgmma.mma_async operands ({len(ops)}; only d, a-desc, b-desc, scale-d, "
-                       f"imm-scale-a, imm-scale-b: no imm-trans for 8-bit types)")
+            self._fail(f"{what} wgmma.mma_async operands ({len(ops)}; only d, a-desc, b-desc, scale-d, "
+                       f"imm-scale-a, imm-scale-b: no imm-trans for 8-bit types and tf32)")
         d, a, b, scale, sa, sb = ops
         if not isinstance(d, Vec) or len(d.items) != n // 2 or \
                 not all(isinstance(x, Reg) and x.kind in ("f", "i") and x.width == 32 for x in d.items):

@@ -300,7 +300,7 @@ class WgmmaRuntime:
                                    (op.bdesc, w.args["n"], w.args["trans_b"], w.args["btype"])):
             if desc is None:
                 continue
-            esize = 1 if et in FP8_TYPES else 2
+            esize = 1 if et in FP8_TYPES else 4 if et == "tf32" else 2
             try:
                 offs = operand_offsets(rows, desc, mn, esize).ravel()
             except PTXRuntimeError:
@@ -435,7 +435,7 @@ class WgmmaRuntime:
         smem = np.asarray(self.sviews["B"])
 
         def operand(desc, rows, mn_major, etype):
-            esize = 1 if etype in FP8_TYPES else 2
+            esize = 1 if etype in FP8_TYPES else 4 if etype == "tf32" else 2
             try:
                 addr = SHARED_BASE + operand_offsets(rows, desc, mn_major, esize)
             except PTXRuntimeError as e:
@@ -446,6 +446,9 @@ class WgmmaRuntime:
                                   f"{self.launch_shared} shared bytes ({where})")
             if esize == 1:
                 return FP8_VALUES[etype][smem[addr]]
+            if esize == 4:      # tf32: the tensor core ignores the 13 low mantissa bits
+                bits = sum(smem[addr + i].astype(np.uint32) << (8 * i) for i in range(4))
+                return (bits & np.uint32(0xFFFFE000)).view(np.float32).astype(np.float64)
             bits = smem[addr].astype(np.uint16) | (smem[addr + 1].astype(np.uint16) << 8)
             return bits.view(np.float16 if etype == "f16" else ml_dtypes.bfloat16).astype(np.float64)
         atype, btype = w.args["atype"], w.args["btype"]

@@ -150,8 +150,8 @@ def _chained_dots(entry) -> set:
 
 def _accumulator_layout(op, a, b, c, threads: int, arch: str, chained: set, wgmma: str, copies: bool = True):
     """The LayoutAttr of dot `op`'s accumulator, or None (CUDA cores).
-    `copies`: whether a tcgen05 dot may copy operands to shared memory."""
-    if arch == "sm_90a" and wgmma_chosen(op, threads, wgmma):
+    `copies`: whether a tcgen05 or wgmma dot may copy operands to shared memory."""
+    if arch == "sm_90a" and wgmma_chosen(op, threads, wgmma, copies=copies):
         return WGMMA
     if arch in TCGEN05_ARCHES and wgmma != "none" and tcgen05_fits(op, threads, copies=copies):
         return TMEM
@@ -160,7 +160,7 @@ def _accumulator_layout(op, a, b, c, threads: int, arch: str, chained: set, wgmm
 
 
 def assign_layouts(entry, num_warps: int, smem_bytes: int | None = None, arch: str = "",
-                   wgmma: str = "auto", tcgen05_copies: bool = True) -> int:
+                   wgmma: str = "auto", operand_copies: bool = True) -> int:
     """Insert the accumulator conversions, and the shared-memory conversions
     of loop-invariant operands, in `entry`; how many were inserted.
     `arch`: sm_90a names the accumulators of dots that run on wgmma
@@ -168,9 +168,9 @@ def assign_layouts(entry, num_warps: int, smem_bytes: int | None = None, arch: s
     default where B is read in place).
     `smem_bytes`: the kernel's shared-memory budget. Shared-layout operands
     take what the stage buffers (all of them, as if live together) and
-    SCRATCH_RESERVE leave; None: no limit. `tcgen05_copies` False: only dots
-    that copy no operand run on tcgen05 (the code generator's rule when the
-    kernel is short of shared memory)."""
+    SCRATCH_RESERVE leave; None: no limit. `operand_copies` False: only dots
+    that copy no operand run on wgmma or tcgen05 (the code generator's rule
+    when the kernel is short of shared memory)."""
     threads = cta_threads(entry, num_warps)
     n = 0
     made = {}
@@ -181,7 +181,7 @@ def assign_layouts(entry, num_warps: int, smem_bytes: int | None = None, arch: s
         if op.name != DOT or len(op.operands) < 3:
             continue
         a, b, c = op.operands[:3]
-        want = _accumulator_layout(op, a, b, c, group_threads(op, threads), arch, chained, wgmma, tcgen05_copies)
+        want = _accumulator_layout(op, a, b, c, group_threads(op, threads), arch, chained, wgmma, operand_copies)
         if want is None:
             continue
         n += _invariant_operand(op, 0, made, room) + _invariant_operand(op, 1, made, room)

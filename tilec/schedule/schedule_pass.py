@@ -242,7 +242,7 @@ class Schedule(Pass):
     OPTIONS = {"arch": (str, ""), "num-stages": (int, 0), "num-warps": (int, 4), "tma": (bool, True),
                "merge-agents": (bool, True), "sink-epilogue": (bool, True), "smem-budget": (int, 0),
                "wgmma": (str, "auto"), "occupancy": (int, 0),
-               "tma-store": (bool, True), "tcgen05-copies": (bool, True), "pipeline": (bool, True)}
+               "tma-store": (bool, True), "operand-copies": (bool, True), "pipeline": (bool, True)}
 
     def run(self, target) -> bool:
         engine = current_engine()
@@ -304,7 +304,7 @@ class Schedule(Pass):
             # the CTAs per SM the loops settled on (a hint they could not honour is not kept)
             ctas = decided.get(e) or self._occupancy(e, t) or 1
             budget = min(self.options["smem-budget"] or t.smem_bytes, smem_per_cta(t, ctas))
-            assign_layouts(e, warps, budget, t.arch, self.options["wgmma"], self.options["tcgen05-copies"])
+            assign_layouts(e, warps, budget, t.arch, self.options["wgmma"], self.options["operand-copies"])
         _cleanup(blocks, t.arch)
         from .propagate_layouts import propagate_layouts
         for e in entries(blocks):

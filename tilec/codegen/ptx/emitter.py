@@ -58,6 +58,7 @@ class Emitter:
         self.align_of: dict = {}       # shared-address register -> known byte alignment
         self.swizzle_of: dict = {}     # shared-address register -> Swizzle of the tile stored there
         self.scratch_limit = None      # bytes: layout changes of bigger tiles go through scratch by rows
+        self.copies = True             # tensor-core operand copies allowed (ModuleEmitter.copies)
         self.async_targets: dict = {}  # load op -> the pipeline slot it may fill with cp.async
         self.async_issued = None       # set by such a load: predicate of its cp.async path (True: always), or "tma"
         self.async_barrier = None      # the slot's `full` mbarrier, when TMA fills it (ops_tma.tma_fills)
@@ -261,7 +262,8 @@ class Emitter:
         return [row, col]
 
     def _wgmma_bases(self, layout) -> list[str]:
-        """Row 16 (warp % 4) + lane / 4 of this thread's warpgroup band, column 2 (lane % 4)."""
+        """Row 16 (warp % 4) + lane / 4 of this thread's warpgroup band, column 2 (lane % 4)
+        of its column group."""
         kb, tid = self.kb, self.group.tid
         lane, t, row, col = kb.reg(B32), kb.reg(B32), kb.reg(B32), kb.reg(B32)
         kb.emit(f"and.b32 \t{lane}, {tid}, 31")
@@ -272,9 +274,15 @@ class Emitter:
         kb.emit(f"mad.lo.u32 \t{t}, {wq}, 16, {t}")
         wg = kb.reg(B32)
         kb.emit(f"shr.u32 \t{wg}, {tid}, 7")
-        kb.emit(f"mad.lo.u32 \t{row}, {wg}, {layout.shape[0] // layout.warpgroups}, {t}")
         kb.emit(f"and.b32 \t{col}, {lane}, 3")
         kb.emit(f"shl.b32 \t{col}, {col}, 1")
+        cg = layout.col_groups
+        if cg > 1:          # warpgroup g = band * cg + column group
+            c = kb.reg(B32)
+            kb.emit(f"and.b32 \t{c}, {wg}, {cg - 1}")
+            kb.emit(f"mad.lo.u32 \t{col}, {c}, {layout.n_per}, {col}")
+            kb.emit(f"shr.u32 \t{wg}, {wg}, {cg.bit_length() - 1}")
+        kb.emit(f"mad.lo.u32 \t{row}, {wg}, {layout.shape[0] // layout.row_groups}, {t}")
         return [row, col]
 
     def pred_and(self, a, b):
@@ -523,8 +531,13 @@ class Emitter:
     @staticmethod
     def _fragment_col_bits(layout) -> int:
         """The bits a warp's first fragment column (in bytes of 16-bit elements) may set."""
-        if isinstance(layout, WgmmaAcc) or layout.wn == 1:
-            return 0          # every warp starts at column 0
+        if isinstance(layout, WgmmaAcc):
+            if layout.col_groups == 1:
+                return 0      # every warp starts at column 0
+            step = layout.n_per * 2
+            return (layout.col_groups * step - 1) & ~(step - 1)
+        if layout.wn == 1:
+            return 0
         step = layout.tiles_n * 16
         return (layout.wn * step - 1) & ~(step - 1)
 

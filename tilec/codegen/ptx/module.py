@@ -51,8 +51,9 @@ def _bytes_directive(data: bytes) -> str:
 
 class ModuleEmitter:
     def __init__(self, target: Target, num_warps: int, wgmma: bool = False, scratch_limit: int | None = None,
-                 static_shared: bool = False, mma_sync_only: bool = False):
+                 static_shared: bool = False, mma_sync_only: bool = False, copies: bool = True):
         self.target, self.num_warps, self.wgmma = target, num_warps, wgmma
+        self.copies = copies                   # tensor-core operand copies into buffers of their own
         self.mma_sync_only = mma_sync_only     # --no-wgmma: neither wgmma nor tcgen05
         self.scratch_limit, self.static_shared = scratch_limit, static_shared
         self.module_lines: list[str] = []
@@ -112,6 +113,7 @@ class ModuleEmitter:
         em.wgmma = self.wgmma
         em.mma_sync_only = self.mma_sync_only
         em.scratch_limit = self.scratch_limit
+        em.copies = self.copies
         block = entry.regions[0].blocks[0]
         params = []
         for i, arg in enumerate(block.arguments):
@@ -234,7 +236,7 @@ def _shared_limit(arch):
 
 
 def emit_ptx(ops, arch: str = "sm_90a", num_warps: int = 4, wgmma: bool | None = None,
-             scratch_limit: int | None = None, static_shared: bool = False) -> str:
+             scratch_limit: int | None = None, static_shared: bool = False, copies: bool = True) -> str:
     """PTX for every entry of the (lowered, scheduled, verified) top-level `ops`.
     Raises CodegenError for an op the emitter cannot translate. `wgmma` (sm_90a,
     ops_wgmma.py): None, the default, runs on wgmma.mma_async the tensor-core dots
@@ -243,7 +245,9 @@ def emit_ptx(ops, arch: str = "sm_90a", num_warps: int = 4, wgmma: bool | None =
     False none. The other dots run on mma.sync.
 
     `scratch_limit`: layout changes of bigger tiles go through scratch a block
-    of rows at a time. `static_shared`: all shared memory static, for launchers
+    of rows at a time. `copies` False: no dot copies operands into a buffer of
+    its own for wgmma or tcgen05 (a kernel short of shared memory; they run on
+    mma.sync, as the schedule was told). `static_shared`: all shared memory static, for launchers
     that pass no dynamic shared memory (cuTile's): any size on sm_90a (ptxas
     takes it there), at most 48 KiB elsewhere (SharedMemoryOverflow beyond)."""
     target = Target.parse(arch)
@@ -253,7 +257,7 @@ def emit_ptx(ops, arch: str = "sm_90a", num_warps: int = 4, wgmma: bool | None =
     if wgmma is None:
         from .ops_wgmma import AUTO
         wgmma = AUTO if target.wgmma else False
-    me = ModuleEmitter(target, num_warps, wgmma, scratch_limit, static_shared, mma_sync_only)
+    me = ModuleEmitter(target, num_warps, wgmma, scratch_limit, static_shared, mma_sync_only, copies)
     me.declare_globals(ops)
     kernels, names = [], set()
     for entry in _kernels(ops):

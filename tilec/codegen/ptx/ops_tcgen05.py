@@ -61,6 +61,7 @@ from ...dialects.nv_tileas.operands import tcgen05_fits, tmem_a_columns
 from ...ir.types import IntegerType
 from .numeric import float_name
 from .ops_dot import BACKENDS, _mma_acc_regs, _mma_result, _signed as _dot_signed
+from .canonical import Canonical, descriptor as _descriptor, encode as _encode, stage
 from .ptxtypes import B32, PRED, byte_size
 from .values import Tile
 from .wgmma_inflight import InFlight, start
@@ -93,7 +94,7 @@ def tcgen05_layout(em, op, a_shape=None, c_shape=None):
     shapes = (a_shape, c_shape) if len(a_shape) == 2 and len(c_shape) == 2 else None
     # short of shared memory (compile_ops' fallback, as the schedule was told): no operand
     # copies, which take a buffer of their own where mma.sync stages through the group scratch
-    if not tcgen05_fits(op, g.threads, getattr(g, "first_thread", 0), shapes, copies=not em.scratch_limit):
+    if not tcgen05_fits(op, g.threads, getattr(g, "first_thread", 0), shapes, copies=em.copies):
         return None
     return tmem_acc(c_shape, g.threads)
 
@@ -197,7 +198,7 @@ def _group_columns(em) -> int:
         if x.name == "nv_tileas.dot" and len(x.operands) >= 3:
             a_shape, c_shape = tuple(x.operands[0].type.shape)[-2:], tuple(x.results[0].type.shape)[-2:]
             if len(a_shape) == 2 and tcgen05_fits(x, g.threads, getattr(g, "first_thread", 0), (a_shape, c_shape),
-                                                  copies=not em.scratch_limit):
+                                                  copies=em.copies):
                 need = max(need, _columns(a_shape[0], c_shape[1], tmem_a_columns(x, g.threads)))
         for need_of in COLUMN_NEEDS:
             need = max(need, need_of(x, g) or 0)
@@ -219,120 +220,23 @@ def _in_warp0(em, text: str):
 
 def _staged(em, a, b, M, N, K, sa=None):
     """(A, B) as ops_wgmma._Smem operands: in place where they sit in a swizzled
-    slot, else copied into the no-swizzle K-major layout. `sa`: A's operand
-    when it is not in shared memory (_TmemA)."""
-    from .ops_wgmma import _canonical, _smem_operand
+    slot, else copied into the no-swizzle K-major layout (canonical.stage).
+    `sa`: A's operand when it is not in shared memory (_TmemA)."""
+    from .ops_wgmma import _smem_operand
     sa = sa or _smem_operand(em, a, M, K, k_along_rows=False)
     sb = _smem_operand(em, b, K, N, k_along_rows=True)
     if M == 64 and sb is not None and not sb.k_major and (sb.es * N // 2) % 128:
         sb = None        # the second half's start would fall inside a swizzle atom
-    need = [x for x, s in ((a, sa), (b, sb)) if s is None]
-    if not need:
-        return sa, sb, False
-    kb = em.kb
-    es = byte_size(a.etype)
-    ke = 16 // es                    # elements of one 16-byte core-matrix row
-    sizes = {id(a): M * K * es, id(b): N * K * es}
-    total = sum(sizes[id(x)] for x in need)
-    # one buffer for every dot of the group, grown to the largest: a dot's MMAs are done
-    # (the leader waited, a barrier followed) before the next dot writes it
-    g = em.group
-    sym = g.owners.get("tcgen05-copies")
-    if sym is None:
-        sym = g.owners["tcgen05-copies"] = kb.shared_buffer(total, 128, "tcgen05")
-    kb.grow_shared(sym, total)
-    base = em.addr_of(sym)
-    em.sync()                        # every thread is past the previous use of the buffer
-    off = 0
-    out = {}
-    for x in need:
-        addr = base
-        if off:
-            addr = kb.reg(B32)
-            kb.emit(f"add.u32 \t{addr}, {base}, {off}")
-            em.align_of[addr] = 128
-        if _store_from_tmem_layout(em, x, addr, 0 if x is a else 1):
-            pass
-        elif x is a:   # (M/8, 8, K/ke, ke): core matrix (mb, kb) at 128 mb + 16 M kb bytes
-            _canonical(em, a, (M // 8, 8, K // ke, ke), (8 * ke, ke, M * ke, 1), addr)
-        else:        # (K/ke, ke, N/8, 8): B^T's core matrix (nb, kb) at 128 nb + 16 N kb bytes
-            _canonical(em, b, (K // ke, ke, N // 8, 8), (N * ke, 1, 8 * ke, ke), addr)
-        out[id(x)] = _Canonical(addr, M if x is a else N)
-        off += sizes[id(x)]
-    return (sa or out[id(a)]), (sb or out[id(b)]), True
+    return stage(em, a, b, M, N, K, sa, sb, "tcgen05", DESC_VERSION)
 
 
-def _store_from_tmem_layout(em, t: Tile, addr: str, mn_dim: int) -> bool:
-    """Store register tile `t` in a TmemAcc layout (another dot's result, as
-    attention's P) straight into the K-major no-swizzle canonical layout at
-    `addr`, without the move through the scratch _canonical makes: element
-    (mn, k) at 16 mn + 16 MN (k / ke) + es (k % ke) (16 mn is 128 (mn / 8) +
-    16 (mn % 8)). A thread's rows are its base row plus multiples of 128, its
-    columns its base column (a multiple of 8 and of ke) plus less than a
-    column range, so an element's address is the thread's part plus a
-    constant per slot. `mn_dim`: 0 for A (rows are M), 1 for B (columns are N).
-    False (nothing emitted) when the tile is not such a tile."""
-    layout = t.layout
-    if not isinstance(layout, TmemAcc) or t.regs is None or t.home is not None:
-        return False
-    es = byte_size(t.etype)
-    ke = 16 // es
-    steps = [layout.cols] + ([layout.shape[1] // 2] if layout.half else [])
-    if any(s % 8 or s % ke for s in steps):
-        return False
-    kb = em.kb
-    mn_len = layout.shape[mn_dim]
-    row, col = em.bases(layout)
-    off = kb.reg(B32)
-    if mn_dim == 0:       # A: mn = row, k = col (col % ke == 0)
-        kb.emit(f"mul.lo.u32 \t{off}, {col}, {mn_len * es}")
-        kb.emit(f"mad.lo.u32 \t{off}, {row}, 16, {off}")
-    else:                 # B: k = row, mn = col
-        t1 = kb.reg(B32)
-        kb.emit(f"shr.u32 \t{t1}, {row}, {ke.bit_length() - 1}")
-        kb.emit(f"mul.lo.u32 \t{off}, {t1}, {16 * mn_len}")
-        kb.emit(f"and.b32 \t{t1}, {row}, {ke - 1}")
-        kb.emit(f"mad.lo.u32 \t{off}, {t1}, {es}, {off}")
-        kb.emit(f"mad.lo.u32 \t{off}, {col}, 16, {off}")
-    where = kb.reg(B32)
-    kb.emit(f"add.u32 \t{where}, {addr}, {off}")
-    st = ".b16" if es == 2 else (".b32" if es == 4 else ".b8")
-
-    def at(slot):
-        dr, dc = layout.offsets(slot)
-        if mn_dim == 0:
-            return 16 * dr + 16 * mn_len * (dc // ke) + es * (dc % ke)
-        return 16 * dc + 16 * mn_len * (dr // ke)
-    run = 4 if mn_dim == 0 else 1    # A: k runs along a thread's slots, 16 bytes per ke of them
-    for slot in range(0, layout.nslots, run):
-        regs = [t.at(slot + i) for i in range(run)]
-        vec = f".v{run}" if run > 1 else ""
-        kb.emit(f"st.shared{vec}{st} \t[{where}+{at(slot)}], {('{' + ', '.join(regs) + '}') if run > 1 else regs[0]}")
-    return True
-
-
-class _Canonical:
-    """A copied operand: K-major, no swizzle, `rows` (M or N) rows of 8 x 16-byte
-    core matrices; LBO (next core matrix along K) 16 * rows, SBO (next along
-    M/N) 128."""
-    k_major = True
-
-    def __init__(self, addr, rows):
-        self.addr, self.rows = addr, rows
-
-    def descriptor(self, em, start):
-        from .ops_wgmma import _descriptor
-        return _descriptor(em, start, 16 * self.rows, 128, 0, DESC_VERSION)
-
-    def mn_offset(self, n: int) -> int:
-        return 16 * n
-
-    def k_step(self, step: int) -> int:
-        return 2 * 16 * self.rows * step
+def _Canonical(addr, rows):
+    """A copied operand as tcgen05 reads it (its descriptors carry the version field)."""
+    return Canonical(addr, rows, DESC_VERSION)
 
 
 def _desc(em, s, start):
-    from .ops_wgmma import _Smem, _descriptor
+    from .ops_wgmma import _Smem
     if isinstance(s, _Smem):
         swz = s.swz
         if s.k_major:
@@ -481,7 +385,7 @@ def _issue(em, st, op, sa, sb, tmem, M, N, K, etype, first_overwrites: bool, wai
     commit's mbarrier phase. A slot read in place that cp.async filled (the
     generic proxy) is fenced for the tensor core's async-proxy reads first
     (ops_wgmma._generic_writes). `wait=False`: commit only (kept in flight)."""
-    from .ops_wgmma import _encode, _offset
+    from .ops_wgmma import _offset
     kb = em.kb
     a_t, b_t = op.operands[0].type.element_type, op.operands[1].type.element_type
     kind, ta = _kind(a_t, _signed(op, 0) if isinstance(a_t, IntegerType) else True)

@@ -299,7 +299,8 @@ def _issue_scaled(em, st, op, form, sa, sb, tmem, M, N, K, sfa0, sfb0, w, zero: 
     SF ids (s X) % 4) and the commit, and waits for its mbarrier phase; the
     other threads learn of it through the group barrier after (ops_tcgen05._issue's
     protocol: _Tmem's two mbarriers in turn, only the leader waits)."""
-    from .ops_wgmma import _encode, _offset
+    from .canonical import encode as _encode
+    from .ops_wgmma import _offset
     kb = em.kb
     skip, da, db, on, off = leader_begins(em, op, sa, sb, zero)
     groups = (N + 31) // 32

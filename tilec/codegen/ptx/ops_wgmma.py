@@ -48,14 +48,16 @@ How (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"):
 """
 from __future__ import annotations
 
-from ...dialects.nv_tileas.layouts import WgmmaAcc, blocked, linear_offsets, wgmma_acc
+from ...dialects.nv_tileas.layouts import WgmmaAcc, wgmma_acc
 from ...dialects.nv_tileas.operands import wgmma_chosen
+from .canonical import Canonical, descriptor as _descriptor, encode as _encode, stage
 from .numeric import float_name
 from .ptxtypes import B32, B64, F32, byte_size
 from .values import Tile
 
 FP8_KINDS = {"f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}     # element type -> wgmma's fp8 type
-SBO = 128                       # bytes between core matrices adjacent in M (A) or N (B)
+REGISTER_A = ("f16", "bf16")    # A from registers: the 16-bit fragments match the accumulator's
+REGISTERS = "registers"         # stage(): A is held in registers, not copied
 
 
 def wgmma_supported(target) -> bool:
@@ -71,7 +73,9 @@ def wgmma_layout(em, op, a_shape=None, c_shape=None):
         return None
     g = em.group
     shapes = None if a_shape is None else (a_shape, c_shape)
-    if not wgmma_chosen(op, g.threads, AUTO if em.wgmma == AUTO else "all", getattr(g, "first_thread", 0), shapes):
+    # short of shared memory (compile_ops' fallback, as the schedule was told): no copies
+    if not wgmma_chosen(op, g.threads, AUTO if em.wgmma == AUTO else "all", getattr(g, "first_thread", 0), shapes,
+                        copies=em.copies):
         return None
     m = tuple(a_shape or op.operands[0].type.shape)[0]
     n = tuple(c_shape or op.results[0].type.shape)[1]
@@ -79,26 +83,6 @@ def wgmma_layout(em, op, a_shape=None, c_shape=None):
 
 
 AUTO = "auto"     # em.wgmma: wgmma where B is read in place (the sm_90a default)
-
-
-def _encode(x: int) -> int:
-    """matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4."""
-    return (x & 0x3FFFF) >> 4
-
-
-def _canonical(em, tile: Tile, shape4, coeffs, base: str):
-    """Store `tile` (2-D, row-major reshaped to `shape4`) at `base` with element
-    offsets sum(c_d * coeffs_d) over the 4-D coordinates."""
-    layout4 = blocked(shape4, em.group.threads)
-    if tile.home is not None:
-        t4 = em.load_shared(tile.etype, shape4, layout4, tile.home, linear_offsets(shape4))
-    else:
-        t = em.regs_of(tile)
-        if t.splat:
-            t4 = Tile(t.etype, shape4, layout4, [t.reg] * layout4.nslots)
-        else:
-            t4 = em.remap(t, shape4, layout4, linear_offsets(shape4))
-    em.store_shared(t4, base, coeffs)
 
 
 class _Smem:
@@ -156,27 +140,23 @@ def _smem_operand(em, t: Tile, rows: int, cols: int, k_along_rows: bool):
     return _Smem(addr, swz, k_major, es)
 
 
-def _descriptor(em, start: str, lbo: int, sbo: int, mode: int, extra: int = 0) -> str:
-    """The 64-bit matrix descriptor of a tile at shared address `start` (a
-    register); `extra`: more fixed bits (tcgen05's version field)."""
-    kb = em.kb
-    enc = kb.reg(B32)
-    kb.emit(f"and.b32 \t{enc}, {start}, {0x3FFFF}")
-    kb.emit(f"shr.u32 \t{enc}, {enc}, 4")
-    d = kb.reg(B64)
-    kb.emit(f"cvt.u64.u32 \t{d}, {enc}")
-    kb.emit(f"or.b64 \t{d}, {d}, {(_encode(lbo) << 16) | (_encode(sbo) << 32) | (mode << 62) | extra}")
-    return d
-
-
-def _warpgroup_offset(em, layout, base: str, stride: int) -> str:
-    """`base` moved `stride` bytes per warpgroup before this one when several
-    warpgroups split M (stride: the bytes between their first rows)."""
-    if layout.warpgroups == 1:
+def _warpgroup_offset(em, layout, base: str, stride: int, along_n: bool = False) -> str:
+    """`base` moved `stride` bytes per band of warpgroups before this one's
+    when several split M (stride: the bytes between their first rows), or
+    with `along_n`, per column group before this one's when they split N."""
+    groups = layout.col_groups if along_n else layout.row_groups
+    if groups == 1:
         return base
     kb = em.kb
+    idx = em.warpgroup_index()
+    if groups < layout.warpgroups:      # warpgroup g = band * col_groups + column group
+        wg, idx = idx, kb.reg(B32)
+        if along_n:
+            kb.emit(f"and.b32 \t{idx}, {wg}, {groups - 1}")
+        else:
+            kb.emit(f"shr.u32 \t{idx}, {wg}, {layout.col_groups.bit_length() - 1}")
     out = kb.reg(B32)
-    kb.emit(f"mad.lo.u32 \t{out}, {em.warpgroup_index()}, {stride}, {base}")
+    kb.emit(f"mad.lo.u32 \t{out}, {idx}, {stride}, {base}")
     return out
 
 
@@ -185,11 +165,11 @@ def _a_descriptor(em, sa, layout, M: int, value):
     `value`) is defined outside the enclosing loops, it is built once in the
     outermost such loop's preheader (attention's Q, read at every key block)."""
     def build():
-        return sa.descriptor(em, _warpgroup_offset(em, layout, sa.addr, sa.mn_offset(M // layout.warpgroups)))
+        return sa.descriptor(em, _warpgroup_offset(em, layout, sa.addr, sa.mn_offset(M // layout.row_groups)))
     frame = em.hoist_point([value]) if value is not None else None
     if frame is None:
         return build()
-    key = ("wgmma-a", sa.addr, M, layout.warpgroups, sa.k_major, sa.swz)
+    key = ("wgmma-a", sa.addr, M, layout.warpgroups, layout.col_groups, sa.k_major, sa.swz)
     got = frame.hoisted.get(key)
     if got is None:
         with em.kb.into(frame.preheader):
@@ -225,11 +205,14 @@ def _issue(em, frags, sa, sb, acc, layout, kind, M: int, N: int, K: int, infligh
     if sa is not None:
         da = _a_descriptor(em, sa, layout, M, a_value)
         trans_a = 0 if sa.k_major else 1
-    db = sb.descriptor(em, sb.addr)
+    # this warpgroup's columns of B (warpgroups that split N)
+    db = sb.descriptor(em, _warpgroup_offset(em, layout, sb.addr, sb.mn_offset(layout.n_per), along_n=True))
     trans_b = 0 if sb.k_major else 1
     per = layout.regs_per_tile
-    fp8 = kind in FP8_KINDS
-    ktype, kstep = (FP8_KINDS[kind], 32) if fp8 else (kind, 16)     # a K step is 32 bytes either way
+    N = layout.n_per
+    k_major_only = kind in FP8_KINDS or kind == "tf32"      # no transpose immediates
+    # a K step is 32 bytes for every type
+    ktype, kstep = (FP8_KINDS[kind], 32) if kind in FP8_KINDS else (kind, 8 if kind == "tf32" else 16)
     shape = f"wgmma.mma_async.sync.aligned.m64n{N}k{kstep}.f32.{ktype}.{ktype}"
     kb.emit("wgmma.fence.sync.aligned")
     for step in range(K // kstep):
@@ -240,8 +223,7 @@ def _issue(em, frags, sa, sb, acc, layout, kind, M: int, N: int, K: int, infligh
                 kb.emit(f"{shape} \t{{{dl}}}, {{{', '.join(frags[i][step])}}}, {dbs}, 1, 1, 1, {trans_b}")
                 continue
             das = _offset(em, da, _encode(sa.k_step(step) + sa.mn_offset(64 * i)))
-            # fp8 takes K-major operands only: no transpose immediates
-            tail = "1, 1, 1" if fp8 else f"1, 1, 1, {trans_a}, {trans_b}"
+            tail = "1, 1, 1" if k_major_only else f"1, 1, 1, {trans_a}, {trans_b}"
             kb.emit(f"{shape} \t{{{dl}}}, {das}, {dbs}, {tail}")
     kb.emit("wgmma.commit_group.sync.aligned")
     if not wait:
@@ -288,59 +270,43 @@ def wgmma_dot(em, op, a, b, c, layout: WgmmaAcc, rt):
     N = b.shape[1]
     kind = float_name(a.etype)
     c = em.in_layout(c, layout)       # before staging: converting uses the group scratch
+    # each operand in place where it sits in a swizzled tile; else a 16-bit A from
+    # registers, and the rest copied into the canonical layout (canonical.stage)
     sb = _smem_operand(em, b, K, N, k_along_rows=True)
-    if sb is not None:
-        # B in place; A in place too when it sits in a swizzled tile, else from registers
-        sa = _smem_operand(em, a, M, K, k_along_rows=False)
-        if sa is None and kind in FP8_KINDS:
-            em.fail("cannot read its fp8 A K-major from shared memory (wgmma's only fp8 form)")
-        frags = None if sa is not None else _pack_a(em, a, layout, M, K)
+    sa = _smem_operand(em, a, M, K, k_along_rows=False)
+    if kind == "tf32":        # read K-major only, as fp8
+        sa, sb = (x if x is not None and x.k_major else None for x in (sa, sb))
+    if kind in FP8_KINDS and (sa is None or sb is None):
+        em.fail(f"cannot read its fp8 {'B' if sb is None else 'A'} K-major from shared memory "
+                f"(wgmma's only fp8 form)")
+    if layout.col_groups > 1 and isinstance(sb, _Smem) and not sb.k_major and (sb.es * layout.n_per) % 128:
+        sb = None         # a column group's start would fall inside a swizzle panel's row
+    # A from registers when every warpgroup's fragments are its own rows (not when they split N)
+    frags = _pack_a(em, a, layout, M, K) if sa is None and kind in REGISTER_A and layout.col_groups == 1 else None
+    sa, sb, copied = stage(em, a, b, M, N, K, sa or (REGISTERS if frags else None), sb, "wgmma")
+    if sa is REGISTERS:
+        sa = None
+    if copied:
+        kb.emit("fence.proxy.async.shared::cta")       # the copies are read through the async proxy
+        em.sync()
+        fence = False         # (and this fence covers a slot A read in place, waited for before)
+    else:
         fence = _generic_writes(em, op, sa is not None)
-        if _in_place(em, op, c, rt):
-            # the loop's accumulator registers themselves (wgmma_inflight)
-            from .wgmma_inflight import start
-            inflight = start(em, op) if sa is not None else None
-            _issue(em, frags, sa, sb, list(c.regs), layout, kind, M, N, K, inflight, fence, op.operands[0])
-            return c
-        if sa is not None:
-            got = _prefetched(em, op, sa, sb, layout, kind, M, N, K, fence, rt)
-            if got is not None:
-                return got
-        acc = _mma_acc_regs(em, c, layout)
-        _issue(em, frags, sa, sb, acc, layout, kind, M, N, K, fence=fence, a_value=op.operands[0])
-        return _mma_result(em, rt, (M, N), layout, acc)
-    if kind in FP8_KINDS:
-        em.fail("cannot read its fp8 B K-major from shared memory (wgmma's only fp8 form)")
-    a_bytes = M * K * 2
-    buf = kb.shared_buffer(a_bytes + N * K * 2, 128, "wgmma")
-    base = em.addr_of(buf)
-    b_base = kb.reg(B32)
-    kb.emit(f"add.u32 \t{b_base}, {base}, {a_bytes}")
-    em.align_of[b_base] = 128 if a_bytes % 128 == 0 else 16
-    em.sync()                         # every thread is past the previous use of the buffer
-    # A (M, K) as (M/8, 8, K/8, 8): core matrix (mb, kb) at 64 mb + 8 M kb elements, row r at 8 r
-    _canonical(em, a, (M // 8, 8, K // 8, 8), (64, 8, 8 * M, 1), base)
-    # B (K, N) as (K/8, 8, N/8, 8) = (kb, kk, nb, r): B^T's core matrix (nb, kb) at 64 nb + 8 N kb
-    _canonical(em, b, (K // 8, 8, N // 8, 8), (8 * N, 1, 64, 8), b_base)
-    kb.emit("fence.proxy.async.shared::cta")
-    em.sync()
-    # descriptors: start >> 4 | LBO >> 4 << 16 | SBO >> 4 << 32 (swizzle 0, base offset 0)
-    # warpgroup g multiplies rows [g M / wgs, (g + 1) M / wgs): 8-row core-matrix blocks of 128 bytes
-    a_start = _warpgroup_offset(em, layout, base, (M // layout.warpgroups) * 16)
-    da = _descriptor(em, a_start, 16 * M, SBO, 0)
-    db = _descriptor(em, b_base, 16 * N, SBO, 0)
+    # a copied A's descriptor is the buffer's: nothing to hoist
+    a_value = op.operands[0] if not isinstance(sa, Canonical) else None
+    if _in_place(em, op, c, rt):
+        # the loop's accumulator registers themselves (wgmma_inflight); copies are rewritten
+        # every trip, so none stays in flight across one
+        from .wgmma_inflight import start
+        inflight = start(em, op) if sa is not None and not copied else None
+        _issue(em, frags, sa, sb, list(c.regs), layout, kind, M, N, K, inflight, fence, a_value)
+        return c
+    if sa is not None and not copied:
+        got = _prefetched(em, op, sa, sb, layout, kind, M, N, K, fence, rt)
+        if got is not None:
+            return got
     acc = _mma_acc_regs(em, c, layout)
-    per = layout.regs_per_tile
-    kb.emit("wgmma.fence.sync.aligned")
-    for step in range(K // 16):
-        dbs = _offset(em, db, step * 2 * _encode(16 * N))
-        for i in range(layout.tiles_m):
-            das = _offset(em, da, i * _encode(8 * SBO) + step * 2 * _encode(16 * M))
-            dl = ", ".join(acc[i * per:(i + 1) * per])
-            kb.emit(f"wgmma.mma_async.sync.aligned.m64n{N}k16.f32.{kind}.{kind} \t{{{dl}}}, {das}, {dbs}, "
-                    f"1, 1, 1, 0, 0")
-    kb.emit("wgmma.commit_group.sync.aligned")
-    kb.emit("wgmma.wait_group.sync.aligned \t0")
+    _issue(em, frags, sa, sb, acc, layout, kind, M, N, K, fence=fence, a_value=a_value)
     return _mma_result(em, rt, (M, N), layout, acc)
 
 

@@ -10,6 +10,8 @@ never convert; ops that move elements between threads go through shared memory.
 """
 from __future__ import annotations
 
+from math import gcd
+
 from ...ir.record import frozen
 
 
@@ -155,14 +157,18 @@ def mma_acc(shape, threads: int):
 @frozen
 class WgmmaAcc:
     """The f32 accumulator of wgmma.mma_async.m64nNk16 over `threads / 128`
-    warpgroups (sm_90a, the opt-in `wgmma` path). Warpgroup g holds the rows
-    [g * M / wgs, (g + 1) * M / wgs) in chunks of 64 (one instruction each,
-    `tiles_m` per warpgroup) and all N columns. Inside a chunk, warp w of the
-    warpgroup holds rows 16 w + lane / 4 (+ 8) and, per 8-column block j,
-    columns 8 j + 2 (lane % 4) (+ 1): register i of the instruction's N / 2 is
-    row + 8 ((i >> 1) & 1), column 8 (i >> 2) + 2 (lane % 4) + (i & 1) (the PTX
-    ISA's figure for the m64nNk16 D fragment). Slots run chunk-major, then in
-    the instruction's register order."""
+    warpgroups (sm_90a). The warpgroups split M first, in bands of whole
+    64-row chunks (`row_groups` of them: as many as the chunks allow), and the
+    rest split N (`col_groups`: an M of 64 on two warpgroups gives each half
+    the columns, the instruction's N). Warpgroup g = band b * col_groups + c
+    holds rows [b M / row_groups, (b + 1) M / row_groups) in chunks of 64 (one
+    instruction each, `tiles_m` per warpgroup) and columns [c n_per, (c + 1)
+    n_per). Inside a chunk, warp w of the warpgroup holds rows 16 w + lane / 4
+    (+ 8) and, per 8-column block j, columns 8 j + 2 (lane % 4) (+ 1) of its
+    own: register i of the instruction's n_per / 2 is row + 8 ((i >> 1) & 1),
+    column 8 (i >> 2) + 2 (lane % 4) + (i & 1) (the PTX ISA's figure for the
+    m64nNk16 D fragment). Slots run chunk-major, then in the instruction's
+    register order."""
     shape: tuple
     threads: int
     rank = 2
@@ -178,12 +184,25 @@ class WgmmaAcc:
         return self.threads // 128
 
     @property
+    def row_groups(self) -> int:
+        return gcd(self.warpgroups, self.shape[0] // 64)
+
+    @property
+    def col_groups(self) -> int:
+        return self.warpgroups // self.row_groups
+
+    @property
+    def n_per(self) -> int:
+        """Columns per warpgroup: one instruction's N."""
+        return self.shape[1] // self.col_groups
+
+    @property
     def tiles_m(self) -> int:
-        return self.shape[0] // (64 * self.warpgroups)
+        return self.shape[0] // (64 * self.row_groups)
 
     @property
     def regs_per_tile(self) -> int:
-        return self.shape[1] // 2
+        return self.n_per // 2
 
     @property
     def nslots(self) -> int:
@@ -196,12 +215,18 @@ class WgmmaAcc:
 
 def wgmma_acc(shape, threads: int):
     """The WgmmaAcc layout of an (M, N) f32 accumulator, or None when wgmma's
-    shapes do not fit: whole warpgroups, M a multiple of 64 per warpgroup, N a
-    multiple of 8 up to 256."""
+    shapes do not fit: whole warpgroups, M a multiple of 64, N a multiple of 8
+    up to 256; when the 64-row chunks cannot give every warpgroup the same
+    number, a power of two of warpgroups and a share of N per warpgroup that
+    is a multiple of 8 too."""
     if len(shape) != 2 or threads <= 0 or threads % 128:
         return None
     m, n = shape
-    if m % (64 * (threads // 128)) or n % 8 or not 8 <= n <= 256:
+    wgs = threads // 128
+    if m % 64 or n % 8 or not 8 <= n <= 256:
+        return None
+    cols = wgs // gcd(wgs, m // 64)
+    if cols > 1 and (wgs & (wgs - 1) or n % (8 * cols)):
         return None
     return WgmmaAcc(tuple(shape), threads)
 

@@ -157,8 +157,10 @@ def to_linear(layout, shape=None, threads=None) -> LinearLayout | None:
             return None
         reg = [(0, 1), (8, 0)] + [(0, 8 << b) for b in range(_log2(regs) - 2)] + \
             [(64 << b, 0) for b in range(_log2(tm))]
-        band = shape[0] // wgs
-        warp = [(16, 0), (32, 0)] + [(band << b, 0) for b in range(_log2(wgs))]
+        band = shape[0] // layout.row_groups
+        # warpgroup g = band * col_groups + column group: its low bits pick the columns
+        warp = [(16, 0), (32, 0)] + [(0, layout.n_per << b) for b in range(_log2(layout.col_groups))] + \
+            [(band << b, 0) for b in range(_log2(layout.row_groups))]
         return LinearLayout(shape, tuple(reg), lane, tuple(warp))
     if isinstance(layout, TmemAcc):
         gr, gc, blocks = layout.row_groups, layout.col_groups, layout.blocks

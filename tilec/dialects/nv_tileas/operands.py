@@ -10,13 +10,15 @@ coefficients), so a slot read through them is still read in place.
 """
 from __future__ import annotations
 
-from .layouts import float_kind, tmem_acc
+from .layouts import float_kind, tmem_acc, wgmma_acc
 
 HOME_VIEWS = ("cuda_tile.reshape", "cuda_tile.permute", "nv_tileas.shuffle")
 DOT = "nv_tileas.dot"
 CREATE_PIPELINE = "nv_tileas.async.pipeline.create_pipeline"
-WGMMA_TYPES = ("f16", "bf16", "f8E4M3FN", "f8E5M2")
+WGMMA_TYPES = ("f16", "bf16", "tf32", "f8E4M3FN", "f8E5M2")
 WGMMA_FP8 = ("f8E4M3FN", "f8E5M2")     # K-major operands only, 32-wide K steps
+# elements of K per wgmma instruction: 32 bytes of each type (tf32 K-major only, copied)
+WGMMA_K_STEP = {"f16": 16, "bf16": 16, "tf32": 8, "f8E4M3FN": 32, "f8E5M2": 32}
 SWIZZLE_LINE = 128          # bytes: the widest swizzle, one bank line
 
 
@@ -131,10 +133,12 @@ def slot_source(v):
 def wgmma_fits(op, threads: int, first_thread: int = 0, shapes=None) -> bool:
     """Whether dot `op` runs on wgmma in a group of `threads` (starting at CTA
     thread `first_thread`): rank 2, f16 or bf16 A and B of one type, an f32
-    accumulator and result, whole warpgroups with M a multiple of 64 per
-    warpgroup, N a multiple of 8 up to 256, K a multiple of 16. fp8 (e4m3,
+    accumulator and result, whole warpgroups over which the (M, N) accumulator
+    has a WgmmaAcc layout (M a multiple of 64, N a multiple of 8 up to 256,
+    the warpgroups splitting M, then N), K a multiple of 16. fp8 (e4m3,
     e5m2) A and B too, K a multiple of 32, both read K-major from swizzled
-    slots (fp8_k_major). `shapes`:
+    slots (fp8_k_major); tf32, K a multiple of 8 (read K-major, so copied).
+    `shapes`:
     (A's, the result's) when they differ from the op's types (a batch's)."""
     a_t, b_t, c_t = (o.type for o in op.operands[:3])
     if len(getattr(a_t, "shape", ())) != 2 or len(getattr(b_t, "shape", ())) != 2:
@@ -146,12 +150,12 @@ def wgmma_fits(op, threads: int, first_thread: int = 0, shapes=None) -> bool:
     a_shape, r_shape = shapes or (a_t.shape, op.results[0].type.shape)
     m, k = tuple(a_shape)
     n = tuple(r_shape)[1]
-    k_step = 32 if ea in WGMMA_FP8 else 16
+    k_step = WGMMA_K_STEP[ea]
     if threads <= 0 or threads % 128 or first_thread % 128 or k % k_step or n % 8 or not 8 <= n <= 256:
         return False
     if ea in WGMMA_FP8 and not fp8_k_major(op):
         return False
-    return m % (64 * (threads // 128)) == 0
+    return wgmma_acc((m, n), threads) is not None
 
 
 # tcgen05.mma (sm_100a) operand element types: one kind for both operands
@@ -262,16 +266,32 @@ WGMMA_STAGE_LIMIT = 64 * 1024
 WGMMA_MODES = ("auto", "all", "none")
 
 
-def wgmma_chosen(op, threads: int, mode: str = "auto", first_thread: int = 0, shapes=None) -> bool:
-    """Whether dot `op` runs on wgmma under `mode` (sm_90a): `auto`, the
-    default, where it fits and B is read in place (wgmma_in_place); `all`
-    every dot that fits whose staged operand copies stay within
-    WGMMA_STAGE_LIMIT; `none` never. `shapes`: (A shape, C shape) of one
-    batch of a batched dot."""
-    if mode == "none" or not wgmma_fits(op, threads, first_thread, shapes):
-        return False
-    if mode == "auto":
-        return wgmma_in_place(op)
+def wgmma_copies_b(op) -> bool:
+    """Whether dot `op`'s B is computed in registers (an element-wise result,
+    another dot's, a loop-carried tile): it reaches any tensor core through
+    shared memory (mma.sync's B fragments are not a layout a computation
+    leaves it in), so wgmma copying it costs no more than mma.sync's path."""
+    return _made_in_registers(op.operands[1])
+
+
+def _stage_bytes(op, shapes) -> int:
     m, k = tuple(op.operands[0].type.shape if shapes is None else shapes[0])
     n = tuple(op.results[0].type.shape if shapes is None else shapes[1])[1]
-    return (m * k + n * k) * 2 <= WGMMA_STAGE_LIMIT
+    return (m * k + n * k) * _elem_bytes(op.operands[0].type)
+
+
+def wgmma_chosen(op, threads: int, mode: str = "auto", first_thread: int = 0, shapes=None,
+                 copies: bool = True) -> bool:
+    """Whether dot `op` runs on wgmma under `mode` (sm_90a): `auto`, the
+    default, where it fits and B is read in place (wgmma_in_place) or, with
+    `copies` (a kernel not short of shared memory), computed in registers
+    (wgmma_copies_b) within WGMMA_STAGE_LIMIT; `all` every dot that fits whose
+    staged operand copies stay within WGMMA_STAGE_LIMIT; `none` never.
+    `shapes`: (A shape, C shape) of one batch of a batched dot."""
+    if mode == "none" or not wgmma_fits(op, threads, first_thread, shapes):
+        return False
+    if mode == "auto" and wgmma_in_place(op):
+        return True
+    if mode == "auto" and not (copies and wgmma_copies_b(op)):
+        return False
+    return _stage_bytes(op, shapes) <= WGMMA_STAGE_LIMIT

@@ -1,0 +1,150 @@
+"""Dots whose B is computed in registers run on wgmma by default (sm_90a): B
+(and an A that cannot come from registers) is copied into the canonical K-major
+layout (codegen/ptx/canonical.py), which mma.sync's path would have moved
+through shared memory anyway. tf32 dots run there too (m64nNk8, both operands
+copied: wgmma reads tf32 K-major only), and two warpgroups with one 64-row chunk
+split N (WgmmaAcc.col_groups). Checked against the interpreter in the PTX
+simulator, and by ptxas."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from test_ptx_sim import _loaded_dot
+
+try:
+    import ptxsim
+except ImportError:                    # pragma: no cover
+    from tests import ptxsim
+
+PTXAS = shutil.which("ptxas")
+NP = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32}
+
+# B computed in registers (y + y), then the dot; tf32 operands are f32 tiles rounded by ftof
+_COMPUTED_B = """    %y2 = addf %y, %y : tile<KxNxET>
+    %acc = constant <f32: 1.5> : tile<MxNxf32>
+    %r = mmaf %x, %y2, %acc : tile<MxKxET>, tile<KxNxET>, tile<MxNxf32>"""
+_COMPUTED_TF32 = """    %y2 = addf %y, %y : tile<KxNxf32>
+    %x32 = ftof %x : tile<MxKxf32> -> tile<MxKxtf32>
+    %y32 = ftof %y2 : tile<KxNxf32> -> tile<KxNxtf32>
+    %acc = constant <f32: 1.5> : tile<MxNxf32>
+    %r = mmaf %x32, %y32, %acc : tile<MxKxtf32>, tile<KxNxtf32>, tile<MxNxf32>"""
+# two chained dots (K = N): S = X (Y + Y), P = ftof(S), R = P (Y + Y): the second A is
+# the first accumulator, copied from its layout (split by columns on two warpgroups)
+_CHAINED = """    %y2 = addf %y, %y : tile<KxNxET>
+    %zero = constant <f32: 0.0> : tile<MxNxf32>
+    %s = mmaf %x, %y2, %zero : tile<MxKxET>, tile<KxNxET>, tile<MxNxf32>
+    %p = ftof %s : tile<MxNxf32> -> tile<MxNxET>
+    %acc = constant <f32: 1.5> : tile<MxNxf32>
+    %r = mmaf %p, %y2, %acc : tile<MxNxET>, tile<KxNxET>, tile<MxNxf32>"""
+
+
+def _compile(body, et, m, k, n, warps):
+    from tilec.codegen.ptx import compile_text
+    text = _loaded_dot(et, "f32", body, m, k, n)
+    return text, compile_text(text, "sm_90a", num_warps=warps)
+
+
+def _run(text, ptx, a, b, m, n):
+    from tilec.interp import launch as interp_launch, parse_module
+    want = np.zeros((m, n), np.float32)
+    interp_launch(parse_module(text, "k.mlir"), None, (1, 1, 1), [a.copy(), b.copy(), want])
+    got = np.zeros((m, n), np.float32)
+    ptxsim.run_ptx(ptx, "k", (1, 1, 1), [a, b, got])
+    return got, want
+
+
+def _operands(et, m, k, n, seed=3):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((m, k)).astype(NP[et]), rng.standard_normal((k, n)).astype(NP[et])
+
+
+def _assemble(ptx, tmp_path):
+    if PTXAS is None:
+        pytest.skip("ptxas not on PATH")
+    path = tmp_path / "k.ptx"
+    path.write_text(ptx)
+    out = subprocess.run([PTXAS, "-arch=sm_90a", "-v", str(path), "-o", str(tmp_path / "k.cubin")],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert not re.search(r"[1-9]\d* bytes spill", out.stderr), out.stderr
+
+
+@pytest.mark.parametrize("et,m,k,n,warps", [
+    ("f16", 64, 32, 64, 4),
+    ("bf16", 128, 64, 32, 8),       # two warpgroups split M
+    ("f16", 64, 32, 64, 8),         # two warpgroups, one 64-row chunk: they split N
+    ("f32", 64, 32, 64, 4),         # tf32: m64nNk8, A copied too
+    ("f32", 64, 64, 128, 8),        # tf32 with N split
+])
+def test_a_computed_b_runs_on_wgmma_by_default(et, m, k, n, warps, tmp_path):
+    from tilec.dialects.nv_tileas.layouts import wgmma_acc
+    text, ptx = _compile(_COMPUTED_TF32 if et == "f32" else _COMPUTED_B, et, m, k, n, warps)
+    acc = wgmma_acc((m, n), 32 * warps)
+    kind, kstep = ("tf32", 8) if et == "f32" else (et, 16)
+    assert "mma.sync" not in ptx
+    assert ptx.count(f"wgmma.mma_async.sync.aligned.m64n{acc.n_per}k{kstep}.f32.{kind}.{kind}") == \
+        (k // kstep) * acc.tiles_m
+    # the copies reach the async proxy: a proxy fence and a barrier before the first wgmma
+    head = ptx[:ptx.index("wgmma.fence")]
+    assert "fence.proxy.async.shared::cta" in head
+    a, b = _operands(et, m, k, n)
+    got, want = _run(text, ptx, a, b, m, n)
+    scale = np.abs(a.astype(np.float64)) @ np.abs(2 * b.astype(np.float64)) + 1.5
+    assert np.all(np.abs(got.astype(np.float64) - want) <= 1e-5 * scale)
+    _assemble(ptx, tmp_path)
+
+
+def test_tf32_operands_are_rounded_not_f32():
+    """The tensor core reads tf32 (the ftof's rounding): far from the f32
+    product, equal to the interpreter's tf32 one."""
+    text, ptx = _compile(_COMPUTED_TF32, "f32", 64, 32, 64, 4)
+    a, b = _operands("f32", 64, 32, 64, seed=9)
+    got, want = _run(text, ptx, a, b, 64, 64)
+    exact = a.astype(np.float64) @ (2 * b.astype(np.float64)) + 1.5
+    scale = np.abs(a.astype(np.float64)) @ np.abs(2 * b.astype(np.float64)) + 1.5
+    assert np.all(np.abs(got - want) <= 1e-5 * scale)
+    assert np.abs(got - exact).max() > 1e-5 * scale.max()
+
+
+@pytest.mark.parametrize("warps", [4, 8])
+def test_chained_dots_copy_the_accumulator_as_a(warps, tmp_path):
+    """P = ftof(X B) feeds the second dot as A: from registers on one
+    warpgroup (the fragments match the accumulator), copied into the canonical
+    layout straight from the accumulator's registers when two warpgroups split
+    N (each holds half of P's columns: half of the second dot's K)."""
+    m = k = n = 64
+    text, ptx = _compile(_CHAINED, "f16", m, k, n, warps)
+    assert "mma.sync" not in ptx and ptx.count("wgmma.commit_group") == 2
+    # one warpgroup: the second dot's A is four .b32 registers; two: a descriptor
+    reg_a = re.findall(r"wgmma\.mma_async\S+ \t\{[^}]*\}, \{", ptx)
+    assert bool(reg_a) == (warps == 4)
+    a, b = _operands("f16", m, k, n, seed=4)
+    a = (a / 4).astype(np.float16)
+    got, want = _run(text, ptx, a, b, m, n)
+    p = (a.astype(np.float64) @ (2 * b.astype(np.float64))).astype(np.float16).astype(np.float64)
+    scale = np.abs(p) @ np.abs(2 * b.astype(np.float64)) + 1.5
+    assert np.all(np.abs(got.astype(np.float64) - want) <= 1e-3 * scale)
+    _assemble(ptx, tmp_path)
+
+
+def test_copies_give_way_when_shared_memory_is_short():
+    """compile_ops' fallback past the first attempt: no copies, the dot on mma.sync."""
+    from tilec.codegen.ptx.module import emit_ptx
+    from tilec.compiler import lower_and_schedule
+    from tilec.frontend import parse_and_verify
+    from tilec.ir.diagnostics import DiagnosticEngine
+    text = _loaded_dot("f16", "f32", _COMPUTED_B, 64, 32, 64)
+    ptx = {}
+    for copies in (True, False):
+        eng = DiagnosticEngine()
+        ops = parse_and_verify(text, "k.mlir", eng)
+        lowered = lower_and_schedule(ops, eng, "sm_90a", 4, None, operand_copies=copies)
+        ptx[copies] = emit_ptx(lowered, "sm_90a", 4, copies=copies)
+    assert "wgmma.mma_async" in ptx[True] and "mma.sync" not in ptx[True]
+    assert "wgmma" not in ptx[False] and "mma.sync" in ptx[False]

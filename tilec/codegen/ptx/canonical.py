@@ -1,0 +1,190 @@
+"""Tensor-core operands copied into shared memory, in the no-swizzle K-major
+canonical layout that wgmma (sm_90a) and tcgen05.mma (sm_100a) both read
+(PTX ISA, "Matrix Descriptor" / "Shared Memory Matrix Layout").
+
+A core matrix is 8 rows (along M for A, N for B) of 16 bytes of K (16 / esize
+elements), 128 contiguous bytes with row r at 16 r. Core matrix (mn block,
+k block) sits at 128 mn + 16 MN k bytes, so the descriptor's SBO (next core
+matrix along M/N) is 128 and its LBO (next along K) 16 MN. One instruction's
+K step is 32 bytes, two core matrices, whatever the element size (k16 for
+16-bit types, k8 for tf32, k32 for 8-bit), so its offsets are the same in
+bytes for every type.
+"""
+from __future__ import annotations
+
+from math import gcd
+
+from ...dialects.nv_tileas.layouts import blocked, linear_offsets
+from ...dialects.nv_tileas.linear_layout import to_linear
+from .ptxtypes import B32, B64, byte_size
+from .values import Tile
+
+
+def encode(x: int) -> int:
+    """matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4."""
+    return (x & 0x3FFFF) >> 4
+
+
+def descriptor(em, start: str, lbo: int, sbo: int, mode: int, extra: int = 0) -> str:
+    """The 64-bit matrix descriptor of a tile at shared address `start` (a
+    register); `extra`: more fixed bits (tcgen05's version field)."""
+    kb = em.kb
+    enc = kb.reg(B32)
+    kb.emit(f"and.b32 \t{enc}, {start}, {0x3FFFF}")
+    kb.emit(f"shr.u32 \t{enc}, {enc}, 4")
+    d = kb.reg(B64)
+    kb.emit(f"cvt.u64.u32 \t{d}, {enc}")
+    kb.emit(f"or.b64 \t{d}, {d}, {(encode(lbo) << 16) | (encode(sbo) << 32) | (mode << 62) | extra}")
+    return d
+
+
+class Canonical:
+    """A copied operand at `addr`: K-major, `rows` (M or N) rows of core
+    matrices. `extra`: the descriptor's fixed bits beyond wgmma's."""
+    k_major = True
+
+    def __init__(self, addr, rows, extra=0):
+        self.addr, self.rows, self.extra = addr, rows, extra
+
+    def descriptor(self, em, start):
+        return descriptor(em, start, 16 * self.rows, 128, 0, self.extra)
+
+    def mn_offset(self, n: int) -> int:
+        return 16 * n
+
+    def k_step(self, step: int) -> int:
+        return 2 * 16 * self.rows * step
+
+
+def copy_canonical(em, tile: Tile, shape4, coeffs, base: str):
+    """Store `tile` (2-D, row-major reshaped to `shape4`) at `base` with element
+    offsets sum(c_d * coeffs_d) over the 4-D coordinates, through a blocked
+    4-D layout (a move through the group scratch for a register tile)."""
+    layout4 = blocked(shape4, em.group.threads)
+    if tile.home is not None:
+        t4 = em.load_shared(tile.etype, shape4, layout4, tile.home, linear_offsets(shape4))
+    else:
+        t = em.regs_of(tile)
+        if t.splat:
+            t4 = Tile(t.etype, shape4, layout4, [t.reg] * layout4.nslots)
+        else:
+            t4 = em.remap(t, shape4, layout4, linear_offsets(shape4))
+    em.store_shared(t4, base, coeffs)
+
+
+def _byte_offset(mn: int, k: int, mn_len: int, es: int) -> int:
+    ke = 16 // es
+    return 16 * mn + 16 * mn_len * (k // ke) + es * (k % ke)
+
+
+_DIRECT: dict = {}
+
+
+def _direct_plan(layout, es: int, mn_dim: int):
+    """(alignment of the threads' parts, per-slot byte constants) when every
+    slot of `layout` lands at its thread's part plus a constant in the
+    canonical layout (the thread's K coordinate and the slot's never carry
+    across a core-matrix row), else None."""
+    key = (layout, es, mn_dim)
+    if key in _DIRECT:
+        return _DIRECT[key]
+    plan = None
+    lin = to_linear(layout)
+    if lin is not None and len(layout.shape) == 2:
+        ke, k_dim = 16 // es, 1 - mn_dim
+        mn_len = layout.shape[mn_dim]
+        offs = [tuple(layout.offsets(s)) for s in range(layout.nslots)]
+        bases = [lin.thread_coords(0, t) for t in range(layout.threads)]
+        exact = all(lin.thread_coords(s, t) == tuple(b + o for b, o in zip(bases[t], offs[s]))
+                    for t in range(layout.threads) for s in range(layout.nslots))
+        if exact and max(b[k_dim] % ke for b in bases) + max(o[k_dim] % ke for o in offs) < ke:
+            align = 0
+            for b in bases:
+                align = gcd(align, _byte_offset(b[mn_dim], b[k_dim], mn_len, es))
+            plan = (align or 128, [_byte_offset(o[mn_dim], o[k_dim], mn_len, es) for o in offs])
+    _DIRECT[key] = plan
+    return plan
+
+
+def store_direct(em, t: Tile, addr: str, mn_dim: int) -> bool:
+    """Store register tile `t` (another dot's accumulator, an element-wise
+    result: any layout whose slots sit at its thread's coordinates plus a
+    constant) straight into the canonical layout at `addr`, without the move
+    through the scratch copy_canonical makes. `mn_dim`: 0 for A (rows are M),
+    1 for B (columns are N). False (nothing emitted) when the layout does not
+    allow it."""
+    if t.regs is None or t.home is not None or t.splat:
+        return False
+    es = byte_size(t.etype)
+    plan = _direct_plan(t.layout, es, mn_dim)
+    if plan is None:
+        return False
+    align, consts = plan
+    kb = em.kb
+    ke = 16 // es
+    mn_len = t.layout.shape[mn_dim]
+    k_dim = 1 - mn_dim
+    bases = em.bases(t.layout)
+    mn, k = bases[mn_dim], bases[k_dim]
+    off = kb.reg(B32)
+    t1 = kb.reg(B32)
+    kb.emit(f"shr.u32 \t{t1}, {k}, {ke.bit_length() - 1}")
+    kb.emit(f"mul.lo.u32 \t{off}, {t1}, {16 * mn_len}")
+    kb.emit(f"and.b32 \t{t1}, {k}, {ke - 1}")
+    kb.emit(f"mad.lo.u32 \t{off}, {t1}, {es}, {off}")
+    kb.emit(f"mad.lo.u32 \t{off}, {mn}, 16, {off}")
+    where = kb.reg(B32)
+    kb.emit(f"add.u32 \t{where}, {addr}, {off}")
+    st = {1: ".b8", 2: ".b16", 4: ".b32"}[es]
+    slot, n = 0, len(consts)
+    while slot < n:
+        run = 1
+        for r in (4, 2):       # consecutive elements of one core-matrix row, aligned for every thread
+            if slot + r <= n and all(consts[slot + i] == consts[slot] + i * es for i in range(r)) \
+                    and (consts[slot] % (r * es)) == 0 and align % (r * es) == 0 and r * es <= 16:
+                run = r
+                break
+        regs = [t.at(slot + i) for i in range(run)]
+        what = ("{" + ", ".join(regs) + "}") if run > 1 else regs[0]
+        kb.emit(f"st.shared{f'.v{run}' if run > 1 else ''}{st} \t[{where}+{consts[slot]}], {what}")
+        slot += run
+    return True
+
+
+def stage(em, a, b, M: int, N: int, K: int, sa, sb, tag: str, extra: int = 0):
+    """(A, B, copied): `sa`/`sb` where the caller has them (read in place, or
+    A held elsewhere), each missing one copied into the canonical layout, in
+    one buffer the group's dots share, grown to the largest (a dot's tensor-core
+    reads are done, and a barrier followed, before the next dot writes it)."""
+    need = [x for x, s in ((a, sa), (b, sb)) if s is None]
+    if not need:
+        return sa, sb, False
+    kb = em.kb
+    es = byte_size(a.etype if sa is None else b.etype)
+    ke = 16 // es                    # elements of one 16-byte core-matrix row
+    sizes = {id(a): M * K * es, id(b): N * K * es}
+    total = sum(sizes[id(x)] for x in need)
+    g = em.group
+    sym = g.owners.get(f"{tag}-copies")
+    if sym is None:
+        sym = g.owners[f"{tag}-copies"] = kb.shared_buffer(total, 128, tag)
+    kb.grow_shared(sym, total)
+    base = em.addr_of(sym)
+    em.sync()                        # every thread is past the previous use of the buffer
+    off = 0
+    out = {}
+    for x in need:
+        addr = base
+        if off:
+            addr = kb.reg(B32)
+            kb.emit(f"add.u32 \t{addr}, {base}, {off}")
+            em.align_of[addr] = 128
+        if store_direct(em, x, addr, 0 if x is a else 1):
+            pass
+        elif x is a:   # (M/8, 8, K/ke, ke): core matrix (mb, kb) at 128 mb + 16 M kb bytes
+            copy_canonical(em, a, (M // 8, 8, K // ke, ke), (8 * ke, ke, M * ke, 1), addr)
+        else:        # (K/ke, ke, N/8, 8): B^T's core matrix (nb, kb) at 128 nb + 16 N kb bytes
+            copy_canonical(em, b, (K // ke, ke, N // 8, 8), (N * ke, 1, 8 * ke, ke), addr)
+        out[id(x)] = Canonical(addr, M if x is a else N, extra)
+        off += sizes[id(x)]
+    return (sa or out[id(a)]), (sb or out[id(b)]), True
