@@ -63,8 +63,8 @@ def _compile_arguments(comp):
     comp.add_argument("--emit", choices=("ptx", "cubin"), default="ptx",
                       help="ptx (default) or cubin (runs ptxas: $TILEC_PTXAS, PATH, or pip install 'tilec[cubin]')")
     comp.add_argument("--wgmma", dest="wgmma", action="store_const", const=True, default=None,
-                      help="sm_90a only: run every f16/bf16 dot that fits on wgmma.mma_async (by default only "
-                           "those that read B in place from a pipeline slot do)")
+                      help="sm_90a only: run every dot that fits on wgmma.mma_async (by default those that "
+                           "read B in place from a pipeline slot or compute it in registers do)")
     comp.add_argument("--no-wgmma", dest="wgmma", action="store_const", const=False,
                       help="run tensor-core dots on mma.sync only (no wgmma on sm_90a, no tcgen05 on sm_100a)")
     comp.add_argument("--Wunsupported-hints", dest="warn_hints", action="store_true", help=argparse.SUPPRESS)

@@ -66,8 +66,9 @@ def default_num_warps(ops, arch: str) -> int:
     two 128x512 f16 operands beside its accumulators, spilled 2360 bytes on
     4 warps and none on 8). On sm_90a two consumer warpgroups split a
     wgmma's M, so a block of wgmma candidates with a dot of fewer than 128
-    rows keeps one warpgroup up to ONE_GROUP_WGMMA_REGS a thread: on two it
-    would run on mma.sync (TileGym's prefill MLA at 64 query rows)."""
+    rows keeps one warpgroup up to ONE_GROUP_WGMMA_REGS a thread: on two they
+    would split its N instead, each reading all of A for half the columns
+    (TileGym's prefill MLA at 64 query rows)."""
     from .conversion.target import target_for
     target = target_for(arch)
     if target is None:
@@ -102,8 +103,9 @@ def default_num_warps(ops, arch: str) -> int:
     if worst <= limit * 4 * 32:
         return 4
     # two consumer warpgroups split a wgmma's M in halves of 64 rows or more: a dot of 64
-    # rows (TileGym's MLA prefill at 64 query rows) would fall back to mma.sync on them, so
-    # its block keeps one warpgroup where wgmma's accumulators fit one (setmaxnreg 240)
+    # rows (TileGym's MLA prefill at 64 query rows) would have them split N, each reading
+    # all of A, so its block keeps one warpgroup where wgmma's accumulators fit one
+    # (setmaxnreg 240)
     return 4 if 0 < unsplit == worst <= ONE_GROUP_WGMMA_REGS * 4 * 32 else 8
 
 
@@ -192,7 +194,8 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
                 reload=None, static_shared=False) -> str | None:
     """PTX text for verified cuda_tile `ops`, or None after reporting to
     `engine`. `num_warps` None: default_num_warps. `wgmma`: None (the default:
-    on sm_90a, wgmma for the dots that read B in place from a pipeline slot), True
+    on sm_90a, wgmma for the dots that read B in place from a pipeline slot or
+    compute it in registers), True
     (wgmma for every dot that fits; sm_90a only, others are an error), False
     (mma.sync only).
 
@@ -212,28 +215,31 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
         num_warps = default_num_warps(ops, arch)
     start = len(engine.diagnostics)
     target = target_for(arch)
-    # after an overflow, (stages, scratch limit, merge agent switches, chunk dots): layout changes
-    # through a small buffer by rows (they sit mostly outside the K loop: an epilogue's
-    # accumulator), then one stage fewer, and so on down to one; then consecutive loops in agent
-    # switches of their own, whose stage buffers need not be live together; last, dots whose
-    # loaded operands are too big cut into K blocks (transforms/chunk_dots), retried alike; at
-    # the very last, unless stages were asked for, no loop pipelined (its loads synchronous, as
-    # tileiras compiles such kernels)
+    # after an overflow, (stages, scratch limit, merge agent switches, chunk dots, pipelined,
+    # operand copies): layout changes through a small buffer by rows (they sit mostly outside
+    # the K loop: an epilogue's accumulator), first with the tensor-core operand copies (wgmma,
+    # tcgen05) kept, then without; then one stage fewer, and so on down to one; then
+    # consecutive loops in agent switches of their own, whose stage buffers need not be live
+    # together; then dots whose loaded operands are too big cut into K blocks
+    # (transforms/chunk_dots), retried alike; at the very last, unless stages were asked for,
+    # no loop pipelined (its loads synchronous, as tileiras compiles such kernels), the copies
+    # given up before the whole-tile layout changes are. Past the first pair an attempt with
+    # the whole scratch keeps the copies and one by rows gives them up.
     fallbacks = []
     if reload is not None:
         fewer = [] if num_stages is not None else list(range((target.default_stages if target else 1) - 1, 0, -1))
         least = fewer[-1] if fewer else num_stages
-        # the first: layout changes by rows but tensor-core operand copies kept (the `True` after
-        # `pipelined`); every later attempt gives the copies up too (dots on mma.sync)
-        fallbacks = [(num_stages, SCRATCH_ROWS_BYTES, True, False, True, True), (num_stages, SCRATCH_ROWS_BYTES, True, False)]
+        rows = SCRATCH_ROWS_BYTES
+        fallbacks = [(num_stages, rows, True, False, True, True)]
+        plan = [(num_stages, rows, True, False)]
         for n in fewer:
-            fallbacks += [(n, None, True, False), (n, SCRATCH_ROWS_BYTES, True, False)]
-        fallbacks.append((least, SCRATCH_ROWS_BYTES, False, False))
-        fallbacks += [(num_stages, None, True, True), (num_stages, SCRATCH_ROWS_BYTES, True, True),
-                      (least, SCRATCH_ROWS_BYTES, False, True)]
-        fallbacks = [f if len(f) == 6 else f + (True, f[1] is None) for f in fallbacks]
+            plan += [(n, None, True, False), (n, rows, True, False)]
+        plan += [(least, rows, False, False), (num_stages, None, True, True), (num_stages, rows, True, True),
+                 (least, rows, False, True)]
+        fallbacks += [f + (True, f[1] is None) for f in plan]
         if num_stages is None:          # stages asked for are not given up
-            fallbacks += [(least, None, False, False, False, True), (least, SCRATCH_ROWS_BYTES, False, False, False, False)]
+            fallbacks += [(least, None, False, False, False, True), (least, None, False, False, False, False),
+                          (least, rows, False, False, False, False)]
     first = best = None
     scratch_limit, merge, chunked, pipelined, copies = None, True, 0, True, True
     while True:

@@ -165,7 +165,7 @@ def assign_layouts(entry, num_warps: int, smem_bytes: int | None = None, arch: s
     of loop-invariant operands, in `entry`; how many were inserted.
     `arch`: sm_90a names the accumulators of dots that run on wgmma
     `#nv_tileas<layout wgmma>` (operands.wgmma_chosen under `wgmma`: by
-    default where B is read in place).
+    default where B is read in place or computed in registers).
     `smem_bytes`: the kernel's shared-memory budget. Shared-layout operands
     take what the stage buffers (all of them, as if live together) and
     SCRATCH_RESERVE leave; None: no limit. `operand_copies` False: only dots

@@ -240,8 +240,9 @@ def emit_ptx(ops, arch: str = "sm_90a", num_warps: int = 4, wgmma: bool | None =
     """PTX for every entry of the (lowered, scheduled, verified) top-level `ops`.
     Raises CodegenError for an op the emitter cannot translate. `wgmma` (sm_90a,
     ops_wgmma.py): None, the default, runs on wgmma.mma_async the tensor-core dots
-    that read B in place from a swizzled pipeline slot (the ones layout
-    assignment names `#nv_tileas<layout wgmma>`); True every dot that fits;
+    that read B in place from a swizzled pipeline slot or compute it in
+    registers (the ones layout assignment names `#nv_tileas<layout wgmma>`);
+    True every dot that fits;
     False none. The other dots run on mma.sync.
 
     `scratch_limit`: layout changes of bigger tiles go through scratch a block

@@ -1,50 +1,47 @@
 """nv_tileas.dot on Hopper's warpgroup tensor cores: wgmma.mma_async (sm_90a).
 
-When: on sm_90a by default for a dot whose B is read in place from a swizzled
-pipeline slot, seen through views (AUTO, operands.wgmma_in_place; layout
-assignment names such a dot's accumulator `#nv_tileas<layout wgmma>`);
-`tilec compile --wgmma` (`emit_ptx(..., wgmma=True)`) takes it for every dot
-that qualifies, with the copies below; `--no-wgmma` keeps mma.sync. Checked by
-ptxas, by the test simulator (tests/ptxsim) and on an H100 (tests/gpu; numbers
-in docs/decisions.md, "wgmma"; the register-A and transposed forms are checked
-by the simulator only). A dot that does not qualify falls back to mma.sync
+When: on sm_90a by default (AUTO, operands.wgmma_chosen; layout assignment
+names such a dot's accumulator `#nv_tileas<layout wgmma>`) for a dot whose B
+is read in place from a swizzled pipeline slot, seen through views
+(operands.wgmma_in_place), or whose B is computed in registers
+(operands.wgmma_copies_b: mma.sync's B fragments are no layout a computation
+leaves, so its path moves such a B through shared memory too) unless the
+kernel is short of shared memory; `tilec compile --wgmma` takes it for every
+dot that qualifies; `--no-wgmma` keeps mma.sync. Checked by ptxas, by the
+test simulator (tests/ptxsim) and on an H100 (tests/gpu; numbers in
+docs/decisions.md, "wgmma"; the register-A, transposed, tf32 and copied forms
+by the simulator only). A dot that does not qualify runs on mma.sync
 (ops_dot._mma_dot) without a word.
 
-In place (_smem_operand, _issue): B MN-major as stored, or K-major through a
-transpose; A K-major from a slot or a shared-layout tile, MN-major through a
-transpose, or else from registers (_pack_a: the 7-operand form). Otherwise
-both operands are copied as below.
+Operands (wgmma_dot): each in place where it sits in a swizzled tile (_Smem:
+B MN-major as stored or K-major through a transpose; A K-major from a slot or
+a shared-layout tile, MN-major through a transpose); else a 16-bit A from
+registers (_pack_a: the 7-operand form) when the warpgroups split M only; any
+other operand is copied into the no-swizzle K-major canonical layout
+(canonical.stage, shared with tcgen05), then `fence.proxy.async.shared::cta`
+and the group's barrier: wgmma reads shared memory through the async proxy.
 
-What qualifies: a rank-2 dot with f16 or bf16 A and B of one type and an f32
-accumulator, run by whole warpgroups (the group's thread count a multiple of
-128 starting at a CTA thread that is one too), M a multiple of 64 per
-warpgroup, N a multiple of 8 up to 256, K a multiple of 16, and both operands
-fitting the staging limit below.
+What qualifies (operands.wgmma_fits): a rank-2 dot with f16, bf16 or tf32 A
+and B of one type (fp8 too, both K-major in slots) and an f32 accumulator,
+run by whole warpgroups over which the accumulator has a WgmmaAcc layout
+(M a multiple of 64, N a multiple of 8 up to 256; the warpgroups split M in
+64-row chunks, then N), K a whole number of 32-byte steps, and the copies
+within operands.WGMMA_STAGE_LIMIT.
 
 How (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"):
 
-* Both operands are copied into a shared buffer of their own in the canonical
-  K-major layout without swizzle: 8x8 core matrices of 8 rows x 16 bytes,
-  each core matrix 128 contiguous bytes (row r at 16 r). A (M x K) puts core
-  matrix (row block mb, k block kb) at 128 mb + 16 M kb bytes; B is stored
-  transposed (N x K, "K-major B") with core matrix (nb, kb) at 128 nb + 16 N kb.
-  So the stride byte offset (SBO, between core matrices adjacent in M or N) is
-  128 and the leading dimension byte offset (LBO, adjacent in K) is 16 M for A
-  and 16 N for B. Seen as 4-D tensors, A (M/8, 8, K/8, 8) and B (K/8, 8, N/8, 8)
-  are row-major reshapes of the tiles and the canonical offsets are linear in
-  their coordinates, so the copy is the emitter's usual shared-memory store.
 * Descriptors (64 bits): start address >> 4 in bits 0-13, LBO >> 4 in 16-29,
-  SBO >> 4 in 32-45, base offset 0, swizzle mode 0 (bits 62-63). Each
-  instruction's A descriptor starts at its 64-row chunk and 16-wide K step
-  (1024 bytes per chunk, 2 LBO per step: + 64 and + 2 M in the encoded field),
-  B's at its K step (+ 2 N).
-* The stores are followed by `fence.proxy.async.shared::cta` (the wgmma reads
-  go through the async proxy) and the group's barrier; the accumulator
-  registers are written, `wgmma.fence` orders those writes before the first
-  wgmma, then every K step issues `tiles_m` m64nNk16 instructions (scale-d = 1:
-  D = A B + D; no negation, no transpose), one `commit_group` and
-  `wait_group 0` before the registers are read again. Accumulator accesses by
-  wgmma of one shape need no fence between them (ISA, wgmma.fence).
+  SBO >> 4 in 32-45, base offset 0, swizzle mode in bits 62-63. Each
+  instruction's A descriptor starts at its band's 64-row chunk and K step, B's
+  at its column group's first column and the K step (32 bytes of K: k16 for
+  16-bit types, k8 for tf32, k32 for fp8).
+* The accumulator registers are written, `wgmma.fence` orders those writes
+  before the first wgmma, then every K step issues `tiles_m` m64nNk
+  instructions of the warpgroup's N (scale-d = 1: D = A B + D; tf32 and fp8
+  take no transpose immediates), one `commit_group` and `wait_group 0` before
+  the registers are read again (or 1, when a loop's accumulator stays in
+  flight: wgmma_inflight). Accumulator accesses by wgmma of one shape need no
+  fence between them (ISA, wgmma.fence).
 """
 from __future__ import annotations
 
@@ -66,8 +63,8 @@ def wgmma_supported(target) -> bool:
 
 def wgmma_layout(em, op, a_shape=None, c_shape=None):
     """The WgmmaAcc layout of `op`'s (M, N) result when the wgmma path is on and
-    the dot qualifies (operands.wgmma_fits; by default only where B is read in
-    place, operands.wgmma_in_place: the rule layout assignment follows when it
+    the dot qualifies (operands.wgmma_chosen: by default where B is read in
+    place or computed in registers, the rule layout assignment follows when it
     names the accumulator `#nv_tileas<layout wgmma>`), else None."""
     if not getattr(em, "wgmma", False) or not wgmma_supported(em.target):
         return None
@@ -82,7 +79,7 @@ def wgmma_layout(em, op, a_shape=None, c_shape=None):
     return wgmma_acc((m, n), g.threads)
 
 
-AUTO = "auto"     # em.wgmma: wgmma where B is read in place (the sm_90a default)
+AUTO = "auto"     # em.wgmma: operands.wgmma_chosen's default rule (sm_90a)
 
 
 class _Smem:
