@@ -240,6 +240,10 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
         if num_stages is None:          # stages asked for are not given up
             fallbacks += [(least, None, False, False, False, True), (least, None, False, False, False, False),
                           (least, rows, False, False, False, False)]
+        from .schedule.layouts import TCGEN05_ARCHES
+        if not (target and (target.has_wgmma or arch in TCGEN05_ARCHES)):
+            # no dot copies operands here: an attempt that differs only in the copies repeats one
+            fallbacks = [f for i, f in enumerate(fallbacks) if f[:5] not in {g[:5] for g in fallbacks[:i]}]
     first = best = None
     scratch_limit, merge, chunked, pipelined, copies = None, True, 0, True, True
     while True:

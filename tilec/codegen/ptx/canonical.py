@@ -90,7 +90,8 @@ def _direct_plan(layout, es: int, mn_dim: int):
         return _DIRECT[key]
     plan = None
     lin = to_linear(layout)
-    if lin is not None and len(layout.shape) == 2:
+    # every thread holds elements of its own (a replica would store again what replica 0 does)
+    if lin is not None and len(layout.shape) == 2 and getattr(layout, "replicas", 1) == 1:
         ke, k_dim = 16 // es, 1 - mn_dim
         mn_len = layout.shape[mn_dim]
         offs = [tuple(layout.offsets(s)) for s in range(layout.nslots)]
