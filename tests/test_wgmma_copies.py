@@ -148,3 +148,21 @@ def test_copies_give_way_when_shared_memory_is_short():
         ptx[copies] = emit_ptx(lowered, "sm_90a", 4, copies=copies)
     assert "wgmma.mma_async" in ptx[True] and "mma.sync" not in ptx[True]
     assert "wgmma" not in ptx[False] and "mma.sync" in ptx[False]
+
+
+def test_the_schedule_keeps_room_for_the_copies(tmp_path):
+    """A pipelined loop whose dots copy operands (examples/cutile/delta_rule_state.mlir:
+    a bf16 dot by the loop-carried state, split by columns over two warpgroups, and
+    a tf32 state update) leaves the copies' bytes beside its stage buffers
+    (Schedule._copy_bytes): it compiles as first scheduled, every dot on wgmma."""
+    import os
+    from tilec.compiler import parse_and_compile
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "examples", "cutile", "delta_rule_state.mlir")
+    warned = []
+    ptx = parse_and_compile(open(path).read(), path, "sm_90a", on_warnings=warned.append)
+    assert not warned, warned
+    assert ptx.count("wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16") == 8      # K 128, N split
+    assert ptx.count("wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32") == 8      # K 64, M split
+    assert "mma.sync" not in ptx and "cp.async.bulk.tensor" in ptx
+    _assemble(ptx, tmp_path)

@@ -447,6 +447,20 @@ def _matmul_tf32_cast(rng):
                   [("c", c, Scaled(2e-3, _mm_scale(a, b))), ("d", d, Close(2e-2, 1e-1))])
 
 
+def _delta_rule_state(rng):
+    """Per block (head): S = 0; for each 64-row chunk K_c, V_c (bf16): O_c = K_c bf16(S);
+    S += tf32(K_c^T) tf32(V_c - O_c) (examples/cutile/delta_rule_state.mlir). Small K keeps
+    the update a contraction; both sides round the same operands (ftof), so they differ only
+    in summation order, which the feedback through S amplifies a little."""
+    heads, chunks, d = 2, 3, 128
+    k = (rng.standard_normal((heads * chunks * 64, d)) / 16).astype(BF16)
+    v = rng.standard_normal((heads * chunks * 64, d)).astype(BF16)
+    o = np.zeros((heads * chunks * 64, d), np.float32)
+    s = np.zeros((heads * d, d), np.float32)
+    return Launch((heads,), arr(k) + arr(v) + arr(o) + arr(s) + [chunks],
+                  [("o", o, Close(2e-3, 2e-3)), ("s", s, Close(2e-3, 2e-3))])
+
+
 def _persistent_bmm(rng):
     q, m, n, k = 3, 80, 64, 48        # M = 80: a ragged last row tile; 18 tiles over 5 blocks
     a = rng.standard_normal((q, m, k)).astype(np.float16)
@@ -616,6 +630,8 @@ CASES = [
     Case("cutile_matmul_bf16_relu", "cutile/matmul_bf16_relu.mlir", _matmul_bf16_relu),
     Case("cutile_matmul_f16", "cutile/matmul_f16.mlir", _matmul_f16),
     Case("cutile_matmul_tf32_cast", "cutile/matmul_tf32_cast.mlir", _matmul_tf32_cast),
+    # sm_90a: a bf16 dot split by columns over two warpgroups and a tf32 one, both with B copied
+    Case("cutile_delta_rule_state", "cutile/delta_rule_state.mlir", _delta_rule_state),
     Case("cutile_persistent_bmm_f16", "cutile/persistent_bmm_f16.mlir", _persistent_bmm),
     Case("cutile_persistent_bmm_f16_aligned", "cutile/persistent_bmm_f16_aligned.mlir", _persistent_bmm_aligned),
     # docs/decisions.md (lowering): fp8 MMA only on sm_90a, reported on sm_80 (by the lowering,

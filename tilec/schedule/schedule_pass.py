@@ -124,14 +124,16 @@ def _honoured_occupancy(analysis, target, num_warps, occupancy, engine) -> int:
 
 
 def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True, grow=False,
-                  smem_budget=None, occupancy=None, staged=None, decided=None) -> bool:
+                  smem_budget=None, occupancy=None, staged=None, decided=None, copies=0) -> bool:
     """Pipeline one loop. `occupancy` CTAs are to share an SM: the stage buffers
     fit their share of its shared memory, the agents their share of its
     registers (the entry's `occupancy` hint, as cuTile names it; None: the
     schedule's choice, auto_occupancy); the CTAs per SM it settles on go into
     `decided` (by entry: the most any of its loops needs). The epilogue stores
     planned to go out through TMA (tma_store.py) are appended to `staged` (None:
-    none are), for the pass to rewrite once the epilogue has its final place."""
+    none are), for the pass to rewrite once the epilogue has its final place.
+    `copies`: shared bytes the tensor-core operand copies will take beside the
+    stage buffers (Schedule._copy_bytes), kept free like the invariant operands."""
     loop = analysis.loop
     loc = loop.location
     asked = occupancy
@@ -145,7 +147,7 @@ def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True,
         return False
     stages = build_stages(analysis, mat, num_stages)
     from .layouts import invariant_operand_bytes
-    reserve = invariant_operand_bytes(loop)
+    reserve = invariant_operand_bytes(loop) + copies
     plans = {}
     if target.has_tma and use_tma:
         from .tma import plan_tma
@@ -169,7 +171,9 @@ def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True,
         decided[entry] = max(decided.get(entry, 1), occupancy)
     if staging:
         kept = max(2, fit_stages(stages, target, num_stages, reserve, budget))
-        if stages.smem_bytes(kept) + reserve + staging > budget:
+        # beside operand copies, the layout changes' scratch by rows too (else the copies go first)
+        spare = SMEM_SPARE if copies else 0
+        if stages.smem_bytes(kept) + reserve + staging + spare > budget:
             store_plans, staging = [], 0      # the requested stages need the room more than the epilogue
     reserve += staging
     fitted = fit_stages(stages, target, num_stages, reserve, budget)
@@ -179,7 +183,7 @@ def schedule_loop(analysis, target, num_stages, num_warps, engine, use_tma=True,
             plain = analyze_loop(loop, stage_gathers=False)
             if plain.pipelinable:
                 return schedule_loop(plain, target, num_stages, num_warps, engine, use_tma, grow, smem_budget,
-                                     asked, staged, decided)
+                                     asked, staged, decided, copies)
         # not even one stage fits: the loop keeps its synchronous loads (tileiras compiles such
         # loops too), and nothing of the schedule has been written into the IR yet
         engine.warning(loc, f"the stage buffers of this loop need {stages.smem_bytes(1)} bytes of shared memory "
@@ -285,7 +289,7 @@ class Schedule(Pass):
                                    smem_budget=self.options["smem-budget"] or t.smem_bytes,
                                    occupancy=self._occupancy(_entry_of(loop), t),
                                    staged=staged if self.options["tma-store"] else None,
-                                   decided=decided) and ok
+                                   decided=decided, copies=self._copy_bytes(_entry_of(loop), t, warps)) and ok
             if counters and loop.parent is not None:
                 counters.undo()           # not pipelined after all: the loop as it was
         if ok and t.warp_specialized and self.options["merge-agents"]:
@@ -310,6 +314,17 @@ class Schedule(Pass):
         for e in entries(blocks):
             propagate_layouts(e, warps)
         return ok
+
+    def _copy_bytes(self, entry, target, warps: int) -> int:
+        """The shared bytes the code generator's wgmma operand copies will take
+        beside the stage buffers: one buffer the entry's dots share, as large
+        as the largest copy (sm_90a; 0 where the copies are off)."""
+        if entry is None or not target.has_wgmma or not self.options["operand-copies"] \
+                or self.options["wgmma"] == "none":
+            return 0
+        from ..dialects.nv_tileas.operands import DOT, wgmma_copy_bytes
+        return max((wgmma_copy_bytes(op, 32 * warps, self.options["wgmma"]) for op in entry.walk()
+                    if op.name == DOT and len(op.operands) >= 3), default=0)
 
     def _occupancy(self, entry, target):
         """CTAs meant to share an SM: the option, else the entry's `occupancy` hint,

@@ -274,6 +274,23 @@ def wgmma_copies_b(op) -> bool:
     return _made_in_registers(op.operands[1])
 
 
+def wgmma_copy_bytes(op, threads: int, mode: str = "auto") -> int:
+    """Shared bytes wgmma dot `op` will copy its operands into (0 when it runs
+    elsewhere or copies nothing), read before the schedule makes pipeline slots:
+    a B computed in registers, and an A that is neither loaded (a slot or a
+    tile in place) nor taken from registers (16-bit, the warpgroups splitting
+    M only)."""
+    if not wgmma_chosen(op, threads, mode) or not wgmma_copies_b(op):
+        return 0
+    m, k = tuple(op.operands[0].type.shape)
+    n = tuple(op.results[0].type.shape)[1]
+    es = _elem_bytes(op.operands[0].type)
+    acc = wgmma_acc((m, n), threads)
+    a_free = not _made_in_registers(op.operands[0]) or (
+        float_kind(op.operands[0].type) in ("f16", "bf16") and acc is not None and acc.col_groups == 1)
+    return (0 if a_free else m * k * es) + n * k * es
+
+
 def _stage_bytes(op, shapes) -> int:
     m, k = tuple(op.operands[0].type.shape if shapes is None else shapes[0])
     n = tuple(op.results[0].type.shape if shapes is None else shapes[1])[1]
