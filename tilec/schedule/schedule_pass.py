@@ -316,15 +316,23 @@ class Schedule(Pass):
         return ok
 
     def _copy_bytes(self, entry, target, warps: int) -> int:
-        """The shared bytes the code generator's wgmma operand copies will take
-        beside the stage buffers: one buffer the entry's dots share, as large
-        as the largest copy (sm_90a; 0 where the copies are off)."""
-        if entry is None or not target.has_wgmma or not self.options["operand-copies"] \
-                or self.options["wgmma"] == "none":
+        """The shared bytes the code generator's tensor-core operand copies will
+        take beside the stage buffers: one buffer the entry's dots share, as
+        large as the largest copy (wgmma on sm_90a, tcgen05 on sm_100a/sm_103a;
+        0 where the copies are off)."""
+        from .layouts import TCGEN05_ARCHES
+        if entry is None or not self.options["operand-copies"] or self.options["wgmma"] == "none":
             return 0
-        from ..dialects.nv_tileas.operands import DOT, wgmma_copy_bytes
-        return max((wgmma_copy_bytes(op, 32 * warps, self.options["wgmma"]) for op in entry.walk()
-                    if op.name == DOT and len(op.operands) >= 3), default=0)
+        from ..dialects.nv_tileas.operands import DOT, tcgen05_copy_bytes, wgmma_copy_bytes
+        if target.has_wgmma:
+            def size(op):
+                return wgmma_copy_bytes(op, 32 * warps, self.options["wgmma"])
+        elif target.arch in TCGEN05_ARCHES:
+            def size(op):
+                return tcgen05_copy_bytes(op, 32 * warps)
+        else:
+            return 0
+        return max((size(op) for op in entry.walk() if op.name == DOT and len(op.operands) >= 3), default=0)
 
     def _occupancy(self, entry, target):
         """CTAs meant to share an SM: the option, else the entry's `occupancy` hint,

@@ -534,8 +534,10 @@ class Emitter:
         if isinstance(layout, WgmmaAcc):
             if layout.col_groups == 1:
                 return 0      # every warp starts at column 0
-            step = layout.n_per * 2
-            return (layout.col_groups * step - 1) & ~(step - 1)
+            bits = 0          # column group g starts 2 n_per g bytes in
+            for g in range(layout.col_groups):
+                bits |= 2 * layout.n_per * g
+            return bits
         if layout.wn == 1:
             return 0
         step = layout.tiles_n * 16

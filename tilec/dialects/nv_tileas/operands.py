@@ -291,6 +291,19 @@ def wgmma_copy_bytes(op, threads: int, mode: str = "auto") -> int:
     return (0 if a_free else m * k * es) + n * k * es
 
 
+def tcgen05_copy_bytes(op, threads: int) -> int:
+    """Shared bytes tcgen05 dot `op` will copy its operands into, read before the
+    schedule makes pipeline slots (0 when it runs elsewhere): an operand computed
+    in registers, except an A that goes to tensor memory (tmem_a_columns)."""
+    if not tcgen05_fits(op, threads):
+        return 0
+    m, k = tuple(op.operands[0].type.shape)
+    n = tuple(op.results[0].type.shape)[1]
+    es = _elem_bytes(op.operands[0].type)
+    a = _made_in_registers(op.operands[0]) and not tmem_a_columns(op, threads)
+    return (m * k * es if a else 0) + (n * k * es if _made_in_registers(op.operands[1]) else 0)
+
+
 def _stage_bytes(op, shapes) -> int:
     m, k = tuple(op.operands[0].type.shape if shapes is None else shapes[0])
     n = tuple(op.results[0].type.shape if shapes is None else shapes[1])[1]
