@@ -149,6 +149,20 @@ def _wide_softmax(cols, hints="sm_90 = {}"):
     return text.replace("optimization_hints=<sm_90 = {}>", f"optimization_hints=<{hints}>")
 
 
+@pytest.mark.parametrize("arch,threads,per_sm", [("sm_80", 256, 256 // 8 * 8), ("sm_100a", 384, 168)])
+def test_register_limit_is_stated_where_shared_memory_allows_one_cta(arch, threads, per_sm):
+    """A kernel whose shared memory leaves no room for a second CTA on an SM
+    states the one CTA's share of the register file: ptxas aims at occupancy
+    it cannot have otherwise (the sm_100a chunked recurrence: 56 registers, as
+    for three CTAs, and 6 KB of spills). With room for two, ptxas chooses."""
+    from tilec.codegen.ptx.module import register_cap
+    from tilec.codegen.ptx.target import Target
+    from tilec.conversion.target import target_for
+    t, half = Target.parse(arch), target_for(arch).smem_per_sm // 2
+    assert register_cap(t, threads, 8, half + 1024) == min(255, per_sm)
+    assert register_cap(t, threads, 8, half - 1024) is None
+
+
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a", "sm_120a"])
 def test_register_limit_is_stated_where_ptxas_would_starve_the_kernel(arch, tmp_path):
     """A kernel with one register tile of half the file or more (here a

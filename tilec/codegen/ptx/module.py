@@ -173,7 +173,7 @@ class ModuleEmitter:
         elif smem:
             out.append(f".shared .align {kb.shared_alignment()} .b8 {kb.shared_symbol}[{smem}];")
         out += [f".visible .entry {name}(", ",\n".join(params), ")", f".reqntid {threads}, 1, 1"]
-        maxnreg = em.maxnreg if em.maxnreg is not None else register_cap(self.target, threads, em.widest)
+        maxnreg = em.maxnreg if em.maxnreg is not None else register_cap(self.target, threads, em.widest, smem)
         if maxnreg is not None:
             out.append(f".maxnreg {maxnreg}")
         ctas = cluster_ctas(entry)
@@ -191,14 +191,18 @@ class ModuleEmitter:
         return out
 
 
-def register_cap(target: Target, threads: int, widest: int) -> int | None:
+def register_cap(target: Target, threads: int, widest: int, smem: int = 0) -> int | None:
     """The `.maxnreg` of a kernel whose registers setmaxnreg does not
     rebalance: the SM's register file for one CTA (at most 255, a multiple of
     8), stated only when one register tile (`widest`: a thread's registers of
-    it) takes half of that or more. Left to itself, ptxas gives such a kernel,
-    whose values cannot all live in registers, as few as 32 and spills the
-    rest (TileGym's softmax over 32,768-column rows: 3.7 KB of spills at 32
-    registers, 1 KB at 255). Otherwise None: ptxas's own choice, which weighs
+    it) takes half of that or more, or when the kernel's shared memory
+    (`smem` bytes) leaves room for no second CTA on an SM. Left to itself,
+    ptxas gives such a kernel, whose values cannot all live in registers, as
+    few as 32 and spills the rest (TileGym's softmax over 32,768-column rows:
+    3.7 KB of spills at 32 registers, 1 KB at 255), or aims at CTAs per SM
+    its shared memory rules out (the sm_100a chunked recurrence `__10`: 56
+    registers, as for three CTAs of 384 threads, and 6,080 B of spills; 168
+    and 1,832 B when stated). Otherwise None: ptxas's own choice, which weighs
     occupancy. An `occupancy` hint is not turned into a smaller limit here:
     tilec's CTAs are not tileiras's (its cubins of hinted TileGym kernels use
     more registers than the hint's share of tilec's threads would allow, and
@@ -207,7 +211,7 @@ def register_cap(target: Target, threads: int, widest: int) -> int | None:
     t = target_for(target.arch)
     per = t.regs_per_sm // threads
     cap = max(24, min(t.max_regs_per_thread, per // 8 * 8))
-    return cap if 2 * widest >= cap else None
+    return cap if 2 * widest >= cap or 2 * smem > t.smem_per_sm else None
 
 
 # `.blocksareclusters` came with PTX ISA 9.0 (CUDA 13.0)
