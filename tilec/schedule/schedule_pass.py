@@ -324,15 +324,11 @@ class Schedule(Pass):
         if entry is None or not self.options["operand-copies"] or self.options["wgmma"] == "none":
             return 0
         from ..dialects.nv_tileas.operands import DOT, tcgen05_copy_bytes, wgmma_copy_bytes
-        if target.has_wgmma:
-            def size(op):
-                return wgmma_copy_bytes(op, 32 * warps, self.options["wgmma"])
-        elif target.arch in TCGEN05_ARCHES:
-            def size(op):
-                return tcgen05_copy_bytes(op, 32 * warps)
-        else:
+        if not (target.has_wgmma or target.arch in TCGEN05_ARCHES):
             return 0
-        return max((size(op) for op in entry.walk() if op.name == DOT and len(op.operands) >= 3), default=0)
+        dots = [op for op in entry.walk() if op.name == DOT and len(op.operands) >= 3]
+        return max((wgmma_copy_bytes(op, 32 * warps, self.options["wgmma"]) if target.has_wgmma
+                    else tcgen05_copy_bytes(op, 32 * warps) for op in dots), default=0)
 
     def _occupancy(self, entry, target):
         """CTAs meant to share an SM: the option, else the entry's `occupancy` hint,

@@ -46,7 +46,7 @@ How (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"):
 from __future__ import annotations
 
 from ...dialects.nv_tileas.layouts import WgmmaAcc, wgmma_acc
-from ...dialects.nv_tileas.operands import wgmma_chosen
+from ...dialects.nv_tileas.operands import WGMMA_K_MAJOR_ONLY, WGMMA_K_STEP, wgmma_chosen
 from .canonical import Canonical, descriptor as _descriptor, encode as _encode, stage
 from .numeric import float_name
 from .ptxtypes import B32, B64, F32, byte_size
@@ -54,7 +54,6 @@ from .values import Tile
 
 FP8_KINDS = {"f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}     # element type -> wgmma's fp8 type
 REGISTER_A = ("f16", "bf16")    # A from registers: the 16-bit fragments match the accumulator's
-REGISTERS = "registers"         # stage(): A is held in registers, not copied
 
 
 def wgmma_supported(target) -> bool:
@@ -207,9 +206,8 @@ def _issue(em, frags, sa, sb, acc, layout, kind, M: int, N: int, K: int, infligh
     trans_b = 0 if sb.k_major else 1
     per = layout.regs_per_tile
     N = layout.n_per
-    k_major_only = kind in FP8_KINDS or kind == "tf32"      # no transpose immediates
-    # a K step is 32 bytes for every type
-    ktype, kstep = (FP8_KINDS[kind], 32) if kind in FP8_KINDS else (kind, 8 if kind == "tf32" else 16)
+    k_major_only = kind in WGMMA_K_MAJOR_ONLY
+    ktype, kstep = FP8_KINDS.get(kind, kind), WGMMA_K_STEP[kind]     # a K step is 32 bytes for every type
     shape = f"wgmma.mma_async.sync.aligned.m64n{N}k{kstep}.f32.{ktype}.{ktype}"
     kb.emit("wgmma.fence.sync.aligned")
     for step in range(K // kstep):
@@ -271,7 +269,7 @@ def wgmma_dot(em, op, a, b, c, layout: WgmmaAcc, rt):
     # registers, and the rest copied into the canonical layout (canonical.stage)
     sb = _smem_operand(em, b, K, N, k_along_rows=True)
     sa = _smem_operand(em, a, M, K, k_along_rows=False)
-    if kind == "tf32":        # read K-major only, as fp8
+    if kind in WGMMA_K_MAJOR_ONLY:      # an operand not K-major where it sits is copied (tf32)
         sa, sb = (x if x is not None and x.k_major else None for x in (sa, sb))
     if kind in FP8_KINDS and (sa is None or sb is None):
         em.fail(f"cannot read its fp8 {'B' if sb is None else 'A'} K-major from shared memory "
@@ -280,8 +278,9 @@ def wgmma_dot(em, op, a, b, c, layout: WgmmaAcc, rt):
         sb = None         # a column group's start would fall inside a swizzle panel's row
     # A from registers when every warpgroup's fragments are its own rows (not when they split N)
     frags = _pack_a(em, a, layout, M, K) if sa is None and kind in REGISTER_A and layout.col_groups == 1 else None
-    sa, sb, copied = stage(em, a, b, M, N, K, sa or (REGISTERS if frags else None), sb, "wgmma")
-    if sa is REGISTERS:
+    # register fragments stand for A where stage() would copy it
+    sa, sb, copied = stage(em, a, b, M, N, K, sa or frags, sb, "wgmma")
+    if frags is not None:
         sa = None
     if copied:
         kb.emit("fence.proxy.async.shared::cta")       # the copies are read through the async proxy

@@ -17,8 +17,9 @@ DOT = "nv_tileas.dot"
 CREATE_PIPELINE = "nv_tileas.async.pipeline.create_pipeline"
 WGMMA_TYPES = ("f16", "bf16", "tf32", "f8E4M3FN", "f8E5M2")
 WGMMA_FP8 = ("f8E4M3FN", "f8E5M2")     # K-major operands only, 32-wide K steps
-# elements of K per wgmma instruction: 32 bytes of each type (tf32 K-major only, copied)
+# elements of K per wgmma instruction: 32 bytes of each type
 WGMMA_K_STEP = {"f16": 16, "bf16": 16, "tf32": 8, "f8E4M3FN": 32, "f8E5M2": 32}
+WGMMA_K_MAJOR_ONLY = WGMMA_FP8 + ("tf32",)      # no transpose immediates: both operands K-major
 SWIZZLE_LINE = 128          # bytes: the widest swizzle, one bank line
 
 
