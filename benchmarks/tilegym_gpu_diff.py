@@ -2,7 +2,7 @@
 """The TileGym corpus on a GPU: tilec's cubin against tileiras's, same inputs.
 
     python benchmarks/tilegym_gpu_diff.py CORPUS ARTIFACTS [--kernel REGEX] [--workers N]
-                                          [--max-elements N] [--time-per-kernel N] [--json FILE]
+                                          [--max-elements N] [--time-per-kernel N] [--time-only] [--json FILE]
 
 CORPUS is what benchmarks/tilegym_export.py wrote (manifest.json). ARTIFACTS
 holds, per corpus file NAME.tilebc, made on a machine without a GPU by
@@ -23,6 +23,9 @@ files in child processes, since a fault poisons a process's CUDA context.
 
 Then, one process at a time, the first file of each kernel is timed at its
 largest launch (median of 10 after 3 warm-ups), tilec against tileiras.
+--time-only skips the comparison (a replay that ran at the same time, say).
+An A/B of two tilec trees uses the same files: the new tree's cubin as
+NAME.tilec.*, the old one's as NAME.tileiras.*.
 
 Prints a row per (file, launch), a per-kernel table and a summary line.
 """
@@ -223,6 +226,8 @@ def main(argv=None):
     ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--max-elements", type=float, default=3e7)
     ap.add_argument("--time-per-kernel", type=int, default=1, help="files of each kernel timed (0: none)")
+    ap.add_argument("--time-only", action="store_true",
+                    help="skip the comparison; time every file with both cubins (a replay already checked them)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     ap.add_argument("--time-one", nargs=2, help=argparse.SUPPRESS)
@@ -269,7 +274,7 @@ def main(argv=None):
 
     t0 = time.time()
     with ThreadPoolExecutor(max_workers=opts.workers) as pool:
-        for got in pool.map(run_chunk, chunks):
+        for got in pool.map(run_chunk, [] if opts.time_only else chunks):
             rows += got
     counts = {}
     for row in rows:
@@ -280,7 +285,7 @@ def main(argv=None):
     timings = []
     if opts.time_per_kernel:
         seen = {}
-        ok = {(row["file"], row["launch"]) for row in rows if row["status"] == "ok"}
+        ok = set(jobs) if opts.time_only else {(row["file"], row["launch"]) for row in rows if row["status"] == "ok"}
         for r in manifest["files"]:
             lis = [li for li in _launches(r, opts.max_elements) if (r["file"], li) in ok]
             if not lis or seen.get(r["kernel"], 0) >= opts.time_per_kernel:

@@ -681,3 +681,65 @@ def test_a_broadcast_source_made_from_an_iota_is_made_in_its_slice(arch, monkeyp
     ptxsim.run_ptx(ptx, "columns", (1, 1, 1), [x.copy(), got])
     np.testing.assert_array_equal(want, x + 7 * np.arange(64, dtype=np.float32))
     np.testing.assert_array_equal(got, want)
+
+
+_CTA_AND_LOOP_DOTS = """cuda_tile.module @m {
+  entry @k(%a: tile<ptr<f16>>, %c: tile<ptr<f32>>) {
+    %ta = make_tensor_view %a, shape = [512, 512], strides = [512, 1] : tensor_view<512x512xf16, strides=[512,1]>
+    %tc = make_tensor_view %c, shape = [512, 512], strides = [512, 1] : tensor_view<512x512xf32, strides=[512,1]>
+    %pq = make_partition_view %ta : partition_view<tile=(128x64), tensor_view<512x512xf16, strides=[512,1]>>
+    %pk = make_partition_view %ta : partition_view<tile=(64x128), tensor_view<512x512xf16, strides=[512,1]>>
+    %pv = make_partition_view %ta : partition_view<tile=(64x256), tensor_view<512x512xf16, strides=[512,1]>>
+    %pc = make_partition_view %tc : partition_view<tile=(128x128), tensor_view<512x512xf32, strides=[512,1]>>
+    %po = make_partition_view %tc : partition_view<tile=(64x256), tensor_view<512x512xf32, strides=[512,1]>>
+    %z = constant <i32: 0> : tile<i32>
+    %one = constant <i32: 1> : tile<i32>
+    %four = constant <i32: 4> : tile<i32>
+    %q, %t0 = load_view_tko weak %pq[%z, %z] : partition_view<tile=(128x64), tensor_view<512x512xf16, strides=[512,1]>>, tile<i32> -> tile<128x64xf16>, token
+    %k, %t1 = load_view_tko weak %pk[%z, %z] : partition_view<tile=(64x128), tensor_view<512x512xf16, strides=[512,1]>>, tile<i32> -> tile<64x128xf16>, token
+    TOP
+    %a64 = extract %q[%z, %z] : tile<128x64xf16> -> tile<64x64xf16>
+    %c0 = constant <f32: 0.0> : tile<64x256xf32>
+    %o = for %i in (%z to %four, step %one) : tile<i32> iter_values(%x = %c0) -> (tile<64x256xf32>) {
+      %v, %t3 = load_view_tko weak %pv[ROW, %z] : partition_view<tile=(64x256), tensor_view<512x512xf16, strides=[512,1]>>, tile<i32> -> tile<64x256xf16>, token
+      B
+      %y = mmaf %a64, %b, %x : tile<64x64xf16>, tile<64x256xf16>, tile<64x256xf32>
+      continue %y : tile<64x256xf32>
+    }
+    %t4 = store_view_tko weak %o, %po[%z, %z] : tile<64x256xf32>, partition_view<tile=(64x256), tensor_view<512x512xf32, strides=[512,1]>>, tile<i32> -> token
+    return
+  }
+}
+"""
+
+
+_CTA_DOTS = """%acc = constant <f32: 0.0> : tile<128x128xf32>
+    %s1 = mmaf %q, %k, %acc : tile<128x64xf16>, tile<64x128xf16>, tile<128x128xf32>
+    %s2 = mmaf %q, %k, %acc : tile<128x64xf16>, tile<64x128xf16>, tile<128x128xf32>
+    %s = addf %s1, %s2 : tile<128x128xf32>
+    %t2 = store_view_tko weak %s, %pc[%z, %z] : tile<128x128xf32>, partition_view<tile=(128x128), tensor_view<512x512xf32, strides=[512,1]>>, tile<i32> -> token"""
+_LOADED_B = "%b = reshape %v : tile<64x256xf16> -> tile<64x256xf16>"
+_COMPUTED_B = "%b = addf %v, %v : tile<64x256xf16>"
+
+
+@pytest.mark.parametrize("top,row,b,sm90a,sm80", [
+    (_CTA_DOTS, "%i", _LOADED_B, 4, 8),
+    (_CTA_DOTS, "%z", _LOADED_B, 8, 8),
+    (_CTA_DOTS, "%i", _COMPUTED_B, 4, 8),
+    ("", "%i", _COMPUTED_B, 8, 8),
+    ("", "%i", _LOADED_B, 4, 8)], ids=["cta-dots", "unpipelined", "cta-dots-computed-b", "computed-b", "loaded-b"])
+def test_warps_follow_the_consumer_agents_dots(top, row, b, sm90a, sm80):
+    """Where a loop loads by its induction variable, the CTA gets a producer
+    warpgroup on sm_90a and only the pipelined loop's dots choose the consumer
+    warps: code outside it runs on every warp in layouts over 256 threads with
+    one consumer warpgroup or two, and 12 warps have no tensor-core layout
+    (TileGym's intra_chunk_prepare ran its CTA-level dots on CUDA cores, and
+    1.25x slower). An operand the loop computes from its load is a register
+    tile beside the accumulator, counted where no CTA-level dot would lose its
+    tensor cores (the chunked recurrence: 1.07x faster on 8 consumer warps).
+    Without a pipelined loop (or on sm_80) every dot counts."""
+    from tilec.compiler import default_num_warps
+    text = _CTA_AND_LOOP_DOTS.replace("TOP", top).replace("ROW", row).replace("      B\n", f"      {b}\n")
+    ops, ok, msgs = parse(text)
+    assert ok, msgs
+    assert (default_num_warps(ops, "sm_90a"), default_num_warps(ops, "sm_80")) == (sm90a, sm80)

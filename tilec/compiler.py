@@ -79,6 +79,19 @@ def default_num_warps(ops, arch: str) -> int:
         for op in top.walk():
             if op.name in ("cuda_tile.mmaf", "cuda_tile.mmai"):
                 dots.setdefault(id(op.parent), []).append(op)
+        piped = _pipelined_loops(top) if target.warp_specialized else set()
+        computed = False
+        if piped:
+            # the CTA gets a producer warpgroup: code outside the pipelined loops runs on every
+            # warp, in layouts over the largest power of two of them (256 threads beside one
+            # or two consumer warpgroups alike), and 12 warps have no tensor-core layout; only
+            # the consumer agents' dots choose the warps. Their operands computed in registers
+            # count too, unless dots outside would lose their tensor cores to a 12-warp CTA
+            # (TileGym's intra_chunk_prepare ran 1.28x faster on 4 consumer warps, spilling,
+            # than on 8 with its CTA-level dots on CUDA cores)
+            inside = {k: block for k, block in dots.items() if id(_loop_of(block[0])) in piped}
+            computed = len(inside) == len(dots)
+            dots = inside
         for block in dots.values():
             regs = 0
             for op in block:
@@ -86,6 +99,10 @@ def default_num_warps(ops, arch: str) -> int:
                     regs += _regs(op.results[0].type)
                 if _from_dot(op.operands[0]):
                     regs += _regs(op.operands[0].type)
+                elif computed:
+                    # an operand the loop computes from its loads (V * beta) is a register tile
+                    # beside the accumulator, where a loaded one is read from its pipeline slot
+                    regs += sum(_regs(v.type) for v in op.operands[:2] if _computed_in(v, op.parent))
             if len(block) > 1:
                 # several dots in one block: the operands it loads itself, other than by the
                 # loop's induction variable (those become pipeline slots), are register tiles
@@ -159,6 +176,32 @@ def _wgmma_candidate(dot) -> bool:
         return False
     got = _block_load(dot.operands[1], dot.parent)
     return got is not None and got[1]
+
+
+def _loop_of(op):
+    """The innermost cuda_tile.for around `op`, or None."""
+    return next((p for p in op.ancestors() if p.name == "cuda_tile.for"), None)
+
+
+def _pipelined_loops(top) -> set:
+    """ids of the loops of `top` that load by their induction variable: the
+    schedule makes them producer/consumer pipelines."""
+    out = set()
+    for op in top.walk():
+        if op.name.startswith("cuda_tile.load_"):
+            loop = _loop_of(op)
+            if loop is not None and any(_depends_on(x, loop.regions[0].blocks[0].arguments[0])
+                                        for x in op.operands[1:]):
+                out.add(id(loop))
+    return out
+
+
+def _computed_in(v, block) -> bool:
+    """Whether dot operand `v` is computed in `block` by an op other than a load
+    or a view of one (nor another dot's result, counted as such)."""
+    d = getattr(v, "op", None)
+    return d is not None and d.parent is block and _block_load(v, block) is None and not _from_dot(v) \
+        and not d.name.startswith("cuda_tile.load_")
 
 
 def _depends_on(v, target, depth: int = 6) -> bool:
