@@ -113,10 +113,19 @@ def test_the_shared_operand_is_multicast_in_slices(tmp_path):
     # MEMBAR.ALL.GPU before each arrive, in the consumer's loop
     assert re.search(r"mbarrier\.arrive\.shared::cluster\.b64 \t_, \[%r\d+\];", ptx)
     assert "arrive.release.cluster" not in ptx
-    # the CTAs meet after the inits and before the exit
-    assert re.search(r"fence\.mbarrier_init\.release\.cluster;\n\tbarrier\.cluster\.arrive\.release;\n"
+    # the CTAs meet after the inits (the fence releases them: the arrive is relaxed, where
+    # a release arrive costs a MEMBAR.ALL.GPU) and before the exit (a release: the remote
+    # arrivals on the peers' barriers land before those leave)
+    assert re.search(r"fence\.mbarrier_init\.release\.cluster;\n\tbarrier\.cluster\.arrive\.relaxed;\n"
                      r"\tbarrier\.cluster\.wait\.acquire;", ptx)
-    assert re.search(r"\$L_exit_\d+:\n\tbarrier\.cluster\.arrive\.release;\n\tbarrier\.cluster\.wait\.acquire;", ptx)
+    # the exit needs no cluster barrier: the producer drains the multicast pipeline (a
+    # wait on each of its empty barriers after its loop), so no peer's remote arrival is
+    # still on its way to a CTA that leaves
+    assert ptx.count("barrier.cluster.arrive") == 1
+    drained, stages = _drain(ptx)
+    empty = re.findall(r"mbarrier\.init\.shared\.b64 \t\[(\w+\+\d+)\+\d+\], 8;", ptx)
+    assert drained.count("mbarrier.try_wait.parity") == stages > 1
+    assert set(re.findall(r"mov\.u32 \t%r\d+, (\w+\+\d+);", drained)) == set(empty)
     assert " 0 bytes spill stores" in ptxas_stderr(ptx, tmp_path)
 
 
@@ -138,14 +147,43 @@ def test_four_ctas_copy_a_quarter_each(tmp_path):
     assert ptxas_stderr(ptx, tmp_path)
 
 
-def test_a_persistent_kernel_meets_before_it_initializes_again(tmp_path):
+def _drain(ptx):
+    """(the producer agent's PTX after its last loop: the drain, the stages of the
+    multicast pipeline: the inits of `empty` barriers that count 8 warps)."""
+    producer = ptx[:re.search(r"\$L_agent0_idle_\d+:", ptx).start()]
+    return producer[producer.rindex("$L_for_end"):], \
+        len(re.findall(r"mbarrier\.init\.shared\.b64 \t\[\w+\+\d+\+\d+\], 8;", ptx))
+
+
+def test_a_persistent_kernel_drains_before_it_initializes_again(tmp_path):
     """Pipelines created per tile: the other CTAs' last remote releases of one
-    tile must land before the barriers are initialized for the next."""
+    tile must land before the barriers are initialized for the next. The
+    producer drains the pipeline at the end of each tile (a wait on each empty
+    barrier, as if to fill every slot once more), so no release cluster barrier
+    (a MEMBAR.ALL.GPU in SASS) comes before the inits: only the relaxed one that
+    follows their fence."""
     ptx = compile_text(kernel(persistent=True), arch="sm_90a")
     assert ".multicast::cluster" in ptx
     inits = re.search(r"mbarrier\.init\.shared\.b64 \t\[[^\]]+\], 8;", ptx).start()   # B's `empty`
-    assert ptx.rfind("barrier.cluster.wait.acquire", 0, inits) > ptx.rfind("$L_for_head", 0, inits) > 0
+    assert "barrier.cluster" not in ptx[ptx.rfind("$L_for_head", 0, inits):inits]
+    assert "barrier.cluster.arrive.release" not in ptx
+    assert ptx.count("barrier.cluster.arrive.relaxed") == 1
+    drain, stages = _drain(ptx)
+    assert drain.count("mbarrier.try_wait.parity") == stages > 1
     assert ptxas_stderr(ptx, tmp_path)
+
+
+@pytest.mark.parametrize("name", ["m_cut", "persistent"])
+def test_an_undrained_pipeline_is_caught(name):
+    """Mutation: without the drain a CTA leaves (or initializes its barriers
+    again) while the other CTA's last remote releases are on their way to it."""
+    kw, m, n, k, grid = CASES[name]
+    ptx = compile_text(kernel(**kw), arch="sm_90a")
+    drain, stages = _drain(ptx)
+    bad = ptx.replace(drain, drain[:drain.index("\n") + 1])
+    assert bad.count("mbarrier.try_wait.parity") == ptx.count("mbarrier.try_wait.parity") - stages
+    with pytest.raises(Exception, match="whose threads have all exited"):
+        simulate(bad, m, n, k, grid)
 
 
 def test_without_a_cluster_nothing_changes():

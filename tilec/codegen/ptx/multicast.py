@@ -44,13 +44,18 @@ def pipeline_ctas(em, op) -> int:
     return counts.pop() if len(counts) == 1 else 1
 
 
-def before_inits(em, op):
-    """Before a multicast pipeline's barrier inits: a pipeline created again (a
-    persistent kernel's next tile) waits for the other CTAs' last remote arrivals
-    on its barriers; the inits' publication, and the exit, become cluster barriers."""
-    if op.parent_op.name != "cuda_tile.entry":
-        cluster_sync(em)
-    em.cluster_pending = em.cluster_synced = True
+def before_inits(em, op, drained: bool):
+    """Before a multicast pipeline's barrier inits: the inits' publication becomes a
+    cluster barrier. Where its producer agent drains it (ops_pipeline.drain: every
+    CTA's remote arrivals on this CTA's barriers have landed when the agent ends),
+    that is all; else a pipeline created again (a persistent kernel's next tile)
+    waits for the other CTAs' last remote arrivals on its barriers, and the CTAs
+    meet again before the exit, at release cluster barriers."""
+    if not drained:
+        if op.parent_op.name != "cuda_tile.entry":
+            cluster_sync(em)
+        em.cluster_synced = True
+    em.cluster_pending = True
 
 
 def publish_inits(em) -> bool:
@@ -60,7 +65,10 @@ def publish_inits(em) -> bool:
     if not em.cluster_pending:
         return False
     em.cluster_pending = False
-    cluster_sync(em)
+    # fence.mbarrier_init.release.cluster (before this) already releases the inits at
+    # cluster scope: the arrive itself can be relaxed, where a release arrive is a
+    # MEMBAR.ALL.GPU in ptxas's SASS (waiting for every memory access in flight)
+    cluster_sync(em, relaxed=True)
     return True
 
 
@@ -221,7 +229,8 @@ def arrive_empty(em, pred, addr, ctas=1, count=1):
         kb.emit(f"@{pred} mbarrier.arrive.shared::cluster.b64 \t_, [{ra}]{more}")
 
 
-def cluster_sync(em):
-    """Every thread of every CTA of the cluster meets here."""
-    em.kb.emit("barrier.cluster.arrive.release")
+def cluster_sync(em, relaxed: bool = False):
+    """Every thread of every CTA of the cluster meets here; `relaxed`: the arrive
+    orders none of the thread's earlier memory accesses (a fence before it does)."""
+    em.kb.emit(f"barrier.cluster.arrive.{'relaxed' if relaxed else 'release'}")
     em.kb.emit("barrier.cluster.wait.acquire")

@@ -104,7 +104,7 @@ def _create_pipeline(em, op):
         c_threads = next((t for t in consumers if t), em.group.threads)
         ctas = multicast.pipeline_ctas(em, op) if tma else 1
         if ctas > 1:
-            multicast.before_inits(em, op)
+            multicast.before_inits(em, op, _drained(op))
         full = kb.shared_buffer(8 * stages, 8, "full", span=kb.WHOLE_KERNEL)
         empty = kb.shared_buffer(8 * stages, 8, "empty", span=kb.WHOLE_KERNEL)
         lead = em.leader()
@@ -527,6 +527,7 @@ def _agent_switch(em, op):
         em.loops.append(frame)
         em.emit_block(region.blocks[0])
         em.loops.pop()
+        drain(em, region.blocks[0])
         if idle is not None:
             kb.place(idle)
         if regs is not None:
@@ -553,6 +554,37 @@ def _agent_switch(em, op):
         shape = tuple(r.type.shape)
         em.bind(r, em.load_shared(r.type.element_type, shape, em.layout_for(shape), em.addr_of(sym),
                                   linear_offsets(shape)))
+
+
+def _drained(op) -> bool:
+    """Whether pipeline `op` is filled in agents only, each of which drains it
+    (drain) when it ends."""
+    fills = [u for u in op.results[0].users if u.name.endswith("produce_one")]
+    return bool(fills) and all(_agent_of(u) is not None for u in fills)
+
+
+def drain(em, block):
+    """After a producer agent's ops: for each multicast pipeline it fills, wait on
+    every slot's `empty` barrier as if to fill it once more, from the last
+    iterator the agent's top level holds. Each CTA's consumers have then released
+    every slot, so none of their remote arrivals is still on its way to this CTA:
+    it may leave, or initialize the barriers again (a persistent kernel's next
+    tile), without a release cluster barrier (a MEMBAR.ALL.GPU in SASS, which
+    waits for every memory access in flight)."""
+    filled = {id(em.get(u.operands[0])) for top in block.ops for u in top.walk()
+              if u.name.endswith("produce_one")}
+    last = {}
+    for op in block.ops:
+        for r in op.results:
+            it = em.env.get(r)
+            if isinstance(it, Iter) and it.pipe.cluster > 1 and id(it.pipe) in filled:
+                last[id(it.pipe)] = it
+    for it in last.values():
+        for _ in range(it.pipe.stages):
+            flip = em.kb.reg(B32)
+            em.kb.emit(f"xor.b32 \t{flip}, {it.phase}, 1")
+            wait_parity(em, _barrier(em, it.pipe.empty, it), flip)
+            it = advanced(em, it)
 
 
 def _register_split(em, op, warps):
