@@ -68,7 +68,13 @@ def default_num_warps(ops, arch: str) -> int:
     wgmma's M, so a block of wgmma candidates with a dot of fewer than 128
     rows keeps one warpgroup up to ONE_GROUP_WGMMA_REGS a thread: on two they
     would split its N instead, each reading all of A for half the columns
-    (TileGym's prefill MLA at 64 query rows)."""
+    (TileGym's prefill MLA at 64 query rows). Where a loop is pipelined on a
+    warp-specialized target, only its dots count: the rest of the kernel runs
+    on the whole CTA, producer warpgroup included, whose layouts span 256
+    threads either way, and a CTA of 12 warps has no tensor-core layout at all
+    (TileGym's intra_chunk_prepare ran its CTA-level dots on CUDA cores). An
+    operand such a loop computes in registers counts there too, unless dots
+    outside the loop would lose their tensor cores to 8 consumer warps."""
     from .conversion.target import target_for
     target = target_for(arch)
     if target is None:
