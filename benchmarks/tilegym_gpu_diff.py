@@ -24,8 +24,10 @@ files in child processes, since a fault poisons a process's CUDA context.
 Then, one process at a time, the first file of each kernel is timed at its
 largest launch (median of 10 after 3 warm-ups), tilec against tileiras.
 --time-only skips the comparison (a replay that ran at the same time, say).
-An A/B of two tilec trees uses the same files: the new tree's cubin as
-NAME.tilec.*, the old one's as NAME.tileiras.*.
+An A/B of two tilec trees uses the same files: `--prepare-ab OTHER_TREE CORPUS
+ARTIFACTS [--kernel REGEX]` writes this checkout's cubins as NAME.tilec.* and
+the other tree's as NAME.tileiras.*; on the GPU, CORPUS is the prepared folder
+(for its manifest).
 
 Prints a row per (file, launch), a per-kernel table and a summary line.
 """
@@ -57,6 +59,67 @@ def _launches(record, max_elements):
     return sorted({small, large})
 
 
+def _tilec_ptx(src, ptx, tree):
+    """sm_90a PTX of corpus file `src` by the tilec of checkout `tree`; None, or its stderr."""
+    p = subprocess.run([sys.executable, "-m", "tilec.cli", "compile", src, "--arch", "sm_90a", "-o", ptx],
+                       capture_output=True, text=True, cwd=tree)
+    return None if p.returncode == 0 else p.stderr
+
+
+def _cubin_of(ptx, base, who):
+    """NAME.<who>.cubin from `ptx`, and NAME.<who>.json: its dynamic shared memory,
+    which the cubin does not say."""
+    from tilec.runtime import parse_ptx
+    with open(ptx) as fh:
+        dyn = parse_ptx(fh.read()).dynamic_shared or {}
+    with open(f"{base}.{who}.json", "w") as fh:
+        json.dump({"dynamic_shared": dyn}, fh)
+    subprocess.run(["ptxas", "-arch=sm_90a", ptx, "-o", f"{base}.{who}.cubin"], check=False)
+
+
+def _tilec_cubin(src, base, who, tree):
+    """NAME.<who>.{cubin,json} by the tilec of checkout `tree`; None, or its error."""
+    ptx = f"{base}.{who}.sm_90a.ptx"
+    err = _tilec_ptx(src, ptx, tree)
+    if err is None:
+        _cubin_of(ptx, base, who)
+        os.remove(ptx)
+    return err
+
+
+def prepare_ab(corpus, art, other, pattern, jobs):
+    """Here, without a GPU: an A/B of two tilec trees over the corpus files whose
+    kernel matches `pattern`. This checkout's cubin is NAME.tilec.*, checkout
+    `other`'s NAME.tileiras.* (a throughput ratio above 1: this tree is faster);
+    files both trees compile to the same PTX are left out."""
+    os.makedirs(art, exist_ok=True)
+    manifest = json.load(open(os.path.join(corpus, "manifest.json")))
+
+    def one(r):
+        name = r["file"][:-len(".tilebc")]
+        src, base = os.path.join(corpus, r["file"]), os.path.join(art, name)
+        new, old = base + ".new.ptx", base + ".old.ptx"
+        try:
+            if _tilec_ptx(src, new, ROOT) is not None or _tilec_ptx(src, old, other) is not None:
+                return f"{name} fails to compile"
+            if open(new).read() == open(old).read():
+                return f"{name} same"
+            _cubin_of(new, base, "tilec")
+            _cubin_of(old, base, "tileiras")
+            with open(base + ".mlir", "w") as fh:
+                subprocess.run([sys.executable, "-m", "tilec.cli", "opt", src], stdout=fh, cwd=ROOT)
+            return f"{name} differs"
+        finally:
+            for f in (new, old):
+                if os.path.exists(f):
+                    os.remove(f)
+
+    files = [r for r in manifest["files"] if re.search(pattern or "", r["kernel"])]
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        for line in pool.map(one, files):
+            print(line, flush=True)
+
+
 def prepare(corpus, art, jobs):
     """Here, without a GPU: the text, tilec's cubin and tileiras's cubin of every file."""
     os.makedirs(art, exist_ok=True)
@@ -70,20 +133,10 @@ def prepare(corpus, art, jobs):
             with open(out + ".mlir", "w") as fh:
                 subprocess.run([sys.executable, "-m", "tilec.cli", "opt", src], stdout=fh, cwd=ROOT)
         if not os.path.exists(out + ".tilec.cubin"):
-            ptx = out + ".sm_90a.ptx"
-            p = subprocess.run([sys.executable, "-m", "tilec.cli", "compile", src, "--arch", "sm_90a", "-o", ptx],
-                               capture_output=True, text=True, cwd=ROOT)
-            if p.returncode == 0:
-                from tilec.runtime import parse_ptx
-                with open(ptx) as fh:
-                    dyn = parse_ptx(fh.read()).dynamic_shared or {}
-                with open(out + ".tilec.json", "w") as fh:     # what the cubin does not say
-                    json.dump({"dynamic_shared": dyn}, fh)
-                subprocess.run(["ptxas", "-arch=sm_90a", ptx, "-o", out + ".tilec.cubin"], check=False)
-                os.remove(ptx)
-            else:
+            err = _tilec_cubin(src, out, "tilec", ROOT)
+            if err is not None:
                 with open(out + ".tilec.err", "w") as fh:
-                    fh.write(p.stderr)
+                    fh.write(err)
         if r.get("tileiras", {}).get("sm_90", {}).get("ok") and not os.path.exists(out + ".tileiras.cubin"):
             subprocess.run([TILEIRAS_BIN, "--gpu-name=sm_90", src, "-o", out + ".tileiras.cubin"], check=False)
         return name
@@ -221,6 +274,8 @@ def main(argv=None):
     ap.add_argument("corpus")
     ap.add_argument("artifacts")
     ap.add_argument("--prepare", action="store_true", help="make ARTIFACTS here (no GPU needed)")
+    ap.add_argument("--prepare-ab", metavar="OTHER_TREE",
+                    help="make ARTIFACTS here for an A/B of this checkout against another (see prepare_ab)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="--prepare's parallel compiles")
     ap.add_argument("--kernel", default=None, help="only kernels whose name matches this regex")
     ap.add_argument("--workers", type=int, default=4)
@@ -234,6 +289,9 @@ def main(argv=None):
     opts = ap.parse_args(argv)
     if opts.prepare:
         prepare(opts.corpus, opts.artifacts, opts.jobs)
+        return 0
+    if opts.prepare_ab:
+        prepare_ab(opts.corpus, opts.artifacts, os.path.abspath(opts.prepare_ab), opts.kernel, opts.jobs)
         return 0
     if opts.worker:
         worker(opts.corpus, opts.artifacts, [(f, int(li)) for f, li in (j.split(":") for j in opts.worker)])
