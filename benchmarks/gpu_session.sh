@@ -44,6 +44,9 @@ if [ "$WHAT" = prep ]; then
   bash benchmarks/make_tileiras_cubin.sh .gpu-artifacts/cutile_matmul_256x128x64_cga2.sm_90.cubin \
     examples/cutile/matmul_cluster_f16_aligned.mlir | grep kernels || exit 1
   # cuTile's own 16-aligned matmul (TMA, setmaxnreg, wgmma in flight), for `cutile`
+  # the reference toolchain puts its own (newer) ptxas first on PATH: tilec's cubins keep this one
+  TILEC_PTXAS=${TILEC_PTXAS:-$(command -v ptxas)}
+  export TILEC_PTXAS
   for t in /work/shared/tools/reference-toolchain.sh "$ROOT/../shared/tools/reference-toolchain.sh"; do
     [ -f "$t" ] || continue
     # shellcheck disable=SC1090

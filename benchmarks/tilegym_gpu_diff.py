@@ -74,7 +74,8 @@ def _cubin_of(ptx, base, who):
         dyn = parse_ptx(fh.read()).dynamic_shared or {}
     with open(f"{base}.{who}.json", "w") as fh:
         json.dump({"dynamic_shared": dyn}, fh)
-    subprocess.run(["ptxas", "-arch=sm_90a", ptx, "-o", f"{base}.{who}.cubin"], check=False)
+    from tilec.ptxas import find_ptxas     # TILEC_PTXAS first: the same ptxas for every cubin
+    subprocess.run([find_ptxas() or "ptxas", "-arch=sm_90a", ptx, "-o", f"{base}.{who}.cubin"], check=False)
 
 
 def _tilec_cubin(src, base, who, tree):
