@@ -248,9 +248,12 @@ def worker(corpus, art, jobs):
 
 
 def time_one(corpus, art, file, li, reps=10, warmup=3):
-    """(tilec ms, tileiras ms) at one launch, each the median of `reps`."""
+    """(tilec ms, tileiras ms) at one launch, each the median of `reps` replays
+    of a CUDA graph of 20 launches (time_graph_ms: per-launch events around a
+    10 us kernel time the host's launch instead); and the same from events
+    around single launches ("*_events"), as measured before."""
     import numpy as np
-    from tilec.runtime import convert_scalars, entry_arg_types, median_ms, time_ms
+    from tilec.runtime import convert_scalars, entry_arg_types, median_ms, time_graph_ms, time_ms
     manifest = json.load(open(os.path.join(corpus, "manifest.json")))
     r = next(x for x in manifest["files"] if x["file"] == file)
     base = os.path.join(art, file[:-len(".tilebc")])
@@ -265,7 +268,12 @@ def time_one(corpus, art, file, li, reps=10, warmup=3):
         prep = kernel.prepare(tuple(launch["grid"]), _device_args(convert_scalars(text, flat)), arg_dtypes=types)
         prep.run()
         prep.wait(timeout=60)
-        out[who] = median_ms(time_ms(prep.run, reps=reps, warmup=warmup))
+        out[who + "_events"] = median_ms(time_ms(prep.run, reps=reps, warmup=warmup))
+        try:
+            out[who] = median_ms(time_graph_ms(prep.run, reps=reps, warmup=warmup))
+        except Exception as e:  # noqa: BLE001 - a driver without graph capture: the events' time
+            print(f"graph timing failed ({type(e).__name__}: {e}); single-launch events", file=sys.stderr)
+            out[who] = out[who + "_events"]
         prep.free()
     return out
 
@@ -361,7 +369,8 @@ def main(argv=None):
             t.update(file=r["file"], kernel=r["kernel"], launch=li)
             timings.append(t)
             print(f"time {r['file']:<56} tilec {t['tilec']:9.4f} ms  tileiras {t['tileiras']:9.4f} ms  "
-                  f"tilec/tileiras throughput {t['tileiras'] / t['tilec']:6.3f}", flush=True)
+                  f"tilec/tileiras throughput {t['tileiras'] / t['tilec']:6.3f}  (single-launch events: "
+                  f"{t['tilec_events']:.4f} / {t['tileiras_events']:.4f} ms)", flush=True)
     if timings:
         import math
         geo = math.exp(sum(math.log(t["tileiras"] / t["tilec"]) for t in timings) / len(timings))

@@ -628,6 +628,48 @@ def time_ms(fn, *, reps: int = 20, warmup: int = 3, stream=0) -> list:
             e.destroy()
 
 
+def time_graph_ms(run, *, launches: int = 20, reps: int = 10, warmup: int = 2) -> list:
+    """Device time of one `run(stream)` (which enqueues one kernel launch on
+    `stream`): `launches` of them captured into a CUDA graph, the graph replayed
+    `reps` times between two events; each replay's elapsed milliseconds over
+    `launches`. A launch from Python costs the host several microseconds, more
+    than a small kernel runs, so events around single launches time the host;
+    a graph's launches follow one another on the device."""
+    drv = _driver()
+    _context()
+    stream = _check(drv.cuStreamCreate(drv.CUstream_flags.CU_STREAM_NON_BLOCKING), "cuStreamCreate")
+    graph = exe = None
+    pairs = []
+    try:
+        _check(drv.cuStreamBeginCapture(stream, drv.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED),
+               "cuStreamBeginCapture")
+        try:
+            for _ in range(launches):
+                run(stream)
+        finally:
+            graph = _check(drv.cuStreamEndCapture(stream), "cuStreamEndCapture")
+        exe = _check(drv.cuGraphInstantiate(graph, 0), "cuGraphInstantiate")
+        for _ in range(warmup):
+            _check(drv.cuGraphLaunch(exe, stream), "cuGraphLaunch")
+        pairs = [(Event(), Event()) for _ in range(reps)]
+        for start, end in pairs:
+            start.record(stream)
+            _check(drv.cuGraphLaunch(exe, stream), "cuGraphLaunch")
+            end.record(stream)
+        pairs[-1][1].synchronize()
+        return [s.elapsed_ms(e) / launches for s, e in pairs]
+    finally:
+        for s, e in pairs:
+            s.destroy()
+            e.destroy()
+        if exe is not None:
+            drv.cuGraphExecDestroy(exe)
+        if graph is not None:
+            drv.cuGraphDestroy(graph)
+        drv.cuStreamSynchronize(stream)
+        drv.cuStreamDestroy(stream)
+
+
 def median_ms(times) -> float:
     return statistics.median(times)
 
@@ -638,4 +680,4 @@ def tflops(flops: float, ms: float) -> float:
 
 __all__ = ["CudaError", "DeviceBuffer", "Event", "Kernel", "Module", "Param", "PreparedLaunch",
            "cuda_available", "device_info", "flush_printf", "load_cubin", "load_ptx", "median_ms",
-           "reset_context", "synchronize", "tflops", "time_ms", "unavailable_reason"]
+           "reset_context", "synchronize", "tflops", "time_graph_ms", "time_ms", "unavailable_reason"]
