@@ -4,13 +4,15 @@
 # NVIDIA GPU, torch and cuda-python; missing pure-Python wheels (lark) may be
 # carried in .whl/, the tileiras cubin in .gpu-artifacts/ (make_tileiras_cubin.sh).
 #     bash benchmarks/gpu_session.sh [STEP[,STEP...]|all]   (default all: every step but tiles)
-#       steps: tests attention bmm bench (= cutile) overhead ab tmap profile tiles tilegym tilegym-tests
+#       steps: tests attention bmm bench (= cutile) overhead ab tmap profile tiles tilegym tilegym-time
+#              tilegym-tests
 #     bash benchmarks/gpu_session.sh prep    (here, no GPU: tileiras cubins per tile size)
 # VARIANTS (default "sm_90a sm_80") are the targets `attention` and `bmm` time.
 # BUDGET=S (default 540) bounds the whole run: each step gets at most what is left, so
 # the logs of the steps that ran come back even when the device's time runs out.
 # `tilegym` replays the TileGym corpus (TILEGYM_CORPUS, default .gpu-artifacts/tilegym;
-# tilegym_gpu_diff.py --prepare makes it) with tilec's cubins against tileiras's;
+# tilegym_gpu_diff.py --prepare makes it) with tilec's cubins against tileiras's, then
+# times them; `tilegym-time` only times (device times from CUDA graphs);
 # `tilegym-tests` runs TileGym's own ops tests under both compilers (tilegym_gpu.sh);
 # TILEGYM_BMM=0 leaves out its test_bmm.py part, TILEGYM_BMM=only runs that part alone.
 # `tiles` times the matmul example at the tile sizes in $TILES (BMxBNxBK ...) for
@@ -108,6 +110,16 @@ if want tilegym; then
   else
     echo "tilegym: no corpus at $TG (tilegym_gpu_diff.py --prepare)"
   fi
+fi
+
+# the same corpus timed alone (no replay; CUDA-graph device times, runtime.time_graph_ms):
+# TILEGYM_TIME_PER_KERNEL files of each kernel (default 1)
+if want tilegym-time; then
+  TG=${TILEGYM_CORPUS:-.gpu-artifacts/tilegym}
+  [ -d "$TG" ] || [ ! -f .gpu-artifacts/tilegym.tar.xz ] || tar xJf .gpu-artifacts/tilegym.tar.xz -C .gpu-artifacts
+  timeout "$(left 200)" python3 benchmarks/tilegym_gpu_diff.py "$TG" "$TG" --time-only \
+    --time-per-kernel "${TILEGYM_TIME_PER_KERNEL:-1}" --json "$OUTDIR/tilegym-time.json" 2>&1 \
+    | grep -E "^time|timing|graph" | tee "$OUTDIR/tilegym-time.log"
 fi
 
 # cuTile's flash attention as cuTile specializes it for any tensors, then for
