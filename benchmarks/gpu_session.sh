@@ -91,7 +91,7 @@ fi
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader || true
 
-want() { [[ ",$WHAT," == *",$1,"* ]] || { [ "$WHAT" = all ] && [ "$1" != tiles ]; }; }   # tiles: only when named
+want() { [[ ",$WHAT," == *",$1,"* ]] || { [ "$WHAT" = all ] && [ "$1" != tiles ] && [ "$1" != tilegym-time ]; }; }   # tiles, tilegym-time: only when named
 KEY='^(tilec|tileiras|torch|!!!|ratio|matmul_gpu|attention_gpu|device|matmul|attention)'
 
 if want tests; then
