@@ -571,14 +571,16 @@ def drain(em, block):
     it may leave, or initialize the barriers again (a persistent kernel's next
     tile), without a release cluster barrier (a MEMBAR.ALL.GPU in SASS, which
     waits for every memory access in flight)."""
-    filled = {id(em.get(u.operands[0])) for top in block.ops for u in top.walk()
-              if u.name.endswith("produce_one")}
+    filled = {id(p): p for top in block.ops for u in top.walk()
+              if u.name.endswith("produce_one") and (p := em.get(u.operands[0])).cluster > 1}
     last = {}
     for op in block.ops:
         for r in op.results:
             it = em.env.get(r)
-            if isinstance(it, Iter) and it.pipe.cluster > 1 and id(it.pipe) in filled:
+            if isinstance(it, Iter) and id(it.pipe) in filled:
                 last[id(it.pipe)] = it
+    if len(last) < len(filled):     # _drained promised a drain: no cluster barrier stands in
+        em.fail("fills a multicast pipeline without its iterator at the agent's top level to drain it from")
     for it in last.values():
         for _ in range(it.pipe.stages):
             flip = em.kb.reg(B32)
