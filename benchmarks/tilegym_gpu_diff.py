@@ -247,11 +247,18 @@ def worker(corpus, art, jobs):
             sys.exit(3)
 
 
+ROTATE = 4     # argument sets a rotating timing cycles through
+
+
 def time_one(corpus, art, file, li, reps=10, warmup=3):
     """(tilec ms, tileiras ms) at one launch, each the median of `reps` replays
     of a CUDA graph of 20 launches (time_graph_ms: per-launch events around a
-    10 us kernel time the host's launch instead); and the same from events
-    around single launches ("*_events"), as measured before."""
+    10 us kernel time the host's launch instead); the same from events around
+    single launches ("*_events"), as measured before; and from a graph whose
+    launches cycle through ROTATE sets of arrays ("*_rotating": a model's
+    layers call one kernel on other tensors each time, so tilec's device-built
+    tensor maps are built again at every launch, where the same arrays keep
+    them)."""
     import numpy as np
     from tilec.runtime import convert_scalars, entry_arg_types, median_ms, time_graph_ms, time_ms
     manifest = json.load(open(os.path.join(corpus, "manifest.json")))
@@ -274,7 +281,19 @@ def time_one(corpus, art, file, li, reps=10, warmup=3):
         except Exception as e:  # noqa: BLE001 - a driver without graph capture: the events' time
             print(f"graph timing failed ({type(e).__name__}: {e}); single-launch events", file=sys.stderr)
             out[who] = out[who + "_events"]
-        prep.free()
+            prep.free()
+            continue
+        preps = [prep]
+        try:
+            preps += [kernel.prepare(tuple(launch["grid"]), _device_args(convert_scalars(
+                text, _args(launch, np.random.default_rng(i), kinds)[0])), arg_dtypes=types) for i in range(1, ROTATE)]
+            turn = iter(range(1 << 30))
+            out[who + "_rotating"] = median_ms(time_graph_ms(lambda stream: preps[next(turn) % ROTATE].run(stream),
+                                                             reps=reps, warmup=warmup))
+        except Exception as e:  # noqa: BLE001 - the plain numbers stand without it
+            print(f"rotating timing failed ({type(e).__name__}: {e})", file=sys.stderr)
+        for p in preps:
+            p.free()
     return out
 
 
@@ -368,9 +387,11 @@ def main(argv=None):
                 continue
             t.update(file=r["file"], kernel=r["kernel"], launch=li)
             timings.append(t)
+            rot = (f"; other arrays each launch: {t['tilec_rotating']:.4f} / {t['tileiras_rotating']:.4f} ms"
+                   if "tilec_rotating" in t and "tileiras_rotating" in t else "")
             print(f"time {r['file']:<56} tilec {t['tilec']:9.4f} ms  tileiras {t['tileiras']:9.4f} ms  "
                   f"tilec/tileiras throughput {t['tileiras'] / t['tilec']:6.3f}  (single-launch events: "
-                  f"{t['tilec_events']:.4f} / {t['tileiras_events']:.4f} ms)", flush=True)
+                  f"{t['tilec_events']:.4f} / {t['tileiras_events']:.4f} ms{rot})", flush=True)
     if timings:
         import math
         geo = math.exp(sum(math.log(t["tileiras"] / t["tilec"]) for t in timings) / len(timings))
