@@ -206,8 +206,7 @@ def _computed_in(v, block) -> bool:
     """Whether dot operand `v` is computed in `block` by an op other than a load
     or a view of one (nor another dot's result, counted as such)."""
     d = getattr(v, "op", None)
-    return d is not None and d.parent is block and _block_load(v, block) is None and not _from_dot(v) \
-        and not d.name.startswith("cuda_tile.load_")
+    return d is not None and d.parent is block and _block_load(v, block) is None and not _from_dot(v)
 
 
 def _depends_on(v, target, depth: int = 6) -> bool:

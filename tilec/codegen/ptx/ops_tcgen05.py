@@ -61,7 +61,7 @@ from ...dialects.nv_tileas.operands import tcgen05_fits, tmem_a_columns
 from ...ir.types import IntegerType
 from .numeric import float_name
 from .ops_dot import BACKENDS, _mma_acc_regs, _mma_result, _signed as _dot_signed
-from .canonical import Canonical, descriptor as _descriptor, encode as _encode, stage
+from .canonical import Canonical, encode as _encode, stage
 from .ptxtypes import B32, PRED, byte_size
 from .values import Tile
 from .wgmma_inflight import InFlight, start
@@ -236,13 +236,10 @@ def _Canonical(addr, rows):
 
 
 def _desc(em, s, start):
+    """tcgen05's descriptor of operand `s`: wgmma's, with the version field (a
+    Canonical copy made here carries it already)."""
     from .ops_wgmma import _Smem
-    if isinstance(s, _Smem):
-        swz = s.swz
-        if s.k_major:
-            return _descriptor(em, start, 16, 8 * swz.row_bytes, swz.mode, DESC_VERSION)
-        return _descriptor(em, start, swz.panel_bytes, 8 * swz.row_bytes, swz.mode, DESC_VERSION)
-    return s.descriptor(em, start)
+    return s.descriptor(em, start, DESC_VERSION) if isinstance(s, _Smem) else s.descriptor(em, start)
 
 
 def _zero_accumulator(op, c: Tile) -> bool:

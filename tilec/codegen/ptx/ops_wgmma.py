@@ -89,11 +89,12 @@ class _Smem:
     def __init__(self, addr, swz, k_major, es=2):
         self.addr, self.swz, self.k_major, self.es = addr, swz, k_major, es
 
-    def descriptor(self, em, start):
+    def descriptor(self, em, start, extra: int = 0):
+        """`extra`: more fixed bits (tcgen05's version field)."""
         swz = self.swz
         if self.k_major:     # SBO: eight rows; LBO unused with a swizzle
-            return _descriptor(em, start, 16, 8 * swz.row_bytes, swz.mode)
-        return _descriptor(em, start, swz.panel_bytes, 8 * swz.row_bytes, swz.mode)
+            return _descriptor(em, start, 16, 8 * swz.row_bytes, swz.mode, extra)
+        return _descriptor(em, start, swz.panel_bytes, 8 * swz.row_bytes, swz.mode, extra)
 
     def mn_offset(self, n: int) -> int:
         """Bytes from the operand's start to its row (A: M, B: N) `n`, a multiple of 8
