@@ -191,13 +191,15 @@ def _loop_of(op):
 
 def _pipelined_loops(top) -> set:
     """ids of the loops of `top` that load by their induction variable: the
-    schedule makes them producer/consumer pipelines."""
+    schedule makes them producer/consumer pipelines (unless they run at most once)."""
+    from .schedule.trip_count import runs_at_most_once
     out = set()
     for op in top.walk():
         if op.name.startswith("cuda_tile.load_"):
             loop = _loop_of(op)
-            if loop is not None and any(_depends_on(x, loop.regions[0].blocks[0].arguments[0])
-                                        for x in op.operands[1:]):
+            if loop is None or runs_at_most_once(loop):
+                continue
+            if any(_depends_on(x, loop.regions[0].blocks[0].arguments[0]) for x in op.operands[1:]):
                 out.add(id(loop))
     return out
 

@@ -20,6 +20,7 @@ from ..conversion.common import UNORDERED
 from ..ir.record import factory, mutable
 
 from ..rewrite.effects import is_side_effect_free
+from .trip_count import runs_at_most_once
 
 LOAD = "nv_tileas.tiled_load"
 COMPUTE = ("nv_tileas.dot",)  # register-only compute: no memory effects
@@ -102,6 +103,9 @@ def analyze_loop(loop, stage_gathers: bool = True) -> LoopSchedule:
     s = LoopSchedule(loop)
     if not loop.regions or not loop.regions[0].blocks:
         s.reason = "empty loop"
+        return s
+    if runs_at_most_once(loop):
+        s.reason = "the loop runs at most once: no later trip to load ahead for"
         return s
     body = s.body
     ops = list(body.ops)
