@@ -74,7 +74,6 @@ def test_the_bounds_show_at_most_one_trip(case):
 
 def test_a_lowered_loop_is_judged_the_same():
     """The schedule sees the scf.for the lowering made, its bounds cast to index."""
-    from tilec.compiler import CompileFailed  # noqa: F401 - the package imports
     from tilec.ir.diagnostics import DiagnosticEngine
     from tilec.passes.manager import PassManager
     from tilec.passes.pipeline import Nest, make_pass
