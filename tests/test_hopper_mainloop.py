@@ -313,9 +313,10 @@ def test_taken_bits_and_full_words_send_the_claim_further():
 
 def test_maps_start_up_in_one_round_trip_and_release_without_waiting_for_stores():
     """The CTA's tensor maps are one batch: one claim, every key load issued
-    before any is compared, one CTA barrier after the builds. The slot goes back
-    with a relaxed red (a build fences its key), so the exit does not wait for
-    the epilogue's stores."""
+    before any is compared, one CTA barrier after the builds, and no fence on a
+    build's path: the slot goes back with a release red where the CTA wrote a
+    map and its key (the next holder sees them), else with a relaxed one, so a
+    CTA that reused the maps does not wait for the epilogue's stores at its exit."""
     out = ptx(ALIGNED)
     start = out.index("atom.acquire.gpu.global.or.b32")
     loads = [m.start() for m in re.finditer(r"ld\.global\.u(32|64) \t%\w+, \[%rd\d+\+\d+\]", out)]
@@ -324,8 +325,10 @@ def test_maps_start_up_in_one_round_trip_and_release_without_waiting_for_stores(
     assert len(loads) == len(compares) == 15 and max(loads) < min(compares) and start < min(loads)
     between = out[start:out.index("$L_agent")]
     assert between.count("bar.sync") == 1 and "ld.relaxed" not in out
-    assert "red.relaxed.gpu.global.and.b32" in out and "red.release" not in out
-    assert between.count("fence.acq_rel.gpu") == 3           # one per map, on its build path
+    wrote = re.search(r"setp\.ne\.u32 \t(%p\d+), 0, 0", out).group(1)
+    assert between.count(f"setp.eq.u32 \t{wrote}, 1, 1") == 3     # on each map's build path
+    assert "fence.acq_rel" not in out
+    assert f"@{wrote} red.release.gpu.global.and.b32" in out and f"@!{wrote} red.relaxed.gpu.global.and.b32" in out
 
 
 def test_proven_alignment_drops_the_run_time_vector_test():

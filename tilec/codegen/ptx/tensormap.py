@@ -8,8 +8,10 @@ global memory (TMA reads it there) in a slot of a per-kernel pool:
   256 words), trying the word of its SM first (%smid: no contention between
   SMs) and the next words when all 32 bits are taken. The claim is an
   acquire atom that ORs in bit 0 unread (one round trip when the CTA before
-  it on the SM has left); the CTA gives the slot back (a relaxed `red.and`) at its exit,
-  after a CTA barrier, once no TMA of it can read the map any more. Slots are
+  it on the SM has left); the CTA gives the slot back (a `red.and`) at its exit,
+  after a CTA barrier, once no TMA of it can read the map any more: a release
+  where it wrote maps and keys (the next holder's acquire then sees them), so
+  no fence delays its first copy, and relaxed where it only reused them. Slots are
   exclusive, so concurrent launches of the kernel with other arguments never
   see each other's maps.
 * Warp 0 builds each map in shared memory: 128 zero bytes, then lane 0 sets
@@ -104,6 +106,7 @@ class _Pool:
     def __init__(self, kernel):
         self.kernel = kernel
         self.slot_var = None     # shared word holding the slot index
+        self.wrote = None        # thread 0's predicate: it wrote a map and its key (release_slot)
         self.maps = 0
 
 
@@ -200,6 +203,9 @@ def build_maps(em, specs) -> list[TensorMap]:
     tid = em.group.tid
     warp0, lane0 = kb.reg(PRED), em.leader()     # at the top level, thread 0 is lane 0 of warp 0
     skip = kb.label("tmap_built")
+    if pool.wrote is None:
+        pool.wrote = kb.reg(PRED)
+        kb.emit(f"setp.ne.u32 \t{pool.wrote}, 0, 0")
     kb.emit(f"setp.lt.u32 \t{warp0}, {tid}, 32")
     kb.emit(f"@!{warp0} bra \t{skip}")
     if pool.slot_var is None:
@@ -230,10 +236,10 @@ def build_maps(em, specs) -> list[TensorMap]:
         kb.emit(f"@{key.same} bra \t{keep}")          # the slot holds this very map already
         _write(em, tmap, g, tv, dims, strides, lane0)
         key.record(em, lane0)
-        # the key and map before the relaxed release at the exit (a CTA that only
-        # reused the slot wrote nothing: the busy word's atomics alone carry the
-        # builder's release to the next holder, a chain of read-modify-writes)
-        kb.emit(f"@{lane0} fence.acq_rel.gpu")
+        # the release at the exit orders the key and map before the slot's next holder
+        # (a CTA that only reused the slot wrote nothing: the busy word's atomics alone
+        # carry the builder's release on, a chain of read-modify-writes)
+        kb.emit(f"setp.eq.u32 \t{pool.wrote}, 1, 1")
         kb.place(keep)
         kb.emit(f"fence.proxy.tensormap::generic.acquire.gpu \t[{tmap.addr}], {MAP_BYTES}")
         # thread 0 (the usual TMA issuer) warms the TMA unit's copy while the CTA sets up
@@ -364,8 +370,9 @@ def release_slot(em):
     kb.emit(f"mov.u64 \t{a}, {_busy_symbol(pool.kernel)}")
     kb.emit(f"mul.wide.u32 \t{off}, {w}, 4")
     kb.emit(f"add.s64 \t{a}, {a}, {off}")
-    # relaxed: the keys were ordered before it by the fence after the build, and
-    # nothing the CTA wrote since (its results) needs to be visible to the slot's
-    # next holder, so the CTA's exit does not wait for its stores to land
-    kb.emit(f"red.relaxed.gpu.global.and.b32 \t[{a}], {bit}")
+    # a release only where this CTA wrote a map and its key: the next holder that
+    # acquires the slot must see them; otherwise relaxed, since nothing else the CTA
+    # wrote (its results) concerns that holder, and the exit need not wait for it
+    kb.emit(f"@{pool.wrote} red.release.gpu.global.and.b32 \t[{a}], {bit}")
+    kb.emit(f"@!{pool.wrote} red.relaxed.gpu.global.and.b32 \t[{a}], {bit}")
     kb.place(skip)
