@@ -1,16 +1,18 @@
 """A load outside any pipeline whose tile only tensor-core dots read goes to a
 shared buffer by cp.async and the dots read it there (codegen/ptx/operand_loads.py);
 a later load of the same block reuses the buffer once the earlier tile's readers
-are done.
+are done, unless nothing between orders it: then its copies are issued with the
+earlier load's, and one wait ends both (decode attention's K and V).
 
 The kernel has the shape of TileGym's naive-absorb MLA decode, whose loop cannot
 be pipelined (there, one stage needs 278 KB; here, the loop stores each trip's
 result ordered after its K load by the load's token, which keeps it out of the
 schedule): S = K_i Q, P = S in f16, O_i = V_i^T P.
 
-Checked: the PTX (cp.async and no global loads into registers; the loop's two
-tiles in one buffer, so the kernel needs a tile's worth less shared memory than
-when both are live at once), and the PTX simulator against the interpreter on
+Checked: the PTX (cp.async and no global loads into registers; where a store
+comes between, the loop's two tiles in one buffer, so the kernel needs a tile's
+worth less shared memory than when both are live at once; without it, both
+loads in flight at once), and the PTX simulator against the interpreter on
 sm_90a and sm_80."""
 from __future__ import annotations
 
@@ -63,9 +65,13 @@ DOTS = """%s = mmaf %tk, %tq, %acc0 : tile<64x64xf16>, tile<64x16xf16>, tile<64x
       %p = ftof %s : tile<64x16xf32> -> tile<64x16xf16>"""
 SECOND = """%vt = permute %tv [1, 0] : tile<64x64xf16> -> tile<64x64xf16>
       %o = mmaf %vt, %p, %acc0 : tile<64x64xf16>, tile<64x16xf16>, tile<64x16xf32>"""
+# S stored where O goes later: a write between K's readers and V's load
+STORE_S = ("%t4 = store_view_tko weak %s, %py[%i, %zero] token = %t1 : tile<64x16xf32>, "
+           "partition_view<tile=(64x16), tensor_view<128x16xf32, strides=[16,1]>>, tile<i32> -> token")
 BODIES = {
-    "v_after_k": "\n      ".join([LOAD_K, DOTS, LOAD_V, SECOND]),     # K's readers are done before V loads
+    "v_after_k": "\n      ".join([LOAD_K, DOTS, LOAD_V, SECOND]),     # V's copies start with K's
     "v_with_k": "\n      ".join([LOAD_K, LOAD_V, DOTS, SECOND]),     # both tiles live at once
+    "v_after_write": "\n      ".join([LOAD_K, DOTS, STORE_S, LOAD_V, SECOND]),   # K's readers are done before V loads
 }
 
 
@@ -97,14 +103,27 @@ def shared_bytes(ptx):
 def test_the_tiles_go_to_shared_memory_by_cp_async(arch):
     ptx = compile_text(kernel("v_after_k"), arch)
     assert "ld.global" not in ptx                         # K, V and Q: none through registers
-    assert ptx.count("cp.async.wait_all") == 3
+    assert ptx.count("cp.async.wait_all") == 2           # Q's; K's and V's together
     assert re.search(r"cp\.async\.c[ag]\.shared\.global", ptx)
 
 
 @pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
 def test_a_later_load_reuses_a_buffer_whose_readers_are_done(arch):
-    reused, apart = (shared_bytes(compile_text(kernel(b), arch)) for b in ("v_after_k", "v_with_k"))
+    reused, apart = (shared_bytes(compile_text(kernel(b), arch)) for b in ("v_after_write", "v_with_k"))
     assert apart - reused >= 64 * 64 * 2
+
+
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
+def test_a_later_load_nothing_orders_is_issued_with_the_first(arch):
+    """V's copies start before K's readers run, into a buffer of its own, and one
+    wait ends both; a store between (v_after_write) keeps V in its turn."""
+    early, late = (compile_text(kernel(b), arch) for b in ("v_after_k", "v_after_write"))
+    assert early.count("cp.async.wait_all") == late.count("cp.async.wait_all") - 1 == 2
+    loop = early[early.index("$L_for_head"):]
+    copies = [m.start() for m in re.finditer(r"cp\.async\.c[ag]\.shared\.global", loop)]
+    first_dot = re.search(r"\b(wgmma\.mma_async|mma\.sync)", loop).start()
+    assert len(copies) >= 2 and max(copies) < loop.index("cp.async.wait_all") < first_dot
+    assert shared_bytes(early) == shared_bytes(compile_text(kernel("v_with_k"), arch))
 
 
 @pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])

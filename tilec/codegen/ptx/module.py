@@ -114,6 +114,7 @@ class ModuleEmitter:
         em.mma_sync_only = self.mma_sync_only
         em.scratch_limit = self.scratch_limit
         em.copies = self.copies
+        em.shared_limit = self._shared_limit()
         block = entry.regions[0].blocks[0]
         params = []
         for i, arg in enumerate(block.arguments):
@@ -155,12 +156,17 @@ class ModuleEmitter:
         kb.emit("ret")
         return em, kb, params, name, threads
 
-    def _finish(self, entry, em, kb, params, name, threads) -> list[str]:
-        out = []
-        smem = kb.shared_layout()[1]
+    def _shared_limit(self):
+        """The shared bytes a CTA of this module may use (None: the target does not say)."""
         limit = _shared_limit(self.target.arch)
         if self.static_shared and not big_static_shared(self.target) and limit is not None:
             limit = min(limit, STATIC_SHARED_LIMIT)     # ptxas takes no more as static memory there
+        return limit
+
+    def _finish(self, entry, em, kb, params, name, threads) -> list[str]:
+        out = []
+        smem = kb.shared_layout()[1]
+        limit = self._shared_limit()
         if limit is not None and smem > limit:
             # IR scheduled for a bigger target (or asked for more stages) would fail at launch
             raise SharedMemoryOverflow(entry, f"needs {smem} bytes of shared memory, more than the {limit} bytes "

@@ -14,18 +14,30 @@ same block whose readers all come before it (TileGym's naive-absorb MLA decode
 loads K, reads it in the first dot, then loads V into the same bytes). Each fill
 is preceded by a CTA barrier (the previous tile's readers are done) and followed
 by cp.async.wait_all and another barrier (every thread's copies have landed).
+
+Later loads of the block that only tensor cores read are issued with the first
+(`issued_with`) where nothing between orders them (no write, no token) and
+their addresses need only scalar ops: the copies of all are in flight at once
+and wait once, where each would wait for its own round trip. Decode attention
+loads K, computes S and P, then loads V: V's copies now overlap K's. Their
+buffers are live together, so a batch takes at most 1/EARLY_SHARE of the
+kernel's shared memory (the MLA decode's K and V keep sharing their bytes).
 """
 from __future__ import annotations
 
 from ...dialects.nv_tileas.layouts import linear_offsets
 from ...dialects.nv_tileas.operands import HOME_VIEWS
+from ...rewrite.effects import is_side_effect_free
 from .ptxtypes import byte_size
 from .swizzle import Swizzle
 from .values import Tile
 
 DOT = "nv_tileas.dot"
+LOAD = "nv_tileas.tiled_load"
 CONVERT = "nv_tileas.convert_layout"
+COMBINING = ("nv_tileas.reduce", "nv_tileas.scan")
 ALIGN = 1024            # the swizzle pattern wgmma reads repeats every 1024 bytes
+EARLY_SHARE = 4         # loads issued ahead of their turn take at most this share of shared memory
 
 
 def same_bytes(op) -> bool:
@@ -98,13 +110,68 @@ def _last_reader(op, block) -> int:
     return last
 
 
-def _buffer(em, op, nbytes: int, span) -> str:
+def _tile_bytes(op) -> int:
+    t = op.results[0].type
+    n = byte_size(t.element_type)
+    for d in t.shape:
+        n *= d
+    return n
+
+
+def _writes_nothing(op) -> bool:
+    """Whether `op` (and what it holds) writes no memory: a later load may be issued
+    before it. Loads read only; dots, layout changes and combining ops keep to
+    registers (a layout change's scratch is the emitter's own)."""
+    if op.name in (DOT, LOAD, CONVERT) or is_side_effect_free(op) or \
+            any(t.__name__ == "NoMemoryEffect" for t in type(op).traits_all):
+        return True
+    return op.name in COMBINING and all(inner is op or inner.name == "nv_tileas.yield" or
+                                        is_side_effect_free(inner) for inner in op.walk())
+
+
+def _ready(em, v, block, quiet) -> bool:
+    """Whether `v` is emitted, or can be now: made in `block` by quiet ops (views,
+    scalar arithmetic) from emitted values. Those ops are emitted here, ahead of
+    their turn."""
+    if v in em.env:
+        return True
+    d = getattr(v, "op", None)
+    if d is None or d.parent is not block or not quiet(d, ("nv_tileaa.block_tile",)):
+        return False
+    if not all(_ready(em, x, block, quiet) for x in d.operands):
+        return False
+    em.emit_op(d)
+    em.early.add(d)
+    return True
+
+
+def issued_with(em, op, eligible, budget: int) -> list:
+    """Later tiled loads of `op`'s block that `eligible` accepts, whose tiles only
+    tensor cores read and whose copies may start with `op`'s: no op between writes
+    memory, they take no token, their addresses are ready (_ready), and their
+    bytes fit `budget`."""
+    from .emitter import quiet
+    out, block = [], op.parent
+    nxt = op.next_op
+    while nxt is not None:
+        if nxt.name == LOAD and nxt not in em.early and eligible(nxt) and dot_operand_only(nxt) \
+                and not (nxt.token_values() or nxt.result_token_values()) and _tile_bytes(nxt) <= budget \
+                and all(_ready(em, x, block, quiet) for x in nxt.operands):
+            budget -= _tile_bytes(nxt)
+            out.append(nxt)
+        elif not _writes_nothing(nxt):
+            break
+        nxt = nxt.next_op
+    return out
+
+
+def _buffer(em, op, nbytes: int, span, at=None) -> str:
     """The shared buffer `op`'s tile goes to: a pooled one whose last tile's readers
-    all come before `op` in its block (grown to fit, its phases widened to `span`),
-    else a new one."""
+    all come before `op` in its block (or before op `at`, where `op` is filled
+    with it), grown to fit, its phases widened to `span`; else a new one."""
     kb = em.kb
     block = op.parent
-    here = next(i for i, o in enumerate(block.ops) if o is op)
+    here = next(i for i, o in enumerate(block.ops) if o is (at or op))
     last = _last_reader(op, block)
     pool = em.operand_buffers.setdefault(id(block), [])
     for entry in pool:
@@ -120,31 +187,41 @@ def _buffer(em, op, nbytes: int, span) -> str:
     return sym
 
 
-def load_into_shared(em, op, fill, load_registers, span) -> Tile:
-    """The tile of load `op` in a pooled shared buffer. `fill(dst)` issues its
-    cp.async copies (None when cp.async cannot: then `load_registers()` gives the
-    tile in registers, stored to the buffer). `span`: the phases the tile is read
-    in (ops_memory.live_span through same_bytes ops)."""
+def load_into_shared(em, loads) -> list[Tile]:
+    """The tiles of `loads` (op, fill, load_registers, span), the first op's turn,
+    each in a pooled shared buffer. `fill(dst)` issues an op's cp.async copies
+    (None when cp.async cannot: then `load_registers()` gives the tile in
+    registers, stored to the buffer). `span`: the phases the tile is read in
+    (ops_memory.live_span through same_bytes ops). The copies of all are in
+    flight together, and one wait ends them."""
     kb = em.kb
-    t = op.results[0].type
-    shape = tuple(t.shape)
-    es = byte_size(t.element_type)
-    n = es
-    for d in shape:
-        n *= d
-    base = em.addr_of(_buffer(em, op, n, span))
-    swz = Swizzle.for_rows(es * shape[-1], n // (es * shape[-1]))
-    if swz is not None:
-        em.swizzle_of[base] = swz
-    em.sync()                     # the buffer's previous readers are done
-    regs = None
-    if fill(base) is None:
-        tile = load_registers()
-        em.store_shared(tile, base, linear_offsets(shape))
-        regs = tile.regs
-    else:
+    head = loads[0][0]
+    bases = []
+    for op, _fill, _regs, span in loads:
+        t = op.results[0].type
+        shape = tuple(t.shape)
+        n = _tile_bytes(op)
+        base = em.addr_of(_buffer(em, op, n, span, at=head))
+        swz = Swizzle.for_rows(byte_size(t.element_type) * shape[-1], n // (byte_size(t.element_type) * shape[-1]))
+        if swz is not None:
+            em.swizzle_of[base] = swz
+        bases.append(base)
+    em.sync()                     # the buffers' previous readers are done
+    out, copied = [], False
+    for (op, fill, load_registers, _span), base in zip(loads, bases):
+        t = op.results[0].type
+        shape = tuple(t.shape)
+        regs = None
+        if fill(base) is None:
+            tile = load_registers()
+            em.store_shared(tile, base, linear_offsets(shape))
+            regs = tile.regs
+        else:
+            copied = True
+        out.append(Tile(t.element_type, shape, em.layout_for(shape), regs, base))
+    if copied:
         kb.emit("cp.async.wait_all")
     if em.target.hopper:
         kb.emit("fence.proxy.async.shared::cta")     # wgmma reads through the async proxy
     em.sync()                     # every thread's copies have landed
-    return Tile(t.element_type, shape, em.layout_for(shape), regs, base)
+    return out

@@ -15,7 +15,8 @@ from .cp_async import cp_async
 from .emitter import handles
 from ...dialects.nv_tileas.layouts import MAX_VEC, blocked, linear_offsets
 from .numeric import float_name
-from .operand_loads import dot_operand_only, load_into_shared, same_bytes
+from .ir_layouts import follow
+from .operand_loads import EARLY_SHARE, dot_operand_only, issued_with, load_into_shared, same_bytes
 from .ptxtypes import B32, B64, PRED, bits, byte_size, mem_type, reg_class, \
     vector_element_for
 from .values import Tile
@@ -644,6 +645,39 @@ def _in_bounds(op):
 
 @handles("nv_tileas.tiled_load")
 def _tiled_load(em, op):
+    fill, registers = _load_plan(em, op)
+    t = op.results[0].type
+    slot = em.async_targets.get(op)     # a pipeline slot this load fills (see ops_pipeline)
+    issued = fill(slot) if slot is not None else None
+    if issued is not None:
+        em.async_issued = issued
+        em.bind(op.results[0], em.home_tile(t.element_type, tuple(t.shape), slot))
+    elif slot is None and not em.scratch_limit and dot_operand_only(op):   # only tensor cores read it
+        later = issued_with(em, op, lambda o: em.async_targets.get(o) is None,
+                            (em.shared_limit or 0) // EARLY_SHARE)
+        span = live_span(op, through_tiles=True, same_bytes=same_bytes)
+        loads = [(op, fill, registers, span)]
+        for o in later:     # filled with `op`: their buffers are live from its phase on
+            s = live_span(o, through_tiles=True, same_bytes=same_bytes)
+            loads.append((o, *_load_plan(em, o), (span[0], s[1]) if span and s else s))
+        for (o, *_), tile in zip(loads, load_into_shared(em, loads)):
+            em.bind(o.results[0], tile)
+            for r in o.results[1:]:
+                em.bind(r, None)
+            if o is not op:
+                follow(em, o)       # as emit_op does after a handler
+                em.early.add(o)
+        return
+    else:
+        em.bind(op.results[0], registers())
+    for r in op.results[1:]:
+        em.bind(r, None)
+
+
+def _load_plan(em, op):
+    """(fill, registers) of tiled load `op`: `fill(dst)` issues its cp.async copies
+    into the shared tile at `dst` (None: it cannot); `registers()` loads the tile
+    into registers."""
     ref = em.get(op.view)
     t = op.results[0].type
     shape = tuple(t.shape)
@@ -670,18 +704,7 @@ def _tiled_load(em, op):
         load_slots(em, out.regs, t.element_type, slots, layout, plan, pad)
         return out
 
-    slot = em.async_targets.get(op)     # a pipeline slot this load fills (see ops_pipeline)
-    issued = fill(slot) if slot is not None else None
-    if issued is not None:
-        em.async_issued = issued
-        em.bind(op.results[0], em.home_tile(t.element_type, shape, slot))
-    elif slot is None and not em.scratch_limit and dot_operand_only(op):   # only tensor cores read it
-        span = live_span(op, through_tiles=True, same_bytes=same_bytes)
-        em.bind(op.results[0], load_into_shared(em, op, fill, registers, span))
-    else:
-        em.bind(op.results[0], registers())
-    for r in op.results[1:]:
-        em.bind(r, None)
+    return fill, registers
 
 
 @handles("nv_tileas.tiled_store")
