@@ -145,12 +145,11 @@ def _ready(em, v, block, quiet) -> bool:
     return True
 
 
-def issued_with(em, op, eligible, budget: int) -> list:
+def issued_with(em, op, eligible, budget: int, quiet) -> list:
     """Later tiled loads of `op`'s block that `eligible` accepts, whose tiles only
     tensor cores read and whose copies may start with `op`'s: no op between writes
-    memory, they take no token, their addresses are ready (_ready), and their
-    bytes fit `budget`."""
-    from .emitter import quiet
+    memory, they take no token, their addresses are ready (_ready: `quiet` is
+    emitter.quiet), and their bytes fit `budget`."""
     out, block = [], op.parent
     nxt = op.next_op
     while nxt is not None:

@@ -12,7 +12,7 @@ import math
 from ...dialects.nv_tileas.operands import HOME_VIEWS  # views: ops_core makes them without loads
 from . import fp4, vector_gather
 from .cp_async import cp_async
-from .emitter import handles
+from .emitter import handles, quiet
 from ...dialects.nv_tileas.layouts import MAX_VEC, blocked, linear_offsets
 from .numeric import float_name
 from .ir_layouts import follow
@@ -654,7 +654,7 @@ def _tiled_load(em, op):
         em.bind(op.results[0], em.home_tile(t.element_type, tuple(t.shape), slot))
     elif slot is None and not em.scratch_limit and dot_operand_only(op):   # only tensor cores read it
         later = issued_with(em, op, lambda o: em.async_targets.get(o) is None,
-                            (em.shared_limit or 0) // EARLY_SHARE)
+                            (em.shared_limit or 0) // EARLY_SHARE, quiet)
         span = live_span(op, through_tiles=True, same_bytes=same_bytes)
         loads = [(op, fill, registers, span)]
         for o in later:     # filled with `op`: their buffers are live from its phase on

@@ -107,6 +107,7 @@ class _Pool:
         self.kernel = kernel
         self.slot_var = None     # shared word holding the slot index
         self.wrote = None        # thread 0's predicate: it wrote a map and its key (release_slot)
+        self.first_try = None    # (word, busy base, bit, atom's old value): the claim's first atom, in flight
         self.maps = 0
 
 
@@ -121,31 +122,58 @@ def _busy_symbol(kernel):
     return f"__tilec_tmap_busy_{kernel}"
 
 
-def _claim(em, pool, lane0):
-    """Lane 0 of warp 0 claims a slot; the warp gets its index by shuffle and
-    lane 0 also publishes it in shared memory (later batches, the release).
-    The first attempt ORs in bit 0 of this SM's word without reading it first:
-    one round trip where the CTA before it on this SM has left. A taken bit
-    costs one more attempt, at the lowest bit the atom showed free; a full
-    word, a move to the next word."""
+def start_claim(em):
+    """At the entry of a kernel that builds device maps: thread 0 sends the claim's
+    first atom (ORing in bit 0 of its SM's busy word), and the barrier inits and
+    whatever else comes before the maps run while it is on its way; build_maps
+    reads its answer. Every thread reaches the maps: they are built at the top
+    level of a kernel that does not return early (ops_tma.device_map_mode)."""
     kb = em.kb
+    pool = _pool(em)
     busy = _busy_symbol(pool.kernel)
-    em.module.module_lines.append(f".global .align 4 .b32 {busy}[{SLOTS // 32}];")
-    pool.slot_var = kb.shared_buffer(4, 4, "tmap_slot")
-    done, again = kb.label("tmap_got"), kb.label("tmap_try")
-    w, a, base, off, old, free, bit = (kb.reg(B32), kb.reg(B64), kb.reg(B64), kb.reg(B64),
-                                       kb.reg(B32), kb.reg(B32), kb.reg(B32))
-    p = kb.reg(PRED)
-    kb.emit(f"mov.u32 \t{w}, 0")                       # defined in every lane for the shuffle
-    kb.emit(f"@!{lane0} bra \t{done}")
+    w, a, base, off, old, bit = (kb.reg(B32), kb.reg(B64), kb.reg(B64), kb.reg(B64), kb.reg(B32), kb.reg(B32))
     kb.emit(f"mov.u32 \t{w}, %smid")
     kb.emit(f"and.b32 \t{w}, {w}, {SLOTS // 32 - 1}")
     kb.emit(f"mov.u64 \t{base}, {busy}")
     kb.emit(f"mov.u32 \t{bit}, 1")
+    kb.emit(f"mul.wide.u32 \t{off}, {w}, 4")
+    kb.emit(f"add.s64 \t{a}, {base}, {off}")
+    kb.emit(f"@{em.leader()} atom.acquire.gpu.global.or.b32 \t{old}, [{a}], {bit}")
+    pool.first_try = (w, base, bit, old)
+
+
+def _claim(em, pool, lane0):
+    """Lane 0 of warp 0 claims a slot; the warp gets its index by shuffle and
+    lane 0 also publishes it in shared memory (later batches, the release).
+    The first attempt ORs in bit 0 of this SM's word without reading it first
+    (sent at the kernel's entry: start_claim): one round trip where the CTA
+    before it on this SM has left. A taken bit costs one more attempt, at the
+    lowest bit the atom showed free; a full word, a move to the next word."""
+    kb = em.kb
+    busy = _busy_symbol(pool.kernel)
+    em.module.module_lines.append(f".global .align 4 .b32 {busy}[{SLOTS // 32}];")
+    pool.slot_var = kb.shared_buffer(4, 4, "tmap_slot")
+    done, again, check = kb.label("tmap_got"), kb.label("tmap_try"), kb.label("tmap_check")
+    a, off, free = kb.reg(B64), kb.reg(B64), kb.reg(B32)
+    if pool.first_try is not None:
+        w, base, bit, old = pool.first_try
+    else:
+        w, base, bit, old = kb.reg(B32), kb.reg(B64), kb.reg(B32), kb.reg(B32)
+        kb.emit(f"mov.u32 \t{w}, 0")                   # defined in every lane for the shuffle
+    p = kb.reg(PRED)
+    kb.emit(f"@!{lane0} bra \t{done}")
+    if pool.first_try is not None:
+        kb.emit(f"bra.uni \t{check}")                  # its first atom is on its way already
+    else:
+        kb.emit(f"mov.u32 \t{w}, %smid")
+        kb.emit(f"and.b32 \t{w}, {w}, {SLOTS // 32 - 1}")
+        kb.emit(f"mov.u64 \t{base}, {busy}")
+        kb.emit(f"mov.u32 \t{bit}, 1")
     kb.place(again)
     kb.emit(f"mul.wide.u32 \t{off}, {w}, 4")
     kb.emit(f"add.s64 \t{a}, {base}, {off}")
     kb.emit(f"atom.acquire.gpu.global.or.b32 \t{old}, [{a}], {bit}")
+    kb.place(check)
     kb.emit(f"and.b32 \t{free}, {old}, {bit}")
     kb.emit(f"setp.eq.u32 \t{p}, {free}, 0")
     got = kb.label("tmap_won")
