@@ -135,3 +135,17 @@ def test_simulated_equal_to_the_interpreter(body, arch):
     got = np.zeros_like(want)
     ptxsim.run_ptx(compile_text(kernel(body), arch), "k", (1, 1, 1), [k, v, q, got])
     np.testing.assert_array_equal(got, want)
+
+
+def test_tensor_maps_are_built_while_an_earlier_load_is_in_flight():
+    """cuTile's aligned attention loads Q (a tile only tensor cores read) before the
+    K loop whose loads go through tensor maps: the maps' claim and key round trips
+    run while Q's copies are in flight, before their one wait (on an H100, TileGym's
+    prefill MLA reached its maps 2 us after its entry, Q's load first)."""
+    from conftest import ROOT
+    import os
+    with open(os.path.join(ROOT, "examples", "cutile", "attention_m128_f16_aligned.mlir")) as fh:
+        ptx = compile_text(fh.read(), "sm_90a")
+    copy = re.search(r"cp\.async\.cg\.shared\.global", ptx).start()
+    built = re.search(r"\$L_tmap_built_\d+:", ptx).start()
+    assert copy < ptx.index("$L_tmap_check") < built < ptx.index("cp.async.wait_all")

@@ -622,12 +622,14 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
                 self._wg_check_copy(lid, "cp.async", slice(o, o + size))
             self.sviews["B"][dst:dst + size] = data
             data = None
-        self.cta.cp_pending.setdefault(tid, []).append((dst, None if data is None else bytes(data), lid, tid))
+        # by thread, not barrier interval: a wait takes every earlier copy of its thread,
+        # CTA barriers between them or not
+        self.cta.cp_pending.setdefault(tid & 4095, []).append((dst, None if data is None else bytes(data), lid, tid))
 
     def _cp_wait_all(self, lid, tid):
         """cp.async.wait_all: the thread's own copies no mbarrier arrive took land now."""
         smem = self.sviews["B"]
-        for dst, data, _lid, ep in self.cta.cp_pending.pop(tid, ()):
+        for dst, data, _lid, ep in self.cta.cp_pending.pop(tid & 4095, ()):
             if data is not None:
                 smem[dst:dst + len(data)] = data
                 if self.tracks_proxy:
@@ -647,7 +649,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
                                   f"{self._where(lid)}")
         # asynchronous: the arrival lands once the copies complete, at the latest when a thread
         # waits on the barrier or nothing else can run (_mb_land_inflight)
-        mb.inflight.append((lid, list(self.cta.cp_pending.pop(tid, ()))))
+        mb.inflight.append((lid, list(self.cta.cp_pending.pop(tid & 4095, ()))))
 
     def _mb_land_inflight(self, mb):
         """The cp.async.mbarrier.arrive arrivals on `mb` that are still in flight land, with their copies."""

@@ -145,8 +145,9 @@ class ModuleEmitter:
         kb.emit(f"mov.u32 \t{tid}, %tid.x")
         em.enter_group(tid, threads, 0)
         from .ops_tma import device_map_mode
-        if any(op.name == "nv_tileas.make_tiled_tma_desc" and device_map_mode(self.target, op) is not None
-               for op in block.ops):
+        em.device_maps = {op for op in block.ops if op.name == "nv_tileas.make_tiled_tma_desc"
+                          and device_map_mode(self.target, op) is not None}
+        if em.device_maps:
             from .tensormap import start_claim
             start_claim(em)
         for i, op in enumerate(block.ops):    # phases: shared buffers live in disjoint ones share bytes

@@ -15,6 +15,11 @@ loads K, reads it in the first dot, then loads V into the same bytes). Each fill
 is preceded by a CTA barrier (the previous tile's readers are done) and followed
 by cp.async.wait_all and another barrier (every thread's copies have landed).
 
+Where the block builds tensor maps after such a load, with nothing but scalar ops,
+pipeline set-up and ops that write no memory between, the maps are built while
+its copies are in flight (`maps_ahead`): the maps' claim and key loads are round
+trips of their own, and TileGym's prefill MLA and gemma FMHA loaded Q first.
+
 Later loads of the block that only tensor cores read are issued with the first
 (`issued_with`) where nothing between orders them (no write, no token) and
 their addresses need only scalar ops: the copies of all are in flight at once
@@ -164,6 +169,25 @@ def issued_with(em, op, eligible, budget: int, quiet) -> list:
     return out
 
 
+SETUP = ("nv_tileas.async.pipeline.create_pipeline", "nv_tileas.async.pipeline.create_iterator")
+
+
+def maps_ahead(em, op, quiet):
+    """The first device tensor-map descriptor after load `op` in its block, when
+    its maps may be built while `op`'s copies are in flight: only ops that write
+    no memory, scalar ops and pipeline set-up (barriers of their own) come
+    between, and its operands are ready (_ready). None otherwise."""
+    nxt = op.next_op
+    while nxt is not None:
+        if nxt in em.device_maps:
+            ready = nxt not in em.early and all(_ready(em, x, op.parent, quiet) for x in nxt.operands)
+            return nxt if ready else None
+        if not (_writes_nothing(nxt) or nxt.name in SETUP):
+            return None
+        nxt = nxt.next_op
+    return None
+
+
 def _buffer(em, op, nbytes: int, span, at=None) -> str:
     """The shared buffer `op`'s tile goes to: a pooled one whose last tile's readers
     all come before `op` in its block (or before op `at`, where `op` is filled
@@ -186,13 +210,14 @@ def _buffer(em, op, nbytes: int, span, at=None) -> str:
     return sym
 
 
-def load_into_shared(em, loads) -> list[Tile]:
+def load_into_shared(em, loads, meanwhile=None) -> list[Tile]:
     """The tiles of `loads` (op, fill, load_registers, span), the first op's turn,
     each in a pooled shared buffer. `fill(dst)` issues an op's cp.async copies
     (None when cp.async cannot: then `load_registers()` gives the tile in
     registers, stored to the buffer). `span`: the phases the tile is read in
     (ops_memory.live_span through same_bytes ops). The copies of all are in
-    flight together, and one wait ends them."""
+    flight together, and one wait ends them; `meanwhile()` emits what may run
+    before that wait (maps_ahead's maps)."""
     kb = em.kb
     head = loads[0][0]
     bases = []
@@ -218,6 +243,8 @@ def load_into_shared(em, loads) -> list[Tile]:
         else:
             copied = True
         out.append(Tile(t.element_type, shape, em.layout_for(shape), regs, base))
+    if copied and meanwhile is not None:
+        meanwhile()
     if copied:
         kb.emit("cp.async.wait_all")
     if em.target.hopper:

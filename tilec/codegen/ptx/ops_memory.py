@@ -16,7 +16,7 @@ from .emitter import handles, quiet
 from ...dialects.nv_tileas.layouts import MAX_VEC, blocked, linear_offsets
 from .numeric import float_name
 from .ir_layouts import follow
-from .operand_loads import EARLY_SHARE, dot_operand_only, issued_with, load_into_shared, same_bytes
+from .operand_loads import EARLY_SHARE, dot_operand_only, issued_with, load_into_shared, maps_ahead, same_bytes
 from .ptxtypes import B32, B64, PRED, bits, byte_size, mem_type, reg_class, \
     vector_element_for
 from .values import Tile
@@ -660,7 +660,11 @@ def _tiled_load(em, op):
         for o in later:     # filled with `op`: their buffers are live from its phase on
             s = live_span(o, through_tiles=True, same_bytes=same_bytes)
             loads.append((o, *_load_plan(em, o), (span[0], s[1]) if span and s else s))
-        for (o, *_), tile in zip(loads, load_into_shared(em, loads)):
+        def meanwhile():          # the maps' round trips overlap the copies'
+            d = maps_ahead(em, loads[-1][0], quiet)
+            if d is not None:
+                em.emit_op(d)     # the descriptor batch (ops_tma._batch): marked early there
+        for (o, *_), tile in zip(loads, load_into_shared(em, loads, meanwhile)):
             em.bind(o.results[0], tile)
             for r in o.results[1:]:
                 em.bind(r, None)

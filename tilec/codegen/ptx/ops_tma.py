@@ -95,9 +95,9 @@ def _batch(em, op):
     out = [op]
     nxt = op.next_op
     while nxt is not None and (nxt.name == op.name or quiet(nxt)):
-        if nxt.name != op.name:
-            em.emit_op(nxt)
-            em.early.add(nxt)
+        if nxt.name != op.name and nxt not in em.early and all(v in em.env for v in nxt.operands):
+            em.emit_op(nxt)       # (one whose operands are not made yet waits for its turn:
+            em.early.add(nxt)     # a batch emitted ahead of it, operand_loads.maps_ahead)
         elif device_map_mode(em.target, nxt) is not None and all(v in em.env for v in nxt.operands):
             out.append(nxt)
         nxt = nxt.next_op
