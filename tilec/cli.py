@@ -67,6 +67,10 @@ def _compile_arguments(comp):
                            "read B in place from a pipeline slot or compute it in registers do)")
     comp.add_argument("--no-wgmma", dest="wgmma", action="store_const", const=False,
                       help="run tensor-core dots on mma.sync only (no wgmma on sm_90a, no tcgen05 on sm_100a)")
+    comp.add_argument("--stamps", action="store_true",
+                      help="instrument: thread 0 of each CTA writes %%globaltimer into __tilec_stamps_<kernel> "
+                           "at its entry, tensor maps claimed/keyed/ready, first pipeline data and exit "
+                           "(read with tilec.runtime.stamps)")
     comp.add_argument("--Wunsupported-hints", dest="warn_hints", action="store_true", help=argparse.SUPPRESS)
     comp.add_argument("--Werr-hints", dest="error_hints", action="store_true", help=argparse.SUPPRESS)
     comp.set_defaults(allow_unregistered_dialect=False, split_input_file=False, verify_diagnostics=False)

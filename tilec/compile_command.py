@@ -34,7 +34,7 @@ def compile_command(args) -> int:
     text, filename = got
     try:
         ptx = parse_and_compile(text, filename, args.arch, args.num_warps, args.num_stages, wgmma,
-                                on_warnings=sys.stderr.write)
+                                on_warnings=sys.stderr.write, stamps=getattr(args, "stamps", False))
     except CompileFailed as e:
         sys.stderr.write(str(e) + "\n")
         return 1

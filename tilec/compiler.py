@@ -241,7 +241,7 @@ WGMMA_NEEDS_SM90A = "wgmma needs sm_90a (the target is {arch}); drop --wgmma or 
 
 
 def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgmma=None,
-                reload=None, static_shared=False) -> str | None:
+                reload=None, static_shared=False, stamps=False) -> str | None:
     """PTX text for verified cuda_tile `ops`, or None after reporting to
     `engine`. `num_warps` None: default_num_warps. `wgmma`: None (the default:
     on sm_90a, wgmma for the dots that read B in place from a pipeline slot or
@@ -254,7 +254,8 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
     the code generator's own buffers) overflows the target is then compiled
     again with fewer pipeline stages, unless `num_stages` was asked for: the
     stage fit in the scheduler sees only the stage buffers. `static_shared`:
-    see emit_ptx (tilec-tileiras: cuTile launches with no dynamic shared memory)."""
+    see emit_ptx (tilec-tileiras: cuTile launches with no dynamic shared memory). `stamps`:
+    %globaltimer stamps at phase boundaries (codegen/ptx/stamps.py, `tilec compile --stamps`)."""
     from .codegen.ptx import CodegenError, SharedMemoryOverflow, emit_ptx
     from .conversion.target import target_for
     if wgmma is True and arch != "sm_90a":
@@ -304,7 +305,7 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
             return None
         try:
             ptx = emit_ptx(lowered, arch, num_warps, wgmma=wgmma, scratch_limit=scratch_limit,
-                           static_shared=static_shared, copies=copies)
+                           static_shared=static_shared, copies=copies, stamps=stamps)
         except SharedMemoryOverflow as e:
             first = first or e
             best = e if best is None or e.needed < best.needed else best
@@ -381,17 +382,17 @@ def _strip(name, message):
 
 
 def parse_and_compile(text, filename="<input>", arch="sm_90a", num_warps=None, num_stages=None, wgmma=None,
-                      on_warnings=None) -> str:
+                      on_warnings=None, stamps=False) -> str:
     """PTX for `text` (cuda_tile text, or Tile IR bytecode as bytes), or
     CompileFailed with the rendered diagnostics. On success,
     `on_warnings(text)` receives the rendered warnings, if any (a stage count
-    cut to fit shared memory, an expected spill)."""
+    cut to fit shared memory, an expected spill). `stamps`: as compile_ops."""
     from .frontend import parse_and_verify
     from .ir.diagnostics import DiagnosticEngine
     engine = DiagnosticEngine()
     ops = parse_and_verify(text, filename, engine)
     ptx = compile_ops(ops, engine, arch, num_warps, num_stages, wgmma,
-                      reload=lambda: parse_and_verify(text, filename, DiagnosticEngine())) \
+                      reload=lambda: parse_and_verify(text, filename, DiagnosticEngine()), stamps=stamps) \
         if ops is not None else None
     if ptx is None:
         raise CompileFailed(engine.render())
@@ -401,11 +402,11 @@ def parse_and_compile(text, filename="<input>", arch="sm_90a", num_warps=None, n
 
 
 def compile_text(text, arch: str = "sm_90a", num_warps: int | None = None, num_stages: int | None = None,
-                 filename: str = "<input>", wgmma: bool | None = None) -> str:
+                 filename: str = "<input>", wgmma: bool | None = None, stamps: bool = False) -> str:
     """cuda_tile text (or bytecode) to PTX; raises CompileFailed carrying the
-    rendered diagnostics. `wgmma`: None (default), True or False, as in
-    compile_ops. (Also importable as tilec.codegen.ptx.compile_text.)"""
-    return parse_and_compile(text, filename, arch, num_warps, num_stages, wgmma=wgmma)
+    rendered diagnostics. `wgmma`: None (default), True or False, and `stamps`,
+    as in compile_ops. (Also importable as tilec.codegen.ptx.compile_text.)"""
+    return parse_and_compile(text, filename, arch, num_warps, num_stages, wgmma=wgmma, stamps=stamps)
 
 
 def compile_many(jobs, arch: str = "sm_90a", num_warps: int | None = None, num_stages: int | None = None,

@@ -534,6 +534,11 @@ class KernelCodegen:
             parts = [f"({self.rd(x, et)} << {i * w})" if i else self.rd(x, et) for i, x in enumerate(a.items)]
             self._guarded(ins, self.wr(d, T(f"b{t.width}"), " | ".join(parts), written))
             return
+        if isinstance(a, Special) and a.name == "%globaltimer":
+            if t.width != 64:
+                self._fail("%globaltimer is read by mov.u64")
+            self._guarded(ins, self.wr(d, T("u64"), "_gtimer()", written))
+            return
         if isinstance(a, Special) and (a.name == "%is_explicit_cluster") != (t.kind == "p"):
             self._fail("%is_explicit_cluster is read by mov.pred, other special registers by mov.u32")
         if t.kind == "p":

@@ -489,7 +489,7 @@ def _parse_operand(e, o, ln, s):
             _unsupported(f"operand {o}", ln, s)
         first, second = (None if x == "_" else _parse_operand(e, x, ln, s) for x in halves)
         return Pair(first, second)
-    if o in SPECIAL_PER_CTA:
+    if o in SPECIAL_PER_CTA or o == "%globaltimer":
         return Special(o)
     if o.startswith("%"):
         _unsupported(f"register or special register {o}", ln, s)

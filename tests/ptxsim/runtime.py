@@ -54,6 +54,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
               "TF32FMT": TF32FMT, "Fraction": Fraction, "_fault": self._fault, "_atom": self._atom,
               "_mb_init": self._mb_init, "_mb_arrive": self._mb_arrive, "_mb_clobber": self._mb_clobber,
               "_cp_async": self._cp_async, "_cp_arrive": self._cp_arrive, "_cp_wait_all": self._cp_wait_all,
+              "_gtimer": self._gtimer,
               "_ld_generic": self._ld_generic, "_st_generic": self._st_generic, "MBW": set(),
               "_dirround": _dirround, "_fma_dir": _fma_dir, "_ld_local": self._ld_local,
               "_st_local": self._st_local, "_cvta_local": _cvta_local, "_cvta_to_local": _cvta_to_local,
@@ -602,6 +603,12 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
             return False
         self._mb_complete(min(ready, key=lambda mb: mb.bulk[0].seq))
         return True
+
+    def _gtimer(self):
+        """%globaltimer: nanoseconds, rising by 32 at every read in the simulation's order
+        (what a kernel may rely on: it never runs backwards)."""
+        self.gtimer = getattr(self, "gtimer", 1 << 20) + 32
+        return self.gtimer
 
     def _cp_async(self, lid, dst, src, size, got, tid):
         """Queue one cp.async of `size` bytes, `got` of them read (now) from global

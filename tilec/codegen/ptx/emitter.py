@@ -60,6 +60,7 @@ class Emitter:
         self.scratch_limit = None      # bytes: layout changes of bigger tiles go through scratch by rows
         self.shared_limit = None       # bytes of shared memory a CTA may use (ModuleEmitter)
         self.device_maps = set()       # the entry block's descriptors that build device tensor maps
+        self.stamps = False            # %globaltimer stamps at phase boundaries (stamps.py)
         self.copies = True             # tensor-core operand copies allowed (ModuleEmitter.copies)
         self.async_targets: dict = {}  # load op -> the pipeline slot it may fill with cp.async
         self.async_issued = None       # set by such a load: predicate of its cp.async path (True: always), or "tma"

@@ -51,8 +51,10 @@ def _bytes_directive(data: bytes) -> str:
 
 class ModuleEmitter:
     def __init__(self, target: Target, num_warps: int, wgmma: bool = False, scratch_limit: int | None = None,
-                 static_shared: bool = False, mma_sync_only: bool = False, copies: bool = True):
+                 static_shared: bool = False, mma_sync_only: bool = False, copies: bool = True,
+                 stamps: bool = False):
         self.target, self.num_warps, self.wgmma = target, num_warps, wgmma
+        self.stamps = stamps                   # --stamps: %globaltimer at phase boundaries (stamps.py)
         self.copies = copies                   # tensor-core operand copies into buffers of their own
         self.mma_sync_only = mma_sync_only     # --no-wgmma: neither wgmma nor tcgen05
         self.scratch_limit, self.static_shared = scratch_limit, static_shared
@@ -115,6 +117,7 @@ class ModuleEmitter:
         em.scratch_limit = self.scratch_limit
         em.copies = self.copies
         em.shared_limit = self._shared_limit()
+        em.stamps = self.stamps
         block = entry.regions[0].blocks[0]
         params = []
         for i, arg in enumerate(block.arguments):
@@ -144,6 +147,8 @@ class ModuleEmitter:
         tid = kb.reg(B32)
         kb.emit(f"mov.u32 \t{tid}, %tid.x")
         em.enter_group(tid, threads, 0)
+        from .stamps import stamp
+        stamp(em, "entry")
         from .ops_tma import device_map_mode
         em.device_maps = {op for op in block.ops if op.name == "nv_tileas.make_tiled_tma_desc"
                           and device_map_mode(self.target, op) is not None}
@@ -159,6 +164,7 @@ class ModuleEmitter:
             cluster_sync(em)
         from .tensormap import release_slot
         release_slot(em)
+        stamp(em, "exit")
         kb.emit("ret")
         return em, kb, params, name, threads
 
@@ -252,7 +258,8 @@ def _shared_limit(arch):
 
 
 def emit_ptx(ops, arch: str = "sm_90a", num_warps: int = 4, wgmma: bool | None = None,
-             scratch_limit: int | None = None, static_shared: bool = False, copies: bool = True) -> str:
+             scratch_limit: int | None = None, static_shared: bool = False, copies: bool = True,
+             stamps: bool = False) -> str:
     """PTX for every entry of the (lowered, scheduled, verified) top-level `ops`.
     Raises CodegenError for an op the emitter cannot translate. `wgmma` (sm_90a,
     ops_wgmma.py): None, the default, runs on wgmma.mma_async the tensor-core dots
@@ -266,7 +273,8 @@ def emit_ptx(ops, arch: str = "sm_90a", num_warps: int = 4, wgmma: bool | None =
     its own for wgmma or tcgen05 (a kernel short of shared memory; they run on
     mma.sync, as the schedule was told). `static_shared`: all shared memory static, for launchers
     that pass no dynamic shared memory (cuTile's): any size on sm_90a (ptxas
-    takes it there), at most 48 KiB elsewhere (SharedMemoryOverflow beyond)."""
+    takes it there), at most 48 KiB elsewhere (SharedMemoryOverflow beyond). `stamps`: thread 0
+    writes %globaltimer at phase boundaries (stamps.py)."""
     target = Target.parse(arch)
     if wgmma is True and not target.wgmma:
         raise CodegenError(None, WGMMA_NEEDS_SM90A.format(arch=target.arch))
@@ -274,7 +282,7 @@ def emit_ptx(ops, arch: str = "sm_90a", num_warps: int = 4, wgmma: bool | None =
     if wgmma is None:
         from .ops_wgmma import AUTO
         wgmma = AUTO if target.wgmma else False
-    me = ModuleEmitter(target, num_warps, wgmma, scratch_limit, static_shared, mma_sync_only, copies)
+    me = ModuleEmitter(target, num_warps, wgmma, scratch_limit, static_shared, mma_sync_only, copies, stamps)
     me.declare_globals(ops)
     kernels, names = [], set()
     for entry in _kernels(ops):

@@ -20,6 +20,7 @@ from .emitter import handles, quiet
 from .ops_control import Frame
 from .ops_memory import SharedView, needs_registers
 from .ptxtypes import B32, B64, PRED, byte_size
+from .stamps import stamp
 from .values import Tile
 
 AGENT_SWITCH = "nv_tileas.async.pipeline.agent_switch"
@@ -348,6 +349,7 @@ def _consumer_wait(em, op):
         wait_parity(em, _barrier(em, pipe.full, it), it.phase)
     else:
         em.sync()
+    stamp(em, "first_data", once=True)
     f = _enclosing(em, ("nv_tileas.async.pipeline.consume_one",))
     if f is not None:
         for t in f.lazy:

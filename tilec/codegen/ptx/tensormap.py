@@ -236,8 +236,10 @@ def build_maps(em, specs) -> list[TensorMap]:
         kb.emit(f"setp.ne.u32 \t{pool.wrote}, 0, 0")
     kb.emit(f"setp.lt.u32 \t{warp0}, {tid}, 32")
     kb.emit(f"@!{warp0} bra \t{skip}")
+    from .stamps import stamp
     if pool.slot_var is None:
         slot = _claim(em, pool, lane0)
+        stamp(em, "claimed")
     else:
         slot = kb.reg(B32)
         kb.emit(f"ld.shared.u32 \t{slot}, [{pool.slot_var}]")
@@ -259,6 +261,7 @@ def build_maps(em, specs) -> list[TensorMap]:
         todo.append((tmap, g, tv, dims, strides, _key(em, pool, slot, tv.base, dims, strides)))
     for tmap, g, tv, dims, strides, key in todo:      # the loads above are all in flight by now
         key.compare(em)
+    stamp(em, "keys")
     for tmap, g, tv, dims, strides, key in todo:
         keep = kb.label("tmap_kept")
         kb.emit(f"@{key.same} bra \t{keep}")          # the slot holds this very map already
@@ -274,6 +277,7 @@ def build_maps(em, specs) -> list[TensorMap]:
         kb.emit(f"@{lane0} prefetch.tensormap \t[{tmap.addr}]")
     kb.place(skip)
     kb.emit("bar.sync \t0")
+    stamp(em, "maps_ready")
     return [t[0] for t in todo]
 
 
