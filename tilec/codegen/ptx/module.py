@@ -164,6 +164,8 @@ class ModuleEmitter:
             cluster_sync(em)
         from .tensormap import release_slot
         release_slot(em)
+        if em.stamps:
+            kb.emit("bar.sync \t0")     # every thread done: the CTA's end, not thread 0's
         stamp(em, "exit")
         kb.emit("ret")
         return em, kb, params, name, threads

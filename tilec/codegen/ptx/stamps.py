@@ -3,7 +3,8 @@
 Thread 0 of the CTA (for `first_data`, the first thread of the consuming group)
 writes the GPU's global nanosecond timer into `__tilec_stamps_<kernel>`, a
 global array of SLOTS words per CTA (CTAs past MAX_CTAS share the last row),
-at the points below. A point a kernel does not pass (no tensor maps, no
+at the points below (`exit` after a CTA barrier: when every thread is done).
+A point a kernel does not pass (no tensor maps, no
 pipeline) stays as the launch left it: tilec.runtime.stamps clears the array
 before a launch and reads it after. The timer ticks in steps of some hundred
 nanoseconds on current GPUs, so the stamps place phases of a few microseconds,
