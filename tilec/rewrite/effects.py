@@ -10,6 +10,12 @@ def is_memory_consistency_op(op) -> bool:
     return any(t.__name__ == "MemoryConsistencyOpInterface" for t in type(op).traits_all)
 
 
+def has_no_memory_effect(op) -> bool:
+    """MLIR's NoMemoryEffect without Pure (an integer division: no memory touched,
+    but it may trap, so not speculatable). Looked up by name, as above."""
+    return any(t.__name__ == "NoMemoryEffect" for t in type(op).traits_all)
+
+
 def _yield_like(op) -> bool:
     """A terminator that only hands values to its parent (not return/break/continue)."""
     return op.name.endswith(".yield")

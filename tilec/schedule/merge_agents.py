@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ..dialects.nv_tileas.builders import Builder
 from ..dialects.nv_tileas.ops import pipeline as P, tokens
-from ..rewrite.effects import is_side_effect_free
+from ..rewrite.effects import has_no_memory_effect, is_side_effect_free
 
 AGENT_SWITCH = P.AgentSwitchOp.name
 # set-up ops a pipelined loop is preceded by (buffers, pipelines, iterators, descriptors)
@@ -64,7 +64,7 @@ def _movable(op) -> bool:
     division may trap). It runs on the same path either way, only earlier."""
     if op.name in SETUP or is_side_effect_free(op):
         return True
-    return not op.regions and any(t.__name__ == "NoMemoryEffect" for t in type(op).traits_all)
+    return not op.regions and has_no_memory_effect(op)
 
 
 def _uses_any(op, values) -> bool:

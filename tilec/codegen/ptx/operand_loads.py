@@ -32,7 +32,8 @@ from __future__ import annotations
 
 from ...dialects.nv_tileas.layouts import linear_offsets
 from ...dialects.nv_tileas.operands import HOME_VIEWS
-from ...rewrite.effects import is_side_effect_free
+from ...rewrite.effects import has_no_memory_effect, is_side_effect_free
+from ...schedule.analysis import register_only
 from .ptxtypes import byte_size
 from .swizzle import Swizzle
 from .values import Tile
@@ -40,7 +41,6 @@ from .values import Tile
 DOT = "nv_tileas.dot"
 LOAD = "nv_tileas.tiled_load"
 CONVERT = "nv_tileas.convert_layout"
-COMBINING = ("nv_tileas.reduce", "nv_tileas.scan")
 ALIGN = 1024            # the swizzle pattern wgmma reads repeats every 1024 bytes
 EARLY_SHARE = 4         # loads issued ahead of their turn take at most this share of shared memory
 
@@ -125,13 +125,10 @@ def _tile_bytes(op) -> int:
 
 def _writes_nothing(op) -> bool:
     """Whether `op` (and what it holds) writes no memory: a later load may be issued
-    before it. Loads read only; dots, layout changes and combining ops keep to
-    registers (a layout change's scratch is the emitter's own)."""
-    if op.name in (DOT, LOAD, CONVERT) or is_side_effect_free(op) or \
-            any(t.__name__ == "NoMemoryEffect" for t in type(op).traits_all):
-        return True
-    return op.name in COMBINING and all(inner is op or inner.name == "nv_tileas.yield" or
-                                        is_side_effect_free(inner) for inner in op.walk())
+    before it. Loads read only; layout changes keep to registers (their scratch is
+    the emitter's own), as dots and combining ops do (analysis.register_only)."""
+    return op.name in (LOAD, CONVERT) or is_side_effect_free(op) or has_no_memory_effect(op) \
+        or register_only(op)
 
 
 def _ready(em, v, block, quiet) -> bool:
@@ -158,10 +155,11 @@ def issued_with(em, op, eligible, budget: int, quiet) -> list:
     out, block = [], op.parent
     nxt = op.next_op
     while nxt is not None:
+        n = _tile_bytes(nxt) if nxt.name == LOAD else 0
         if nxt.name == LOAD and nxt not in em.early and eligible(nxt) and dot_operand_only(nxt) \
-                and not (nxt.token_values() or nxt.result_token_values()) and _tile_bytes(nxt) <= budget \
+                and not (nxt.token_values() or nxt.result_token_values()) and n <= budget \
                 and all(_ready(em, x, block, quiet) for x in nxt.operands):
-            budget -= _tile_bytes(nxt)
+            budget -= n
             out.append(nxt)
         elif not _writes_nothing(nxt):
             break

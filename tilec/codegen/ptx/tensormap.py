@@ -155,20 +155,11 @@ def _claim(em, pool, lane0):
     pool.slot_var = kb.shared_buffer(4, 4, "tmap_slot")
     done, again, check = kb.label("tmap_got"), kb.label("tmap_try"), kb.label("tmap_check")
     a, off, free = kb.reg(B64), kb.reg(B64), kb.reg(B32)
-    if pool.first_try is not None:
-        w, base, bit, old = pool.first_try
-    else:
-        w, base, bit, old = kb.reg(B32), kb.reg(B64), kb.reg(B32), kb.reg(B32)
-        kb.emit(f"mov.u32 \t{w}, 0")                   # defined in every lane for the shuffle
+    # every device map is in the entry block, so the module emitter sent the first atom
+    w, base, bit, old = pool.first_try
     p = kb.reg(PRED)
     kb.emit(f"@!{lane0} bra \t{done}")
-    if pool.first_try is not None:
-        kb.emit(f"bra.uni \t{check}")                  # its first atom is on its way already
-    else:
-        kb.emit(f"mov.u32 \t{w}, %smid")
-        kb.emit(f"and.b32 \t{w}, {w}, {SLOTS // 32 - 1}")
-        kb.emit(f"mov.u64 \t{base}, {busy}")
-        kb.emit(f"mov.u32 \t{bit}, 1")
+    kb.emit(f"bra.uni \t{check}")                      # the first atom is on its way already
     kb.place(again)
     kb.emit(f"mul.wide.u32 \t{off}, {w}, 4")
     kb.emit(f"add.s64 \t{a}, {base}, {off}")
