@@ -743,3 +743,76 @@ def test_warps_follow_the_consumer_agents_dots(top, row, b, sm90a, sm80):
     ops, ok, msgs = parse(text)
     assert ok, msgs
     assert (default_num_warps(ops, "sm_90a"), default_num_warps(ops, "sm_80")) == (sm90a, sm80)
+
+
+GATED = """cuda_tile.module @gated {
+  entry @gated(%k: tile<ptr<f16>>, %g: tile<ptr<f32>>, %o: tile<ptr<f32>>) {
+    %tk = make_tensor_view %k, shape = [256, 64], strides = [64, 1] : tensor_view<256x64xf16, strides=[64,1]>
+    %tg = make_tensor_view %g, shape = [256], strides = [1] : tensor_view<256xf32, strides=[1]>
+    %to = make_tensor_view %o, shape = [64, 32], strides = [32, 1] : tensor_view<64x32xf32, strides=[32,1]>
+    %pk = make_partition_view %tk : partition_view<tile=(64x64), tensor_view<256x64xf16, strides=[64,1]>>
+    %pg = make_partition_view %tg : partition_view<tile=(64), tensor_view<256xf32, strides=[1]>>
+    %po = make_partition_view %to : partition_view<tile=(64x32), tensor_view<64x32xf32, strides=[32,1]>>
+    %z = constant <i32: 0> : tile<i32>
+    %one = constant <i32: 1> : tile<i32>
+    %four = constant <i32: 4> : tile<i32>
+    %half = constant <f32: 0.5> : tile<64x32xf32>
+    %h0 = constant <f32: 0.25> : tile<64x32xf32>
+    %h = for %i in (%z to %four, step %one) : tile<i32> iter_values(%x = %h0) -> (tile<64x32xf32>) {
+      %kt, %t1 = load_view_tko weak %pk[%i, %z] : partition_view<tile=(64x64), tensor_view<256x64xf16, strides=[64,1]>>, tile<i32> -> tile<64x64xf16>, token
+      %gt, %t2 = load_view_tko weak %pg[%i] : partition_view<tile=(64), tensor_view<256xf32, strides=[1]>>, tile<i32> -> tile<64xf32>, token
+      %e = exp %gt : tile<64xf32>
+      %e2 = reshape %e : tile<64xf32> -> tile<64x1xf32>
+      %eb = broadcast %e2 : tile<64x1xf32> -> tile<64x64xf32>
+      %kf = ftof %kt : tile<64x64xf16> -> tile<64x64xf32>
+      %ks = mulf %kf, %eb : tile<64x64xf32>
+      %a = ftof %ks : tile<64x64xf32> -> tile<64x64xf16>
+      %b = ftof %x : tile<64x32xf32> -> tile<64x32xf16>
+      %c0 = constant <f32: 0.0> : tile<64x32xf32>
+      %d = mmaf %a, %b, %c0 : tile<64x64xf16>, tile<64x32xf16>, tile<64x32xf32>
+      %y = fma %x, %half, %d : tile<64x32xf32>
+      continue %y : tile<64x32xf32>
+    }
+    %t3 = store_view_tko weak %h, %po[%z, %z] : tile<64x32xf32>, partition_view<tile=(64x32), tensor_view<64x32xf32, strides=[32,1]>>, tile<i32> -> token
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("arch,acc", [("sm_90a", "wgmma"), ("sm_80", "mma, warps = [2, 2]")])
+def test_slot_tiles_are_read_in_their_users_layout_and_carried_values_follow_their_writes(arch, acc, monkeypatch):
+    """A gated recurrence (TileGym's chunked delta rule in small): each step scales
+    a pipelined tile by the exponential of a pipelined vector broadcast over its
+    rows, and updates a carried state with a dot's result.
+
+    - The vector sits in a pipeline slot, which reads into any layout for the
+      same ld.shared: its exponential is computed in the slice of the scaled
+      tile's layout, and neither the reshape nor the broadcast moves data
+      (remat_layouts' leaves include tiles in shared memory).
+    - The carried state starts as a splat, so nothing but the body's write
+      chooses its layout: the update runs in the dot's accumulator layout, and
+      the loop carries that (propagate_layouts.follows_carry), where the first
+      operand's blocked layout used to win and cost a move on every step.
+    The only convert_layout left is the accumulator's zero, and the simulator
+    agrees with the interpreter."""
+    import numpy as np
+    from tilec.codegen.ptx import compile_text
+    from tilec.interp import launch, parse_module
+    import ptxsim
+    _, text = scheduled(GATED, arch)
+    assert text.count("nv_tileas.convert_layout") == 1
+    assert "layout slice" in layouts_of(text, r"= exp ")
+    assert layouts_of(text, r"= fma ") == f"#nv_tileas<layout {acc}>"
+    assert layouts_of(text, r"^\s*\} \{nv_tileas.layouts") .startswith(f"#nv_tileas<layout {acc}>")
+    moves = _shared_moves(monkeypatch)
+    ptx = compile_text(GATED, arch=arch)
+    # sm_90a: A, computed in registers, goes into wgmma's register fragments (a dot's own move)
+    assert moves == (["nv_tileas.dot"] if arch == "sm_90a" else [])
+    rng = np.random.default_rng(1)
+    k = (rng.standard_normal((256, 64)) * 0.25).astype(np.float16)
+    g = (rng.standard_normal(256) * 0.1).astype(np.float32)
+    want, got = np.zeros((64, 32), np.float32), np.zeros((64, 32), np.float32)
+    launch(parse_module(GATED, "gated.mlir"), None, (1, 1, 1), [k, g, want])
+    ptxsim.run_ptx(ptx, "gated", (1, 1, 1), [k, g, got])
+    np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-3)

@@ -117,6 +117,7 @@ class Propagation:
         self.sources: list = []      # the same for broadcasts' sources (_remake_source), applied after
         self.forced: dict = {}       # rematerialized clone -> the layout its user needs
         self.moves: list = []        # (user, operand index, layout): see convert_explicitly
+        self.loose: set = set()      # carried values whose layout no dot or body write chose
 
     # ---- driver ------------------------------------------------------------------------
     def run(self):
@@ -147,7 +148,7 @@ class Propagation:
     def sweeps(self):
         for _ in range(3):
             self.env, self.out, self.carried, self.slots, self.found = {}, {}, {}, {}, {}
-            self.points, self.sources, self.moves = [], [], []
+            self.points, self.sources, self.moves, self.loose = [], [], [], set()
             self.threads = self.cta
             self.block(self.entry.regions[0].blocks[0])
             new = {v: lay for v, lay in self.found.items() if self.hints.get(v) != lay}
@@ -171,9 +172,9 @@ class Propagation:
         iotas and uniform values, else to be converted explicitly."""
         for i, v in enumerate(op.operands):
             s = self.regs(v) if _is_tile(v) and _shape(v) == shape else None
-            if s is None or s.splat or self.reaches(s, layout, shape):
-                continue
-            steps = plan(v, layout, self.uniform)
+            if s is None or s.splat or self.get(v).kind == "shared" or self.reaches(s, layout, shape):
+                continue            # (a tile in shared memory is read in the op's layout)
+            steps = plan(v, layout, self.leaf)
             if steps:
                 self.points.append((op, i, steps))
             elif s.kind == "reg":
@@ -181,6 +182,24 @@ class Propagation:
 
     def uniform(self, v) -> bool:
         return not (_is_tile(v) and _shape(v)) or self.get(v).splat
+
+    def leaf(self, v) -> bool:
+        """A value any layout has for the price of reading it: uniform, or a
+        tile in shared memory (a pipeline slot), which ld.shared reads in the
+        layout its reader runs in as cheaply as in the blocked one."""
+        return self.uniform(v) or self.get(v).kind == "shared"
+
+    def follows_carry(self, v) -> bool:
+        """`v` is a loose carried value (see carry) or read from its cell: the
+        body's writes choose its layout on the next sweep, so it should not
+        choose the layout of the op that combines it with others."""
+        if v in self.loose:
+            return True
+        d = getattr(v, "op", None)
+        if d is None or d.name != "nv_tileas.load":
+            return False
+        cell = getattr(d.operands[0], "op", None)
+        return cell is not None and cell.name == "nv_tileas.view" and cell.operands[0] in self.loose
 
     def block(self, block):
         for op in block.ops:
@@ -235,8 +254,13 @@ class Propagation:
         if len(op.results) == 1 and ins and all(_shape(v) in ((), shape) for v in ins):
             # values free of layout (masks from iotas) are made again in the others' layout:
             # they do not get to choose it
-            ranked = sorted(ins, key=lambda v: is_free(v, self.uniform))
-            got = self.common([self.regs(v) for v in ranked], shape)
+            # so are tiles read from shared memory, and carried values the body's writes
+            # choose the layout of (see follows_carry)
+            ranked = sorted(ins, key=lambda v: (is_free(v, self.leaf), self.follows_carry(v)))
+            shared = [self.get(v).kind == "shared" for v in ranked]
+            got = self.common([SPLAT if sh else self.regs(v) for v, sh in zip(ranked, shared)], shape)
+            if got.splat and any(shared):
+                got = self.blk(shape)
             if got.kind == "reg":
                 self.note_remat(op, got.layout, shape)
             return got
@@ -256,7 +280,7 @@ class Propagation:
             return True
         if s.origin is not None:
             o, oshape = s.origin
-            if o.splat or register_moves(o.layout, layout, broadcast_axes(oshape, shape)) is not None:
+            if o.splat or o.kind == "shared" or register_moves(o.layout, layout, broadcast_axes(oshape, shape)) is not None:
                 return True
         return register_moves(s.layout, layout) is not None
 
@@ -287,6 +311,7 @@ class Propagation:
             lay = self.hint(value, shape)
         if lay is None:
             lay = init.layout if init.kind == "reg" else blocked(shape, self.threads)
+            self.loose.add(value)
         s = reg(lay)
         self.slots[value] = s
         return s
@@ -555,6 +580,9 @@ def _broadcast(p, op):
         return
     origin = (src, _shape(op.operands[0]))
     users = _user_layouts(p, op, shape)
+    if p.get(op.operands[0]).kind == "shared":     # read straight into the slice of any layout
+        p.bind(op, [reg(users[0] if users else blocked(shape, p.threads), (SHARED, origin[1]))])
+        return
     cands = broadcast_candidates(users, src.layout, shape, p.threads)
     for c in cands:
         if _broadcasts_into(p, src, origin[1], shape, c, convert=False):
@@ -579,7 +607,7 @@ def _remake_source(p, op, src: State, src_shape, shape, layout):
     if register_moves(src.layout, layout, src_of) is not None:
         return
     part = slice_layout(layout, src_of, src_shape)
-    steps = plan(op.operands[0], part, p.uniform) if part is not None else None
+    steps = plan(op.operands[0], part, p.leaf) if part is not None else None
     if steps:
         p.sources.append((op, 0, steps))
 

@@ -1,8 +1,10 @@
 """Backward rematerialization: a value that costs nothing to compute in any layout
 is made again in the layout its user needs, instead of being moved there.
 
-Such values come from iota, uniform constants and scalars through element-wise
-ops, reshapes and broadcasts: causal masks and position indices. Attention adds
+Such values come from iota, uniform constants, scalars and tiles in shared
+memory (a pipeline slot reads into any layout for one ld.shared) through
+element-wise ops, reshapes and broadcasts: causal masks, position indices, a
+slot's tile scaled by the exponential of another slot's vector. Attention adds
 its mask (built from iotas in the blocked layout) to the scores (in the MMA
 accumulator layout); moving the mask costs a shared-memory round trip and two
 barriers on every iteration, computing it in the accumulator's layout costs
@@ -47,14 +49,14 @@ def _makes_freely(d) -> bool:
             and (d.name in LEAVES or d.name in SHAPE_OPS or _elementwise(d)))
 
 
-def is_free(v, is_uniform, limit: int = MAX_OPS) -> bool:
-    """Whether `v` is made from iotas and uniform values by at most `limit`
+def is_free(v, is_leaf, limit: int = MAX_OPS) -> bool:
+    """Whether `v` is made from iotas and leaves (is_leaf) by at most `limit`
     element-wise ops, reshapes and broadcasts (plan may still find no way to
     make it in a given layout)."""
     seen, work = set(), [v]
     while work:
         x = work.pop()
-        if x in seen or is_uniform(x):
+        if x in seen or is_leaf(x):
             continue
         d = getattr(x, "op", None)
         if d is None or not _makes_freely(d) or len(seen) >= limit:
@@ -64,7 +66,7 @@ def is_free(v, is_uniform, limit: int = MAX_OPS) -> bool:
     return True
 
 
-def plan(v, layout, is_uniform, limit: int = MAX_OPS):
+def plan(v, layout, is_leaf, limit: int = MAX_OPS):
     """How to make `v` in `layout` from iotas and uniform values through
     element-wise ops, reshapes and broadcasts: [(op, layout of its result,
     {operand: layout it is wanted in})], definitions first, one entry per op
@@ -72,19 +74,19 @@ def plan(v, layout, is_uniform, limit: int = MAX_OPS):
     column index of a square causal mask, is made twice). None when `v` is
     made otherwise (a load, a dot, a block argument...), when some op cannot
     give the layout (a broadcast whose source has no slice of it, a reshape
-    with no relabel), or past `limit` ops. `is_uniform(value)`: a splat or a
-    scalar, a leaf used as it is."""
+    with no relabel), or past `limit` ops. `is_leaf(value)`: a value any layout
+    has as it is (a splat, a scalar, a tile in shared memory)."""
     order, seen = [], set()
 
     def visit(x, w) -> bool:
-        if is_uniform(x) or (x, w) in seen:
+        if is_leaf(x) or (x, w) in seen:
             return True
         d = getattr(x, "op", None)
         if d is None or not _makes_freely(d) or len(order) >= limit:
             return False
         wants = {}
         for u in _tile_operands(d):
-            if is_uniform(u):
+            if is_leaf(u):
                 continue
             if d.name == "cuda_tile.broadcast":
                 need = slice_layout(w, broadcast_axes(_shape(u), _shape(x)), _shape(u))

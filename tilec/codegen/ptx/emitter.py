@@ -407,11 +407,37 @@ class Emitter:
             return Tile(tile.etype, tile.shape, layout, [tile.reg] * layout.nslots, tile.home)
         if layout is None:
             self.fail("cannot use a distributed tile as a scalar")
+        if tile.regs is None and tile.backed:
+            return self.load_in(tile, layout)
         from . import slices
         got = slices.moved(self, tile, layout)
         if got is not None:
             return got
         return self.remap(tile, tile.shape, layout, linear_offsets(tile.shape))
+
+    def load_in(self, tile: Tile, layout) -> Tile:
+        """A tile backed by shared memory (a pipeline slot, a shared-layout tile
+        or a view of one), read in `layout`: the same ld.shared in any layout.
+        The result keeps the backing, so it can be read again in another."""
+        if layout == tile.layout:
+            return self.regs_of(tile)
+        base, coeffs = tile.view or (tile.home, linear_offsets(tile.shape))
+        got = self.load_shared(tile.etype, tile.shape, layout, base, coeffs)
+        return Tile(tile.etype, tile.shape, layout, got.regs, tile.home, view=tile.view)
+
+    def tile_in(self, v, layout) -> Tile:
+        """The tile value of `v` with registers in `layout` (None: as it is):
+        a tile still only in shared memory is read in that layout directly."""
+        x = self.get(v)
+        if not isinstance(x, Tile):
+            self.fail("expects a tile operand")
+        if layout is None or x.splat:
+            return self.regs_of(x)
+        if x.backed and x.layout != layout:
+            # its shared copy holds while `v` is live: read it again rather than move
+            # registers a first reader loaded (consumer_wait's) through scratch
+            return self.load_in(x, layout)
+        return self.in_layout(self.regs_of(x), layout)
 
     def copy_into(self, dst: Tile, src: Tile):
         """Move `src`'s elements into the registers of `dst` (same layout after conversion)."""

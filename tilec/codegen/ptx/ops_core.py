@@ -140,13 +140,10 @@ def _into_shared(em, op, tile):
 def _reshape(em, op):
     shape = tuple(op.results[0].type.shape)
     x = em.get(op.operands[0])
-    if _in_shared_only(x) and x.home is not None:     # row-major order is the reshape's order
-        em.bind(op.results[0], Tile(x.etype, shape, em.layout_for(shape), None, x.home))
-        return
-    if _in_shared_only(x):                            # a permuted view: unit dimensions in or out
-        coeffs = unit_reshape(x.shape, x.view[1], shape)
-        if coeffs is not None:
-            em.bind(op.results[0], Tile(x.etype, shape, em.layout_for(shape), None, view=(x.view[0], coeffs)))
+    if _in_shared_only(x):
+        seen = _shared_reshape(x, shape, em.layout_for(shape))
+        if seen is not None:
+            em.bind(op.results[0], seen)
             return
     src = em.tile(op.operands[0])
     if src.splat:
@@ -161,19 +158,34 @@ def _reshape(em, op):
         if rel is not None:
             em.bind(op.results[0], _reshaped(src, shape, rel))
             return
+    seen = _shared_reshape(x, shape, layout) if x.backed else None
+    if seen is not None:        # read its shared copy again, here, rather than move registers
+        em.bind(op.results[0], em.regs_of(seen))
+        return
     em.bind(op.results[0], em.remap(src, shape, layout, linear_offsets(shape)))
+
+
+def _shared_reshape(x, shape, layout):
+    """Tile `x`, in shared memory, seen as `shape` (registers not loaded), or
+    None for a permuted view whose reshape is more than unit dimensions."""
+    if x.home is not None:          # row-major order is the reshape's order
+        return Tile(x.etype, shape, layout, None, x.home)
+    coeffs = unit_reshape(x.shape, x.view[1], shape)
+    return None if coeffs is None else Tile(x.etype, shape, layout, None, view=(x.view[0], coeffs))
 
 
 @handles("cuda_tile.broadcast")
 def _broadcast(em, op):
-    src = em.tile(op.operands[0])
     shape = tuple(op.results[0].type.shape)
-    if src.splat:
-        em.bind(op.results[0], _reshaped(src, shape, None))
-        return
     from .ir_layouts import layout_of
     from .slices import broadcast, broadcast_into
     want = layout_of(em, op.results[0], shape)
+    x = em.get(op.operands[0])
+    # a source still in shared memory is read straight into the slice `want` needs
+    src = x if want is not None and isinstance(x, Tile) and x.backed else em.tile(op.operands[0])
+    if src.splat:
+        em.bind(op.results[0], _reshaped(src, shape, None))
+        return
     got = broadcast_into(em, src, shape, want) if want is not None else broadcast(em, op, src, shape)
     if got is not None:
         em.bind(op.results[0], got)

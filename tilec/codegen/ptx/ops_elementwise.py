@@ -13,19 +13,27 @@ LN2 = 0.6931471805599453
 
 def apply(em, op, fn, operands=None):
     """Emit fn(dst, *operand registers) for every slot of op's first result."""
-    ins = [em.tile(v) for v in (op.operands if operands is None else operands)]
+    vals = op.operands if operands is None else operands
     rt = op.results[0].type
     from .ir_layouts import layout_of
     layout = layout_of(em, op.results[0], rt.shape)
     if layout is None:
         from .slices import common_layout
+        ins = [em.tile(v) for v in vals]
         layout = common_layout(ins)
-    ins = [t if t.splat else em.in_layout(t, layout) for t in ins]
+        ins = [t if t.splat else em.in_layout(t, layout) for t in ins]
+    else:               # a tile in shared memory is read in the layout the op runs in
+        ins = [em.tile_in(v, layout) if _shape_of(v) == tuple(rt.shape) else em.tile(v) for v in vals]
+        ins = [t if t.splat else em.in_layout(t, layout) for t in ins]
     out = em.new_tile(rt.element_type, rt.shape, layout)
     for s, dst in enumerate(out.regs):
         fn(dst, *[t.at(s) for t in ins])
     em.bind(op.results[0], out)
     return ins
+
+
+def _shape_of(v):
+    return tuple(getattr(v.type, "shape", ()) or ())
 
 
 def _elt(v):

@@ -47,9 +47,15 @@ def broadcast_into(em, src: Tile, shape, layout, convert: bool = True) -> Tile |
     if src.splat:
         return Tile(src.etype, shape, layout, [src.reg] * layout.nslots, None, src)
     src_of = broadcast_axes(src.shape, shape)
+    origin = src
+    moves = register_moves(src.layout, layout, src_of) if src.regs is not None else None
+    if moves is None and src.backed:
+        # in shared memory: read into the slice (the origin, read again for another layout)
+        part = slice_layout(layout, src_of, src.shape)
+        src = em.load_in(src, part) if part is not None else em.regs_of(src)
     moves = register_moves(src.layout, layout, src_of)
     if moves is not None:
-        return _picked(src, shape, layout, moves, src)
+        return _picked(src, shape, layout, moves, origin)
     if not convert:
         return None
     part = slice_layout(layout, src_of, src.shape)
@@ -57,7 +63,7 @@ def broadcast_into(em, src: Tile, shape, layout, convert: bool = True) -> Tile |
         return None
     near = em.in_layout(src, part)
     moves = register_moves(part, layout, src_of)
-    return None if moves is None else _picked(near, shape, layout, moves, src)
+    return None if moves is None else _picked(near, shape, layout, moves, origin)
 
 
 def reaches(tile: Tile, layout) -> bool:

@@ -43,6 +43,13 @@ class Tile:
     def splat(self) -> bool:
         return self.layout is None
 
+    @property
+    def backed(self) -> bool:
+        """A distributed tile whose elements sit in shared memory (home or view):
+        readable in any layout while its value is live."""
+        return self.layout is not None and self.transpose_of is None and (
+            self.home is not None or self.view is not None)
+
     def at(self, slot: int) -> str:
         return self.regs[0] if self.layout is None else self.regs[slot]
 
