@@ -166,3 +166,110 @@ def test_the_schedule_keeps_room_for_the_copies(tmp_path):
     assert ptx.count("wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32") == 8      # K 64, M split
     assert "mma.sync" not in ptx and "cp.async.bulk.tensor" in ptx
     _assemble(ptx, tmp_path)
+
+
+_THREE_DOTS = """cuda_tile.module @three {
+  entry @three(%k: tile<ptr<f16>>, %o: tile<ptr<f32>>) {
+    %tk = make_tensor_view %k, shape = [256, 64], strides = [64, 1] : tensor_view<256x64xf16, strides=[64,1]>
+    %to = make_tensor_view %o, shape = [64, 64], strides = [64, 1] : tensor_view<64x64xf32, strides=[64,1]>
+    %pk = make_partition_view %tk : partition_view<tile=(64x64), tensor_view<256x64xf16, strides=[64,1]>>
+    %po = make_partition_view %to : partition_view<tile=(64x64), tensor_view<64x64xf32, strides=[64,1]>>
+    %z = constant <i32: 0> : tile<i32>
+    %one = constant <i32: 1> : tile<i32>
+    %four = constant <i32: 4> : tile<i32>
+    %scale = constant <f32: 0.0078125> : tile<64x64xf32>
+    %x0 = constant <f32: 0.25> : tile<64x64xf32>
+    %c0 = constant <f32: 0.0> : tile<64x64xf32>
+    %h = for %i in (%z to %four, step %one) : tile<i32> iter_values(%x = %x0) -> (tile<64x64xf32>) {
+      %kt, %t1 = load_view_tko weak %pk[%i, %z] : partition_view<tile=(64x64), tensor_view<256x64xf16, strides=[64,1]>>, tile<i32> -> tile<64x64xf16>, token
+      %xh = ftof %x : tile<64x64xf32> -> tile<64x64xf16>
+      %s1 = mmaf %kt, %xh, %c0 : tile<64x64xf16>, tile<64x64xf16>, tile<64x64xf32>
+      %p1 = ftof %s1 : tile<64x64xf32> -> tile<64x64xf16>
+      %s2 = mmaf %p1, %kt, %c0 : tile<64x64xf16>, tile<64x64xf16>, tile<64x64xf32>
+      %p2 = ftof %s2 : tile<64x64xf32> -> tile<64x64xf16>
+      %s3 = mmaf %p2, %kt, %c0 : tile<64x64xf16>, tile<64x64xf16>, tile<64x64xf32>
+      %y = fma %s3, %scale, %x : tile<64x64xf32>
+      continue %y : tile<64x64xf32>
+    }
+    %t3 = store_view_tko weak %h, %po[%z, %z] : tile<64x64xf32>, partition_view<tile=(64x64), tensor_view<64x64xf32, strides=[64,1]>>, tile<i32> -> token
+    return
+  }
+}
+"""
+
+
+def _loop_barriers(ptx):
+    """bar.sync of the consumer loop (the loop whose body issues wgmma)."""
+    heads = [m.start() for m in re.finditer(r"\$L_for_head_\d+:", ptx)]
+    body = next(ptx[h:ptx.index("bra.uni", h)] for h in reversed(heads) if "wgmma.mma_async" in ptx[h:])
+    return body.count("bar.sync")
+
+
+def test_copies_alternate_between_two_buffers_and_skip_the_barriers_others_gave():
+    """Three dots a trip whose operands are copied (a B computed from the carried
+    state, two A from the previous accumulator, split by columns over two
+    warpgroups): the copies alternate between two buffers, and the third copy
+    needs no barrier before writing (the second copy's barrier came after the
+    first dot's reads); the first two of each trip keep theirs (the last trip's
+    copies may still be read). Same values as the interpreter, one buffer or
+    two, whichever thread runs first."""
+    from tilec.codegen.ptx.module import emit_ptx
+    from tilec.compiler import lower_and_schedule
+    from tilec.frontend import parse_and_verify
+    from tilec.interp import launch as interp_launch, parse_module
+    from tilec.ir.diagnostics import DiagnosticEngine
+    ptx = {}
+    for pingpong in (True, False):
+        eng = DiagnosticEngine()
+        lowered = lower_and_schedule(parse_and_verify(_THREE_DOTS, "k.mlir", eng), eng, "sm_90a", 8, None)
+        ptx[pingpong] = emit_ptx(lowered, "sm_90a", 8, pingpong=pingpong)
+    assert ptx[True].count("wgmma.commit_group") == 3
+    assert _loop_barriers(ptx[False]) - _loop_barriers(ptx[True]) == 1
+    k = (np.random.default_rng(5).standard_normal((256, 64)) / 4).astype(np.float16)
+    want = np.zeros((64, 64), np.float32)
+    interp_launch(parse_module(_THREE_DOTS, "k.mlir"), None, (1, 1, 1), [k.copy(), want])
+    for text in ptx.values():
+        for order in ("forward", "reverse"):
+            got = np.zeros((64, 64), np.float32)
+            ptxsim.run_ptx(text, "three", (1, 1, 1), [k.copy(), got], thread_order=order)
+            np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4)
+
+
+def test_which_copies_keep_their_barrier():
+    """canonical._copy_buffer's rule, call by call: within one run of a block the
+    buffers alternate, and a copy skips its barrier only where another copy of
+    the same run came between it and the last copy into its buffer; a block
+    begun again (a loop's body, a peeled trip) or a copy in a nested block
+    starts over; tcgen05 keeps one buffer and every barrier."""
+    from types import SimpleNamespace
+    from tilec.codegen.ptx.canonical import _copy_buffer
+
+    class KB:
+        def __init__(self):
+            self.n = 0
+
+        def shared_buffer(self, size, align, hint):
+            self.n += 1
+            return f"buf{self.n}"
+
+    class Block:
+        def __init__(self, ops):
+            self.ops = ops
+    dots = [SimpleNamespace(name="nv_tileas.dot")] * 3
+    body, inner, pair = Block(dots), Block(dots), Block(dots[:2] + [SimpleNamespace(name="cuda_tile.addf")])
+    em = SimpleNamespace(group=SimpleNamespace(owners={}), kb=KB(), pingpong=True,
+                         block_runs={b: 1 for b in (body, inner, pair)})
+
+    def copy(block, tag="wgmma"):
+        em.op = SimpleNamespace(parent=block)
+        return _copy_buffer(em, tag)
+    assert [copy(body) for _ in range(4)] == [("buf1", False), ("buf2", False), ("buf1", True), ("buf2", True)]
+    assert copy(inner) == ("buf1", False)          # a nested block: no copy of its own came before
+    # buf1 was last written in the nested block, buf2 by the run's last copy: both keep the barrier
+    assert copy(body) == ("buf1", False)
+    assert [copy(body) for _ in range(2)] == [("buf2", True), ("buf1", True)]
+    em.block_runs[body] = 2                         # the block begun again
+    assert [copy(body) for _ in range(3)] == [("buf1", False), ("buf2", False), ("buf1", True)]
+    assert [copy(pair) for _ in range(2)] == [("buf1", False)] * 2      # two dots: one buffer
+    em.pingpong = False
+    assert [copy(body, "tcgen05") for _ in range(3)] == [("buf3", False)] * 3

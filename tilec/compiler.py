@@ -304,8 +304,13 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
         if lowered is None:
             return None
         try:
-            ptx = emit_ptx(lowered, arch, num_warps, wgmma=wgmma, scratch_limit=scratch_limit,
-                           static_shared=static_shared, copies=copies, stamps=stamps)
+            try:
+                ptx = emit_ptx(lowered, arch, num_warps, wgmma=wgmma, scratch_limit=scratch_limit,
+                               static_shared=static_shared, copies=copies, stamps=stamps)
+            except SharedMemoryOverflow:
+                # the second buffer of the wgmma copies goes first (emission leaves the IR as it was)
+                ptx = emit_ptx(lowered, arch, num_warps, wgmma=wgmma, scratch_limit=scratch_limit,
+                               static_shared=static_shared, copies=copies, stamps=stamps, pingpong=False)
         except SharedMemoryOverflow as e:
             first = first or e
             best = e if best is None or e.needed < best.needed else best

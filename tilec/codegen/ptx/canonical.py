@@ -152,6 +152,56 @@ def store_direct(em, t: Tile, addr: str, mn_dim: int) -> bool:
     return True
 
 
+class _CopyLog:
+    """A group's operand-copy buffers and, per buffer, the last copy into it:
+    (block, sequence number) in emission order; `events` the copies of each block."""
+    def __init__(self):
+        self.syms, self.last, self.events, self.seq, self.last_in = [], {}, {}, 0, {}
+
+
+def _copy_buffer(em, tag: str):
+    """(buffer, past): the buffer a dot copies its operands into, and whether
+    every thread is known to be past its previous readers already.
+
+    wgmma dots (em.pingpong) alternate between two buffers. Each copy is
+    followed by the group's barrier, and a dot that copied waits for its wgmma
+    at once (wait_group 0), so when the last copy into a buffer and this one
+    sit in one block with another copy between them (ops of one block run in
+    order, each once), that copy's barrier already came after the first dot's
+    reads in every thread: the barrier before writing is not needed. Else (the
+    first copies of a block, a buffer last used in another block, a loop's
+    copies from its previous trip) it is kept. One buffer otherwise: tcgen05
+    (whose reads end at its commit, not here), and blocks of fewer than three
+    dots, where a second buffer would save no barrier."""
+    g = em.group
+    log = g.owners.get(f"{tag}-copies")
+    if log is None:
+        log = g.owners[f"{tag}-copies"] = _CopyLog()
+    parent = getattr(em.op, "parent", None)
+    # (a block emitted twice, a peeled trip and a loop's body, is two runs of its own)
+    block = None if parent is None else (parent, em.block_runs.get(parent, 0))
+    # (a second buffer pays from a third copy in a block on: count its dots)
+    count = 2 if em.pingpong and tag == "wgmma" and block is not None and sum(
+        o.name == "nv_tileas.dot" for o in parent.ops) >= 3 else 1
+    here = log.events.setdefault(block, [])
+
+    def past(i):
+        last = log.last.get(i)
+        return last is not None and last[0] == block and any(seq > last[1] for seq in here)
+    ready = [i for i in range(count) if past(i)]
+    if ready:
+        i = ready[0]
+    else:       # not the buffer the latest copy of this block used
+        i = 0 if count == 1 or not here else 1 - log.last_in.get(block, 1)
+    while len(log.syms) <= i:
+        log.syms.append(em.kb.shared_buffer(1, 128, tag))
+    log.seq += 1
+    log.last[i] = (block, log.seq)
+    here.append(log.seq)
+    log.last_in[block] = i
+    return log.syms[i], bool(ready)
+
+
 def stage(em, a, b, M: int, N: int, K: int, sa, sb, tag: str, extra: int = 0):
     """(A, B, copied): `sa`/`sb` where the caller has them (read in place, or
     A held elsewhere), each missing one copied into the canonical layout, in
@@ -165,13 +215,11 @@ def stage(em, a, b, M: int, N: int, K: int, sa, sb, tag: str, extra: int = 0):
     ke = 16 // es                    # elements of one 16-byte core-matrix row
     sizes = {id(a): M * K * es, id(b): N * K * es}
     total = sum(sizes[id(x)] for x in need)
-    g = em.group
-    sym = g.owners.get(f"{tag}-copies")
-    if sym is None:
-        sym = g.owners[f"{tag}-copies"] = kb.shared_buffer(total, 128, tag)
+    sym, past = _copy_buffer(em, tag)
     kb.grow_shared(sym, total)
     base = em.addr_of(sym)
-    em.sync()                        # every thread is past the previous use of the buffer
+    if not past:
+        em.sync()                    # every thread is past the previous use of the buffer
     off = 0
     out = {}
     for x in need:

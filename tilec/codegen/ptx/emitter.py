@@ -62,6 +62,8 @@ class Emitter:
         self.device_maps = set()       # the entry block's descriptors that build device tensor maps
         self.stamps = False            # %globaltimer stamps at phase boundaries (stamps.py)
         self.copies = True             # tensor-core operand copies allowed (ModuleEmitter.copies)
+        self.pingpong = False          # wgmma copies alternate between two buffers (canonical._copy_buffer)
+        self.block_runs: dict = {}     # block -> times emit_block began it
         self.async_targets: dict = {}  # load op -> the pipeline slot it may fill with cp.async
         self.async_issued = None       # set by such a load: predicate of its cp.async path (True: always), or "tma"
         self.async_barrier = None      # the slot's `full` mbarrier, when TMA fills it (ops_tma.tma_fills)
@@ -83,6 +85,7 @@ class Emitter:
 
     # ---- dispatch ---------------------------------------------------------------------
     def emit_block(self, block):
+        self.block_runs[block] = self.block_runs.get(block, 0) + 1
         for op in block.ops:
             self.emit_op(op)
 

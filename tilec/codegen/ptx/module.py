@@ -52,8 +52,9 @@ def _bytes_directive(data: bytes) -> str:
 class ModuleEmitter:
     def __init__(self, target: Target, num_warps: int, wgmma: bool = False, scratch_limit: int | None = None,
                  static_shared: bool = False, mma_sync_only: bool = False, copies: bool = True,
-                 stamps: bool = False):
+                 stamps: bool = False, pingpong: bool = True):
         self.target, self.num_warps, self.wgmma = target, num_warps, wgmma
+        self.pingpong = pingpong               # wgmma copies into two buffers in turn (canonical._copy_buffer)
         self.stamps = stamps                   # --stamps: %globaltimer at phase boundaries (stamps.py)
         self.copies = copies                   # tensor-core operand copies into buffers of their own
         self.mma_sync_only = mma_sync_only     # --no-wgmma: neither wgmma nor tcgen05
@@ -116,6 +117,7 @@ class ModuleEmitter:
         em.mma_sync_only = self.mma_sync_only
         em.scratch_limit = self.scratch_limit
         em.copies = self.copies
+        em.pingpong = self.pingpong
         em.shared_limit = self._shared_limit()
         em.stamps = self.stamps
         block = entry.regions[0].blocks[0]
@@ -261,7 +263,7 @@ def _shared_limit(arch):
 
 def emit_ptx(ops, arch: str = "sm_90a", num_warps: int = 4, wgmma: bool | None = None,
              scratch_limit: int | None = None, static_shared: bool = False, copies: bool = True,
-             stamps: bool = False) -> str:
+             stamps: bool = False, pingpong: bool = True) -> str:
     """PTX for every entry of the (lowered, scheduled, verified) top-level `ops`.
     Raises CodegenError for an op the emitter cannot translate. `wgmma` (sm_90a,
     ops_wgmma.py): None, the default, runs on wgmma.mma_async the tensor-core dots
@@ -276,7 +278,8 @@ def emit_ptx(ops, arch: str = "sm_90a", num_warps: int = 4, wgmma: bool | None =
     mma.sync, as the schedule was told). `static_shared`: all shared memory static, for launchers
     that pass no dynamic shared memory (cuTile's): any size on sm_90a (ptxas
     takes it there), at most 48 KiB elsewhere (SharedMemoryOverflow beyond). `stamps`: thread 0
-    writes %globaltimer at phase boundaries (stamps.py)."""
+    writes %globaltimer at phase boundaries (stamps.py). `pingpong` False: a
+    group's wgmma operand copies share one buffer (canonical._copy_buffer)."""
     target = Target.parse(arch)
     if wgmma is True and not target.wgmma:
         raise CodegenError(None, WGMMA_NEEDS_SM90A.format(arch=target.arch))
@@ -284,7 +287,8 @@ def emit_ptx(ops, arch: str = "sm_90a", num_warps: int = 4, wgmma: bool | None =
     if wgmma is None:
         from .ops_wgmma import AUTO
         wgmma = AUTO if target.wgmma else False
-    me = ModuleEmitter(target, num_warps, wgmma, scratch_limit, static_shared, mma_sync_only, copies, stamps)
+    me = ModuleEmitter(target, num_warps, wgmma, scratch_limit, static_shared, mma_sync_only, copies, stamps,
+                       pingpong)
     me.declare_globals(ops)
     kernels, names = [], set()
     for entry in _kernels(ops):
