@@ -407,7 +407,8 @@ class Emitter:
         if tile.splat:
             if layout is None:
                 return tile
-            return Tile(tile.etype, tile.shape, layout, [tile.reg] * layout.nslots, tile.home)
+            # (no home: a splat's shared copy, if any, is one element, not the tile)
+            return Tile(tile.etype, tile.shape, layout, [tile.reg] * layout.nslots)
         if layout is None:
             self.fail("cannot use a distributed tile as a scalar")
         if tile.regs is None and tile.backed:
