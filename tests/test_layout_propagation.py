@@ -816,3 +816,95 @@ def test_slot_tiles_are_read_in_their_users_layout_and_carried_values_follow_the
     launch(parse_module(GATED, "gated.mlir"), None, (1, 1, 1), [k, g, want])
     ptxsim.run_ptx(ptx, "gated", (1, 1, 1), [k, g, got])
     np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-3)
+
+
+SCALED_ROWS = """cuda_tile.module @scaled {
+  entry @scaled(%x: tile<ptr<f32>>, %w: tile<ptr<f32>>, %b: tile<ptr<f32>>, %y: tile<ptr<f32>>) {
+    %tx = make_tensor_view %x, shape = [32, 64], strides = [64, 1] : tensor_view<32x64xf32, strides=[64,1]>
+    %tw = make_tensor_view %w, shape = [64], strides = [1] : tensor_view<64xf32, strides=[1]>
+    %tb = make_tensor_view %b, shape = [32], strides = [1] : tensor_view<32xf32, strides=[1]>
+    %ty = make_tensor_view %y, shape = [32, 64], strides = [64, 1] : tensor_view<32x64xf32, strides=[64,1]>
+    %px = make_partition_view %tx : partition_view<tile=(32x64), tensor_view<32x64xf32, strides=[64,1]>>
+    %pw = make_partition_view %tw : partition_view<tile=(64), tensor_view<64xf32, strides=[1]>>
+    %pb = make_partition_view %tb : partition_view<tile=(32), tensor_view<32xf32, strides=[1]>>
+    %py = make_partition_view %ty : partition_view<tile=(32x64), tensor_view<32x64xf32, strides=[64,1]>>
+    %z = constant <i32: 0> : tile<i32>
+    %xt, %t0 = load_view_tko weak %px[%z, %z] : partition_view<tile=(32x64), tensor_view<32x64xf32, strides=[64,1]>>, tile<i32> -> tile<32x64xf32>, token
+    %wt, %t1 = load_view_tko weak %pw[%z] : partition_view<tile=(64), tensor_view<64xf32, strides=[1]>>, tile<i32> -> tile<64xf32>, token
+    %bt, %t2 = load_view_tko weak %pb[%z] : partition_view<tile=(32), tensor_view<32xf32, strides=[1]>>, tile<i32> -> tile<32xf32>, token
+    %w2 = reshape %wt : tile<64xf32> -> tile<1x64xf32>
+    %wb = broadcast %w2 : tile<1x64xf32> -> tile<32x64xf32>
+    %be = exp %bt : tile<32xf32>
+    %b2 = reshape %be : tile<32xf32> -> tile<32x1xf32>
+    %bb = broadcast %b2 : tile<32x1xf32> -> tile<32x64xf32>
+    %s = mulf %xt, %wb : tile<32x64xf32>
+    %r = addf %s, %bb : tile<32x64xf32>
+    %t3 = store_view_tko weak %r, %py[%z, %z] : tile<32x64xf32>, partition_view<tile=(32x64), tensor_view<32x64xf32, strides=[64,1]>>, tile<i32> -> token
+    return
+  }
+}
+"""
+# the same vector broadcast along rows into one tile and along columns into another:
+# two layouts for one load, which then stays blocked and one of them moves
+TWO_WAYS = """cuda_tile.module @two {
+  entry @two(%x: tile<ptr<f32>>, %w: tile<ptr<f32>>, %y: tile<ptr<f32>>) {
+    %tx = make_tensor_view %x, shape = [64, 64], strides = [64, 1] : tensor_view<64x64xf32, strides=[64,1]>
+    %tw = make_tensor_view %w, shape = [64], strides = [1] : tensor_view<64xf32, strides=[1]>
+    %ty = make_tensor_view %y, shape = [64, 64], strides = [64, 1] : tensor_view<64x64xf32, strides=[64,1]>
+    %px = make_partition_view %tx : partition_view<tile=(64x64), tensor_view<64x64xf32, strides=[64,1]>>
+    %pw = make_partition_view %tw : partition_view<tile=(64), tensor_view<64xf32, strides=[1]>>
+    %py = make_partition_view %ty : partition_view<tile=(64x64), tensor_view<64x64xf32, strides=[64,1]>>
+    %z = constant <i32: 0> : tile<i32>
+    %xt, %t0 = load_view_tko weak %px[%z, %z] : partition_view<tile=(64x64), tensor_view<64x64xf32, strides=[64,1]>>, tile<i32> -> tile<64x64xf32>, token
+    %wt, %t1 = load_view_tko weak %pw[%z] : partition_view<tile=(64), tensor_view<64xf32, strides=[1]>>, tile<i32> -> tile<64xf32>, token
+    %wr = reshape %wt : tile<64xf32> -> tile<1x64xf32>
+    %wc = reshape %wt : tile<64xf32> -> tile<64x1xf32>
+    %br = broadcast %wr : tile<1x64xf32> -> tile<64x64xf32>
+    %bc = broadcast %wc : tile<64x1xf32> -> tile<64x64xf32>
+    %s = mulf %xt, %br : tile<64x64xf32>
+    %r = addf %s, %bc : tile<64x64xf32>
+    %t3 = store_view_tko weak %r, %py[%z, %z] : tile<64x64xf32>, partition_view<tile=(64x64), tensor_view<64x64xf32, strides=[64,1]>>, tile<i32> -> token
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_a_loaded_vector_is_loaded_in_the_slice_its_broadcast_needs(arch, monkeypatch):
+    """A row of weights and a column of (exponentiated) biases, each loaded from
+    global memory and broadcast over a tile: global loads read into any layout
+    for the same instructions, so each vector is loaded in the slice of the
+    tile's layout its broadcast needs (propagate_layouts.load_want, through the
+    reshape and the exp), and nothing moves through shared memory: no barrier
+    at all. A vector wanted in two layouts (TWO_WAYS: along rows and along
+    columns) keeps the blocked one and moves; both compute what the
+    interpreter does."""
+    import numpy as np
+    from tilec.codegen.ptx import compile_text
+    from tilec.interp import launch, parse_module
+    import ptxsim
+    _, text = scheduled(SCALED_ROWS, arch)
+    loads = [l for l in text.splitlines() if "nv_tileas.tiled_load" in l]
+    assert sum("layout slice" in l for l in loads) == 2
+    moves = _shared_moves(monkeypatch)
+    ptx = compile_text(SCALED_ROWS, arch=arch)
+    assert moves == [] and "bar.sync" not in ptx
+    rng = np.random.default_rng(7)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((32, 64), (64,), (32,)))
+    want, got = np.zeros((32, 64), np.float32), np.zeros((32, 64), np.float32)
+    launch(parse_module(SCALED_ROWS, "s.mlir"), None, (1, 1, 1), [x, w, b, want])
+    ptxsim.run_ptx(ptx, "scaled", (1, 1, 1), [x, w, b, got])
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+    _, text = scheduled(TWO_WAYS, arch)
+    assert "layout slice" not in next(l for l in text.splitlines() if "tile<1xf32>" not in l
+                                       and "nv_tileas.tiled_load" in l and "tile<64xf32>" in l)
+    moves.clear()
+    ptx = compile_text(TWO_WAYS, arch=arch)
+    assert moves
+    x, w = rng.standard_normal((64, 64)).astype(np.float32), rng.standard_normal(64).astype(np.float32)
+    want, got = np.zeros((64, 64), np.float32), np.zeros((64, 64), np.float32)
+    launch(parse_module(TWO_WAYS, "t.mlir"), None, (1, 1, 1), [x, w, want])
+    ptxsim.run_ptx(ptx, "two", (1, 1, 1), [x, w, got])
+    np.testing.assert_array_equal(got, want)

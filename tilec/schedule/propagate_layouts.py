@@ -82,6 +82,7 @@ SPLAT = State("splat")
 SCALAR = State(None)
 NOTHING = State("none")       # a tile result that holds no data (a placeholder, a result nothing reads)
 SHARED = State("shared")
+CONFLICT = object()           # a load two users want in two layouts (Propagation.load_wants)
 
 
 def reg(layout, origin=None) -> State:
@@ -118,6 +119,8 @@ class Propagation:
         self.forced: dict = {}       # rematerialized clone -> the layout its user needs
         self.moves: list = []        # (user, operand index, layout): see convert_explicitly
         self.loose: set = set()      # carried values whose layout no dot or body write chose
+        self.load_hints: dict = {}   # register load -> the layout its users want it in (load_want)
+        self.load_wants: dict = {}   # the same, found by the last sweep (CONFLICT: two layouts)
 
     # ---- driver ------------------------------------------------------------------------
     def run(self):
@@ -149,12 +152,16 @@ class Propagation:
         for _ in range(3):
             self.env, self.out, self.carried, self.slots, self.found = {}, {}, {}, {}, {}
             self.points, self.sources, self.moves, self.loose = [], [], [], set()
+            self.load_wants = {}
             self.threads = self.cta
             self.block(self.entry.regions[0].blocks[0])
             new = {v: lay for v, lay in self.found.items() if self.hints.get(v) != lay}
-            if not new:
+            loads = {op: lay for op, lay in self.load_wants.items()
+                     if lay is not CONFLICT and op not in self.load_hints}
+            if not new and not loads:
                 break
             self.hints.update(new)
+            self.load_hints.update(loads)
 
     def rematerialize(self, points) -> bool:
         """Clone the layout-free operands the last sweep found in the wrong
@@ -177,8 +184,24 @@ class Propagation:
             steps = plan(v, layout, self.leaf)
             if steps:
                 self.points.append((op, i, steps))
-            elif s.kind == "reg":
+            elif s.kind == "reg" and not self.want_load(v, layout):
                 self.moves.append((op, i, layout))
+
+    def want_load(self, v, layout) -> bool:
+        """Note that the register load `v` is made from (load_want) should load in
+        the layout that gives `v` in `layout`; whether there is such a load.
+        Global memory reads into any layout for the same instructions (each
+        thread its elements' addresses): a vector of a norm's weights or a
+        rope's angles loaded in the slice its broadcast needs moves nothing."""
+        got = load_want(v, layout)
+        if got is None:
+            return False
+        load, lay = got
+        if lay.threads != self.threads:
+            return False
+        old = self.load_wants.get(load)
+        self.load_wants[load] = lay if old is None or old == lay else CONFLICT
+        return True
 
     def uniform(self, v) -> bool:
         return not (_is_tile(v) and _shape(v)) or self.get(v).splat
@@ -610,6 +633,8 @@ def _remake_source(p, op, src: State, src_shape, shape, layout):
     steps = plan(op.operands[0], part, p.leaf) if part is not None else None
     if steps:
         p.sources.append((op, 0, steps))
+    elif part is not None:
+        p.want_load(op.operands[0], part)
 
 
 def _broadcasts_into(p, src: State, src_shape, shape, layout, convert: bool) -> bool:
@@ -694,7 +719,41 @@ def _store(p, op):
     p.bind(op, [SCALAR] * len(op.results))
 
 
-@rule("nv_tileas.tiled_load", "nv_tileas.gather_load", "cuda_tile.iota")
+@rule("nv_tileas.tiled_load")
+def _register_load(p, op):
+    """A tile loaded into registers: in the layout its users want (load_hints),
+    else blocked."""
+    want = p.load_hints.get(op)
+    if want is not None and want is not CONFLICT and want.threads == p.threads:
+        p.bind(op, [reg(want)] + [SCALAR] * (len(op.results) - 1))
+        return
+    _blocked_result(p, op)
+
+
+def load_want(v, layout):
+    """(tiled_load op, layout) when `v` is a register load's tile seen through
+    reshapes and element-wise ops of one tile operand (a conversion, a scale
+    by a uniform value), each but `v` used once, and `layout` for `v` is that
+    layout for the load's tile; else None."""
+    x, w = v, layout
+    while w is not None:
+        d = getattr(x, "op", None)
+        if d is None or (x is not v and len(x.uses) != 1):
+            return None
+        if d.name == "nv_tileas.tiled_load":
+            return (d, w) if x is d.results[0] else None
+        ins = [u for u in d.operands if _is_tile(u) and _shape(u)]
+        if d.regions or len(d.results) != 1 or len(ins) != 1:
+            return None
+        if d.name == "cuda_tile.reshape":
+            w = relabel(w, _shape(ins[0]))
+        elif _shape(ins[0]) != _shape(x) or d.name in RULES:
+            return None
+        x = ins[0]
+    return None
+
+
+@rule("nv_tileas.gather_load", "cuda_tile.iota")
 def _blocked_result(p, op):
     p.bind(op, [p.blk(_shape(r)) if _is_tile(r) and _shape(r) else SCALAR
                 for r in op.results])

@@ -15,7 +15,7 @@ from .cp_async import cp_async
 from .emitter import handles, quiet
 from ...dialects.nv_tileas.layouts import MAX_VEC, blocked, linear_offsets
 from .numeric import float_name
-from .ir_layouts import follow
+from .ir_layouts import follow, layout_of
 from .operand_loads import EARLY_SHARE, dot_operand_only, issued_with, load_into_shared, maps_ahead, same_bytes
 from .ptxtypes import B32, B64, PRED, bits, byte_size, mem_type, reg_class, \
     vector_element_for
@@ -697,7 +697,8 @@ def _load_plan(em, op):
                           _in_bounds(op), pad, dst, known)
 
     def registers():
-        layout = em.layout_for(shape)
+        # the layout its users want (propagate_layouts' load hints), else blocked
+        layout = layout_of(em, op.results[0], shape) or em.layout_for(shape)
         if fp4.is_fp4(t.element_type):       # packed two to a byte: one nibble a slot
             return fp4.load_tile(em, ref.view.tv.base, t.element_type, shape, layout, starts, strides,
                                  extents, _in_bounds(op), pad, global_slots)
