@@ -149,3 +149,21 @@ def test_tensor_maps_are_built_while_an_earlier_load_is_in_flight():
     copy = re.search(r"cp\.async\.cg\.shared\.global", ptx).start()
     built = re.search(r"\$L_tmap_built_\d+:", ptx).start()
     assert copy < ptx.index("$L_tmap_check") < built < ptx.index("cp.async.wait_all")
+
+
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
+def test_a_buffer_written_first_outside_loops_needs_no_barrier_before(arch, monkeypatch):
+    """Emitter.guard_write: Q's buffer, written once before the loop, has no
+    earlier readers to wait for, so its copies go out without the barrier
+    before them; K's and V's, in the loop, keep theirs (the last trip's dots may
+    still read the buffer)."""
+    from tilec.codegen.ptx.emitter import Emitter
+    new = compile_text(kernel("v_after_k"), arch)
+    monkeypatch.setattr(Emitter, "guard_write", lambda em, syms: em.sync())
+    old = compile_text(kernel("v_after_k"), arch)
+
+    def loop(ptx):
+        head = ptx.index("$L_for_head")
+        return ptx[head:ptx.index("bra.uni", head)]
+    assert old.count("bar.sync") - new.count("bar.sync") == 1
+    assert loop(old).count("bar.sync") == loop(new).count("bar.sync")

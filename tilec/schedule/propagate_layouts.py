@@ -149,7 +149,7 @@ class Propagation:
         return bool(self.moves)
 
     def sweeps(self):
-        for _ in range(3):
+        for last in (False, False, False, True):
             self.env, self.out, self.carried, self.slots, self.found = {}, {}, {}, {}, {}
             self.points, self.sources, self.moves, self.loose = [], [], [], set()
             self.load_wants = {}
@@ -158,8 +158,8 @@ class Propagation:
             new = {v: lay for v, lay in self.found.items() if self.hints.get(v) != lay}
             loads = {op: lay for op, lay in self.load_wants.items()
                      if lay is not CONFLICT and op not in self.load_hints}
-            if not new and not loads:
-                break
+            if last or (not new and not loads):
+                break           # (what the IR says is what the last sweep saw)
             self.hints.update(new)
             self.load_hints.update(loads)
 

@@ -64,6 +64,7 @@ class Emitter:
         self.copies = True             # tensor-core operand copies allowed (ModuleEmitter.copies)
         self.pingpong = False          # wgmma copies alternate between two buffers (canonical._copy_buffer)
         self.block_runs: dict = {}     # block -> times emit_block began it
+        self.written: set = set()      # shared buffers written so far (guard_write)
         self.async_targets: dict = {}  # load op -> the pipeline slot it may fill with cp.async
         self.async_issued = None       # set by such a load: predicate of its cp.async path (True: always), or "tma"
         self.async_barrier = None      # the slot's `full` mbarrier, when TMA fills it (ops_tma.tma_fills)
@@ -457,6 +458,17 @@ class Emitter:
         return out
 
     # ---- shared memory --------------------------------------------------------------------
+    def guard_write(self, syms):
+        """The group's barrier before it writes shared buffers `syms`, so that every
+        thread is past their previous readers. Not needed the first time they are
+        written, outside any loop: nothing read them before, and bytes a buffer
+        of an earlier phase used get the builder's barrier where the phase
+        begins (KernelBuilder._phase_barriers)."""
+        fresh = not any(f.preheader is not None for f in self.loops) and not self.written.intersection(syms)
+        self.written.update(syms)
+        if not fresh:
+            self.sync()
+
     def scratch(self, nbytes: int) -> str:
         """This group's shared scratch buffer, grown to at least `nbytes`."""
         g = self.group

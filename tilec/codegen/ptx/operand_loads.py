@@ -218,17 +218,18 @@ def load_into_shared(em, loads, meanwhile=None) -> list[Tile]:
     before that wait (maps_ahead's maps)."""
     kb = em.kb
     head = loads[0][0]
-    bases = []
+    bases, syms = [], []
     for op, _fill, _regs, span in loads:
         t = op.results[0].type
         shape = tuple(t.shape)
         n = _tile_bytes(op)
-        base = em.addr_of(_buffer(em, op, n, span, at=head))
+        syms.append(_buffer(em, op, n, span, at=head))
+        base = em.addr_of(syms[-1])
         swz = Swizzle.for_rows(byte_size(t.element_type) * shape[-1], n // (byte_size(t.element_type) * shape[-1]))
         if swz is not None:
             em.swizzle_of[base] = swz
         bases.append(base)
-    em.sync()                     # the buffers' previous readers are done
+    em.guard_write(syms)          # the buffers' previous readers are done
     out, copied = [], False
     for (op, fill, load_registers, _span), base in zip(loads, bases):
         t = op.results[0].type

@@ -112,7 +112,8 @@ def _into_shared(em, op, tile):
     row-major, swizzled when its rows suit the tensor cores, 1024-aligned (the
     swizzle pattern wgmma reads), live while the result or a view of it is
     used. Written through the generic proxy and fenced for wgmma's async-proxy
-    reads; the barrier before the write guards a previous iteration's readers."""
+    reads; the barrier before the write guards a previous iteration's readers
+    (none outside loops: Emitter.guard_write)."""
     from .ops_memory import live_span
     from .swizzle import Swizzle
     if tile.splat or not tile.shape or (tile.regs is None and tile.home is not None and tile.view is None
@@ -122,13 +123,14 @@ def _into_shared(em, op, tile):
     for d in tile.shape:
         n *= d
     kb = em.kb
-    base = em.addr_of(kb.shared_buffer(n, 1024, "shared_tile", span=live_span(op, through_tiles=True)))
+    sym = kb.shared_buffer(n, 1024, "shared_tile", span=live_span(op, through_tiles=True))
+    base = em.addr_of(sym)
     if len(tile.shape) == 2 and byte_size(tile.etype) == 2:
         swz = Swizzle.for_rows(2 * tile.shape[1], tile.shape[0])
         if swz is not None:
             em.swizzle_of[base] = swz
     src = em.regs_of(tile)
-    em.sync()
+    em.guard_write([sym])
     em.store_shared(src, base, linear_offsets(tile.shape))
     if em.target.hopper:
         kb.emit("fence.proxy.async.shared::cta")
