@@ -18,13 +18,20 @@ there layouts flow forward through the ops that keep them:
 - registers carried around a loop or out of an if take the layout of the dot
   accumulator they feed, else the layout the body writes into them (a slice
   or accumulator layout: a second sweep gives the carried value that layout,
-  so the loop never converts it), else their initial value's.
+  so the loop never converts it), else their initial value's; such a loose
+  carried value does not choose the layout of the op that updates it.
 
-Backward, an operand made only from iotas and uniform values (a causal mask)
-that does not reach its element-wise user's layout is made again there, in
-that layout (remat_layouts.py); any other operand that would move data gets
-an explicit nv_tileas.convert_layout before its user, so the IR shows every
-data movement between layouts.
+Tiles in shared memory (pipeline slots) have no register layout: ld.shared
+reads them into whichever layout their reader runs in.
+
+Backward, an operand made only from iotas, uniform values and tiles in shared
+memory (a causal mask, a slot's vector exponentiated) that does not reach its
+element-wise user's layout is made again there, in that layout
+(remat_layouts.py); one made from a register load through reshapes and
+one-operand element-wise ops has the load load in the layout that gives it
+(load_want; global memory reads into any layout alike); any other operand
+that would move data gets an explicit nv_tileas.convert_layout before its
+user, so the IR shows every data movement between layouts.
 
 The emitter follows what is written: it makes each value in its IR layout, and
 converts where an op produced another (Emitter.follow_layout). Values used
