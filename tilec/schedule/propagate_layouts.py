@@ -731,7 +731,7 @@ def _register_load(p, op):
     """A tile loaded into registers: in the layout its users want (load_hints),
     else blocked."""
     want = p.load_hints.get(op)
-    if want is not None and want is not CONFLICT and want.threads == p.threads:
+    if want is not None and want.threads == p.threads:
         p.bind(op, [reg(want)] + [SCALAR] * (len(op.results) - 1))
         return
     _blocked_result(p, op)

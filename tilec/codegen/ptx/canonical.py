@@ -153,10 +153,11 @@ def store_direct(em, t: Tile, addr: str, mn_dim: int) -> bool:
 
 
 class _CopyLog:
-    """A group's operand-copy buffers and, per buffer, the last copy into it:
-    (block, sequence number) in emission order; `events` the copies of each block."""
+    """A group's operand-copy buffers; per buffer, its last copy (block run,
+    sequence number in emission order); per block run, its latest copy
+    (sequence number, buffer)."""
     def __init__(self):
-        self.syms, self.last, self.events, self.seq, self.last_in = [], {}, {}, 0, {}
+        self.syms, self.last, self.latest, self.seq = [], {}, {}, 0
 
 
 def _copy_buffer(em, tag: str):
@@ -183,22 +184,21 @@ def _copy_buffer(em, tag: str):
     # (a second buffer pays from a third copy in a block on: count its dots)
     count = 2 if em.pingpong and tag == "wgmma" and block is not None and sum(
         o.name == "nv_tileas.dot" for o in parent.ops) >= 3 else 1
-    here = log.events.setdefault(block, [])
+    latest = log.latest.get(block)         # (seq, buffer) of this run's latest copy
 
-    def past(i):
+    def past(i):    # a copy of this run came after the last copy into buffer i, in this run
         last = log.last.get(i)
-        return last is not None and last[0] == block and any(seq > last[1] for seq in here)
+        return last is not None and last[0] == block and latest[0] > last[1]
     ready = [i for i in range(count) if past(i)]
     if ready:
         i = ready[0]
     else:       # not the buffer the latest copy of this block used
-        i = 0 if count == 1 or not here else 1 - log.last_in.get(block, 1)
+        i = 0 if count == 1 or latest is None else 1 - latest[1]
     while len(log.syms) <= i:
         log.syms.append(em.kb.shared_buffer(1, 128, tag))
     log.seq += 1
     log.last[i] = (block, log.seq)
-    here.append(log.seq)
-    log.last_in[block] = i
+    log.latest[block] = (log.seq, i)
     return log.syms[i], bool(ready)
 
 

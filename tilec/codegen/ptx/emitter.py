@@ -426,9 +426,12 @@ class Emitter:
         The result keeps the backing, so it can be read again in another."""
         if layout == tile.layout:
             return self.regs_of(tile)
+        return Tile(tile.etype, tile.shape, layout, self._read(tile, layout), tile.home, view=tile.view)
+
+    def _read(self, tile: Tile, layout) -> list[str]:
+        """Registers of shared-memory tile `tile` (home or view) read in `layout`."""
         base, coeffs = tile.view or (tile.home, linear_offsets(tile.shape))
-        got = self.load_shared(tile.etype, tile.shape, layout, base, coeffs)
-        return Tile(tile.etype, tile.shape, layout, got.regs, tile.home, view=tile.view)
+        return self.load_shared(tile.etype, tile.shape, layout, base, coeffs).regs
 
     def tile_in(self, v, layout) -> Tile:
         """The tile value of `v` with registers in `layout` (None: as it is):
@@ -827,9 +830,7 @@ class Emitter:
                 return Tile(src.etype, tile.shape, tile.layout, src.regs)
             strides = linear_offsets(src.shape)
             return self.remap(src, tile.shape, tile.layout, [strides[1], strides[0]])
-        base, coeffs = tile.view or (tile.home, linear_offsets(tile.shape))
-        loaded = self.load_shared(tile.etype, tile.shape, tile.layout, base, coeffs)
-        tile.regs = loaded.regs
+        tile.regs = self._read(tile, tile.layout)
         return tile
 
     def tile(self, v) -> Tile:

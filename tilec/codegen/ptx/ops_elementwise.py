@@ -21,10 +21,9 @@ def apply(em, op, fn, operands=None):
         from .slices import common_layout
         ins = [em.tile(v) for v in vals]
         layout = common_layout(ins)
-        ins = [t if t.splat else em.in_layout(t, layout) for t in ins]
     else:               # a tile in shared memory is read in the layout the op runs in
         ins = [em.tile_in(v, layout) if _shape_of(v) == tuple(rt.shape) else em.tile(v) for v in vals]
-        ins = [t if t.splat else em.in_layout(t, layout) for t in ins]
+    ins = [t if t.splat else em.in_layout(t, layout) for t in ins]
     out = em.new_tile(rt.element_type, rt.shape, layout)
     for s, dst in enumerate(out.regs):
         fn(dst, *[t.at(s) for t in ins])
