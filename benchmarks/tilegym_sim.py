@@ -3,7 +3,7 @@
 
     python benchmarks/tilegym_sim.py OUTDIR [--arch sm_80 sm_90a] [--kernel REGEX] [--max-per-kernel N]
                                             [--max-work N] [--timeout S] [--jobs N] [--json FILE]
-                                            [--copy-timing late|eager]
+                                            [--copy-timing late|eager] [--races]
 
 OUTDIR is what benchmarks/tilegym_export.py wrote (manifest.json and the
 .tilebc files). For each file that tileiras compiles, the launch of its tests
@@ -21,6 +21,11 @@ Launches over --max-work (default 2e8: elements x blocks) are skipped: the
 simulator runs a few million warp instructions a minute. Kernels whose integer
 arrays hold indices (MoE routing, gathers) can fault on random data that a real
 caller would never pass: read their faults with that in mind.
+
+--races runs the simulator's race check (tests/ptxsim/hb.py): an access to shared
+memory that no barrier, mbarrier or wait orders after a conflicting one is a
+"race" row, whatever values the run gave; a kernel the check does not model (a
+cluster, tcgen05) says "not race-checked" in its row.
 
 Prints one row per (file, arch) and a summary line; --json writes the rows.
 """
@@ -140,7 +145,7 @@ def _compare(label, got, want):
     return None
 
 
-def run_one(outdir, file, launch, arch, constraints, copy_timing="late"):
+def run_one(outdir, file, launch, arch, constraints, copy_timing="late", races=False):
     """Compile, simulate and interpret one launch; returns (status, detail)."""
     import numpy as np
     sys.path.insert(0, os.path.join(ROOT, "tests"))
@@ -179,14 +184,17 @@ def run_one(outdir, file, launch, arch, constraints, copy_timing="late"):
         return "interp", f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"
     entry = re.search(r"\.visible \.entry (\w+)\(", ptx).group(1)
     try:
-        ptxsim.run_ptx(ptx, entry, grid, convert_scalars(text, flat), copy_timing=copy_timing)
+        res = ptxsim.run_ptx(ptx, entry, grid, convert_scalars(text, flat), copy_timing=copy_timing,
+                             check_races=races)
+    except ptxsim.DataRace as e:
+        return "race", str(e).splitlines()[0][:400]
     except Exception as e:  # noqa: BLE001 - faults, deadlocks, unsupported instructions
         return "sim", f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"
     for (label, got), (_, want) in zip(bases, interp_bases):
         problem = _compare(label, got, want)
         if problem:
             return "differs", problem
-    return "ok", ""
+    return "ok", "not race-checked" if races and not res.stats["race_checked"] else ""
 
 
 def main(argv=None):
@@ -202,6 +210,8 @@ def main(argv=None):
     ap.add_argument("--copy-timing", choices=["late", "eager"], default="late",
                     help="when cp.async/TMA copies land in the simulator (tests/ptxsim): late (default) "
                          "catches reads before the wait, eager slots refilled too early")
+    ap.add_argument("--races", action="store_true",
+                    help="run the simulator's race check (shared-memory accesses no synchronization orders)")
     ap.add_argument("--one", nargs=3, metavar=("FILE", "LAUNCH", "ARCH"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     manifest = json.load(open(os.path.join(args.outdir, "manifest.json")))
@@ -209,7 +219,7 @@ def main(argv=None):
     if args.one:
         file, li, arch = args.one
         status, detail = run_one(args.outdir, file, files[file]["launches"][int(li)], arch,
-                                 files[file].get("constraints"), args.copy_timing)
+                                 files[file].get("constraints"), args.copy_timing, args.races)
         print(json.dumps({"status": status, "detail": detail}))
         return 0
     jobs, per_kernel = [], {}
@@ -233,7 +243,8 @@ def main(argv=None):
         t0 = time.time()
         try:
             p = subprocess.run([sys.executable, os.path.abspath(__file__), args.outdir, "--one", r["file"],
-                                str(li), arch, "--copy-timing", args.copy_timing], capture_output=True, text=True,
+                                str(li), arch, "--copy-timing", args.copy_timing]
+                               + (["--races"] if args.races else []), capture_output=True, text=True,
                                timeout=args.timeout, cwd=ROOT)
         except subprocess.TimeoutExpired:
             return "timeout", f"over {args.timeout:.0f} s"

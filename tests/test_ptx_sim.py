@@ -14,11 +14,10 @@ a GPU.
   fragment layout, warp shuffles, barriers, mbarrier parity, deadlock, fault
   and race reports, rounding).
 
-The examples run without ptxsim's opt-in race check (check_races=True): tilec's
-shared-memory tree reductions (the fallback for layouts that are not linear) and
-scans have benign formal races (the duplicate threads whose store is
-predicated off load slots the active threads overwrite, and drop the values),
-which it would report.
+The examples run with ptxsim's race check (check_races=True, tests/ptxsim/hb.py):
+a shared-memory access that no barrier, mbarrier or wait orders after a
+conflicting one fails the case, whatever numbers the run gave (tests/
+test_ptxsim_races.py checks the check).
 
 A kernel whose compile raises fails, except where cases.py records a documented
 "not supported on <arch>" diagnostic (as in tests/gpu/test_examples_gpu.py).
@@ -104,7 +103,7 @@ def run_in_sim(case, ptx):
     launch = case.build(case.rng())
     args, memo = cases.copy_args(launch.args)
     text = case.text()
-    res = ptxsim.run_ptx(ptx, entry_symbol(case), launch.grid, convert_scalars(text, args))
+    res = ptxsim.run_ptx(ptx, entry_symbol(case), launch.grid, convert_scalars(text, args), check_races=True)
     globals_ = {name: res.global_as(ptx_global(res, name), dt) for name, dt in launch.globals_.items()}
     return cases.outputs_of(launch, memo), globals_, res.printed, launch
 

@@ -210,9 +210,12 @@ def test_copies_alternate_between_two_buffers_and_skip_the_barriers_others_gave(
     state, two A from the previous accumulator, split by columns over two
     warpgroups): the copies alternate between two buffers, and the third copy
     needs no barrier before writing (the second copy's barrier came after the
-    first dot's reads); the first two of each trip keep theirs (the last trip's
-    copies may still be read). Same values as the interpreter, one buffer or
-    two, whichever thread runs first."""
+    first dot's reads); nor does the second, whose buffer the previous trip's
+    second dot read before the previous trip's third copy and its barrier (and
+    which nothing wrote before the loop). The first keeps its barrier: the last
+    trip's third dot read its buffer after the last barrier. Same values as the
+    interpreter, one buffer or two, whichever thread runs first, and no
+    shared-memory access that nothing orders (the race check)."""
     from tilec.codegen.ptx.module import emit_ptx
     from tilec.compiler import lower_and_schedule
     from tilec.frontend import parse_and_verify
@@ -224,15 +227,26 @@ def test_copies_alternate_between_two_buffers_and_skip_the_barriers_others_gave(
         lowered = lower_and_schedule(parse_and_verify(_THREE_DOTS, "k.mlir", eng), eng, "sm_90a", 8, None)
         ptx[pingpong] = emit_ptx(lowered, "sm_90a", 8, pingpong=pingpong)
     assert ptx[True].count("wgmma.commit_group") == 3
-    assert _loop_barriers(ptx[False]) - _loop_barriers(ptx[True]) == 1
+    assert _loop_barriers(ptx[False]) - _loop_barriers(ptx[True]) == 2
     k = (np.random.default_rng(5).standard_normal((256, 64)) / 4).astype(np.float16)
     want = np.zeros((64, 64), np.float32)
     interp_launch(parse_module(_THREE_DOTS, "k.mlir"), None, (1, 1, 1), [k.copy(), want])
     for text in ptx.values():
         for order in ("forward", "reverse"):
             got = np.zeros((64, 64), np.float32)
-            ptxsim.run_ptx(text, "three", (1, 1, 1), [k.copy(), got], thread_order=order)
+            res = ptxsim.run_ptx(text, "three", (1, 1, 1), [k.copy(), got], thread_order=order, check_races=True)
+            assert res.stats["race_checked"]          # and no shared-memory access unordered (hb.py)
             np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4)
+    # the check sees a copy's barrier go: without the one after the trip's second copy, the
+    # second dot reads A rows the other warpgroup wrote with nothing ordering them
+    lines = ptx[True].split("\n")
+    syncs = [i for i, line in enumerate(lines) if line.strip().startswith("bar.sync \t2, 256")]
+    copies = [i for i, line in enumerate(lines) if "st.shared.v2.b16" in line]
+    after_second = next(i for i in syncs if i > copies[0])
+    text = "\n".join(lines[:after_second] + lines[after_second + 1:])
+    with pytest.raises(ptxsim.DataRace, match=r"a wgmma\.mma_async of warpgroup \d reads it .* after thread \d+ "
+                                              r"wrote it .*st\.shared"):
+        ptxsim.run_ptx(text, "three", (1, 1, 1), [k.copy(), np.zeros((64, 64), np.float32)], check_races=True)
 
 
 def test_which_copies_keep_their_barrier():
@@ -273,3 +287,31 @@ def test_which_copies_keep_their_barrier():
     assert [copy(pair) for _ in range(2)] == [("buf1", False)] * 2      # two dots: one buffer
     em.pingpong = False
     assert [copy(body, "tcgen05") for _ in range(3)] == [("buf3", False)] * 3
+
+
+def test_a_trip_starts_where_the_previous_one_ended_only_in_a_plain_for_loop():
+    """canonical._trip_body: the cross-trip rule holds for the body of a for loop (or a
+    pipeline region at its top level) inside no other loop, left only at its end; not in
+    a nested loop (the inner loop's first trip follows the outer trip's later copies) nor
+    in one a break or an early continue may leave."""
+    from types import SimpleNamespace as NS
+    from tilec.codegen.ptx.canonical import _trip_body
+
+    def loop(name="scf.for", inner=(), up=None):
+        body = NS(ops=list(inner) + [NS(name="scf.yield")])
+        op = NS(name=name, parent_op=up, regions=[NS(blocks=[body])])
+        op.walk = lambda: iter(body.ops)
+        body.parent_op = op
+        return op, body
+    _, body = loop()
+    assert _trip_body(body) is body
+    outer, outer_body = loop()
+    _, inner_body = loop(up=outer)
+    assert _trip_body(inner_body) is None and _trip_body(outer_body) is outer_body
+    _, broken = loop(inner=[NS(name="cuda_tile.break")])
+    assert _trip_body(broken) is None
+    op, body = loop()
+    region = NS(ops=[], parent_op=NS(name="nv_tileas.async.pipeline.consume_one", parent=body))
+    assert _trip_body(region) is body
+    _, other = loop(name="cuda_tile.loop")
+    assert _trip_body(other) is None

@@ -75,10 +75,13 @@ Model
   instructions (ex2/lg2/rsqrt/sin/cos/tanh .approx, div.approx/full) are computed
   exactly and rounded to f32 (NaN results are not canonicalized, and .approx
   error is not modelled).
-* check_races=True (kernels whose only synchronization is CTA-wide bar.sync):
-  two threads touching the same shared byte in one barrier interval, at least
-  one writing (a different value), raise DataRace naming both PTX lines. Such
-  a race may give the right numbers in this schedule and wrong ones on a GPU.
+* check_races=True: two accesses to the same shared byte, at least one a
+  write (of a different value, between two writes), that nothing orders raise
+  DataRace naming both PTX lines (hb.py: happens-before by vector clocks
+  through bar.sync/arrive/red, bar.warp.sync, mbarriers, cp.async waits, TMA
+  copies and wgmma issue/wait; not for clusters, barrier.cluster or tcgen05).
+  Such a race may give the right numbers in this schedule and wrong ones on a
+  GPU, and the check does not depend on the schedule the simulator ran.
 * Warp-level and calls: mma.sync.m16n8k16.row.col (f32 += f16/bf16) is a
   warp-collective blocking op computed when all 32 lanes arrive (fragment
   layout as the PTX ISA's figures, products exact, summed in f64, rounded once);
@@ -214,8 +217,8 @@ def run_ptx(ptx_text, kernel_name, grid, args, block=None, *, shared_bytes=None,
     note). vprintf output goes to `stdout` (if given) and SimResult.printed.
     `thread_order`: which thread of a CTA runs first ("forward": tid 0, "reverse":
     the last, "alternate": forward in even CTAs, reverse in odd ones).
-    `check_races`: raise DataRace for unsynchronized shared-memory accesses (only
-    for kernels synchronized by CTA-wide bar.sync alone; SimResult.stats
+    `check_races`: raise DataRace for shared-memory accesses no synchronization
+    orders (hb.py; not for clusters, barrier.cluster or tcgen05: SimResult.stats
     ["race_checked"] says whether the check ran).
     `copy_timing`: "late" (asynchronous copies land as late as possible) or
     "eager" (at issue; see the module docstring).

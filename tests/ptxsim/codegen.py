@@ -82,10 +82,9 @@ class KernelCodegen:
         # another CTA's shared memory is reached (mapa, .shared::cluster accesses): not race-checked
         self.uses_dsmem = any(isinstance(x, Instr) and (x.op in ("mapa", "getctarank") or (
             x.op in ("ld", "st") and "shared::cluster" in x.mods)) for x in entry.body)
-        self.race_checkable = not self.uses_mbarrier and not self.uses_dsmem and not self.uses_tcgen05 and not any(
-            isinstance(x, Instr) and x.op == "tensormap" for x in entry.body) and all(
-            x.mods in (["sync"], ["sync", "aligned"]) and len(x.operands) == 1
-            for x in entry.body if isinstance(x, Instr) and x.op in ("bar", "barrier"))
+        # the race check (hb.py) models one CTA's synchronization, not a cluster's nor tcgen05's
+        self.race_checkable = self.cl_size == 1 and not self.uses_dsmem and not self.uses_tcgen05 \
+            and not self.uses_cbar
         self.ns = self._namespace()
         self._compile()
 

@@ -11,7 +11,7 @@ import ml_dtypes
 import numpy as np
 
 from .base import (
-    DataRace, Deadlock, GLOBAL_BASE, GLOBAL_GAP, LOCAL_BASE, LOCAL_GENERIC_BASE, LOCAL_STRIDE,
+    Deadlock, GLOBAL_BASE, GLOBAL_GAP, LOCAL_BASE, LOCAL_GENERIC_BASE, LOCAL_STRIDE,
     MAX_BLOCK_STEPS, MAX_CLUSTER_CTAS, MemoryFault, PTXRuntimeError, PTXSimError, SHARED_BASE,
     SHARED_CLUSTER_BASE, SHARED_CLUSTER_STRIDE, SHARED_FILL)
 from .numerics import (
@@ -25,6 +25,7 @@ from .codegen import (
     BAR, BAR_ARRIVE, BAR_RED, CB_ARRIVE, CB_WAIT, ELECT, SETMAXNREG, KernelCodegen, LDMATRIX, MBWAIT, MMA, SHFL, STMATRIX, TMCP, WSYNC, _FMT,
     _SHIFT)
 from .tcgen05 import TC_KINDS, Tcgen05Runtime
+from .hb import HbRuntime, HbState
 from .tma import TmaRuntime
 from .wgmma import WG_COMMIT, WG_WAIT, WGMMA, WgmmaRuntime
 
@@ -37,7 +38,7 @@ CB_KINDS = (CB_ARRIVE, CB_WAIT)
 CB_EXITED = -2    # CTA.cb_arrived of an exited thread
 
 
-class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
+class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime):
     """One decoded `.entry`: basic blocks compiled to Python (KernelCodegen), run by launch()."""
 
     def _namespace(self):
@@ -77,7 +78,10 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
     # ---- runtime helpers (called from generated code) -----------------------------------------------
     def _where(self, lid):
         ins = self.instrs[lid]
-        return f"PTX line {ins.lineno}: {ins.text.strip()}"
+        text = ins.text.strip()
+        if len(text) > 160:          # a wgmma's accumulator list says nothing about where it is
+            text = text[:150] + " ..."
+        return f"PTX line {ins.lineno}: {text}"
 
     def _fault(self, lid, space, addr, size):
         cta = self.cta
@@ -103,8 +107,11 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
         return "no allocation"
 
     def _ld_generic(self, lid, fmt, addr):
-        space, views, off = self._resolve_generic(lid, addr, struct.calcsize(fmt))
-        return views[fmt][off // struct.calcsize(fmt)]
+        size = struct.calcsize(fmt)
+        space, views, off = self._resolve_generic(lid, addr, size)
+        if space == "shared" and self.cta.hb is not None:
+            self._rc_ld(lid, addr, size, self.hb_t)
+        return views[fmt][off // size]
 
     def _st_generic(self, lid, fmt, addr, val, tid=None):
         """tid: the storing thread, given in kernels with TMA stores or wgmma (tma.py's generic-store
@@ -117,6 +124,8 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
             self._mb_clobber(lid, addr)
         if space == "shared" and tid is not None:
             self._bs_generic_store(lid, tid, addr, size)
+        if space == "shared" and self.cta.hb is not None:
+            self._rc_st(lid, addr, size, self.hb_t, views[fmt][off // size] == val)
         views[fmt][off // size] = val
 
     def _resolve_generic(self, lid, addr, size):
@@ -142,7 +151,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
     def _enter(self, cta):
         """Make `cta` the current CTA: the helpers' self.cta / self.sviews and the namespace entries
         the generated code reads (its shared memory views, CTA ids, mbarrier set, proxy tracking)."""
-        self.cta, self.sviews, self.rc = cta, cta.sviews, cta.rc
+        self.cta, self.sviews = cta, cta.sviews
         self.ns.update(cta.nsd)
 
     def _on_peer(self, lid, cta, what, fn, *args):
@@ -284,42 +293,6 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
         """A release at cluster scope: the CTA's mbarrier.init so far are visible to the cluster."""
         if self.cta.mb_unpublished:
             self.cta.mb_unpublished.clear()
-
-    def _rc_ld(self, lid, x, size, ep):
-        o = x - SHARED_BASE
-        base = ep & ~4095
-        W, RD, WL, RL = self.rc
-        for i in range(o, o + size):
-            w = W[i]
-            if w >= base and w != ep:
-                self._race(i, ep, "reads", lid, w, "wrote", WL[i])
-            r = RD[i]
-            if r < base:
-                RD[i] = ep
-                RL[i] = lid
-            elif r != ep:
-                RD[i] = base | 4095
-
-    def _rc_st(self, lid, x, size, ep, same):
-        o = x - SHARED_BASE
-        base = ep & ~4095
-        W, RD, WL, RL = self.rc
-        for i in range(o, o + size):
-            w = W[i]
-            if w >= base and w != ep and not same:
-                self._race(i, ep, "writes", lid, w, "wrote", WL[i])
-            r = RD[i]
-            if r >= base and r != ep:
-                self._race(i, ep, "writes", lid, r, "read", RL[i])
-            W[i] = ep
-            WL[i] = lid
-
-    def _race(self, off, ep, what, lid, other, what2, lid2):
-        t2 = other & 4095
-        who = "another thread" if t2 == 4095 else f"thread {t2}"
-        raise DataRace(f"data race at shared offset {off}: thread {ep & 4095} {what} it ({self._where(lid)}) "
-                       f"after {who} {what2} it ({self._where(lid2)}) with no barrier between them, "
-                       f"in CTA {self.cta.ctaid}")
 
     def _ld_local(self, lid, loc, fmt, addr):
         size = struct.calcsize(fmt)
@@ -508,11 +481,14 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
                                   f"which no mbarrier.init initialized, {self._where(lid)}")
         return mb
 
-    def _mb_arrive(self, lid, addr, count, tx=0):
+    def _mb_arrive(self, lid, addr, count, tx=0, clock=None):
         """mbarrier.arrive (count arrivals), and mbarrier.arrive.expect_tx (tx bytes expected,
-        then one arrival)."""
+        then one arrival). `clock`: what the arrival releases (the race check), when it is not
+        the running thread's now (a landed cp.async.mbarrier.arrive)."""
         mb = self._mb_get(lid, addr, "mbarrier.arrive")
         self._mb_settle(mb)
+        if self.cta.hb is not None:
+            self._hb_mb_arrive(mb, self._hb_release(self.hb_t) if clock is None else clock)
         mb.tx += tx
         token = mb.phase
         if count > mb.pending:
@@ -535,9 +511,13 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
         """A cp.async.bulk.tensor completing on `mb`'s current phase (copy_timing="eager": its
         shared-memory writes land now)."""
         self._mb_settle(mb)
+        if copy.hb is not None:            # the race check: the copy of this phase
+            copy.hb, copy.hb_comp = self._hb_phase_clock(mb, copy.hb)
         if self.eager:
             if self.cta.wg_reads is not None:
                 self._wg_check_copy(lid, "cp.async.bulk.tensor", copy.addrs - SHARED_BASE)
+            if copy.hb is not None:
+                self._hb_copy_lands(copy.hb, copy.hb_comp, copy.addrs - SHARED_BASE, copy.lid)
             np.asarray(self.sviews["B"])[copy.addrs] = copy.data
             copy.landed = True
             self._px_async_write(copy.addrs)
@@ -567,20 +547,25 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
     def _mb_complete(self, mb):
         cta = self.cta
         smem = self.sviews["B"]
-        for dst, data, lid, ep in mb.copies:   # the tracked cp.async copies land before the phase completes
+        for dst, data, lid, ep, clock in mb.copies:   # the tracked cp.async copies land before the phase completes
             if data is not None:               # (None: landed at issue, copy_timing="eager")
-                smem[dst:dst + len(data)] = data
-                if self.tracks_proxy:          # a generic-proxy write, made now: a fence must follow it
-                    self._px_store(lid, ep & 4095, dst, len(data))
+                self._cp_lands(lid, ep, dst, data, clock, mb)
         mb.copies = []
+        clocks = []
         if mb.bulk:
             S = np.asarray(smem)
             for c in mb.bulk:
                 if not c.landed:
+                    if c.hb is not None:
+                        self._hb_copy_lands(c.hb, c.hb_comp, c.addrs - SHARED_BASE, c.lid)
                     S[c.addrs] = c.data
                     self._px_async_write(c.addrs)
+                if c.hb is not None:
+                    clocks.append(c.hb)
                 cta.bulk_inflight.remove(c)
             mb.bulk = []
+        if cta.hb is not None:
+            self._hb_mb_complete(mb, clocks)
         mb.tx = mb.bulk_bytes = 0
         mb.phase += 1
         mb.pending = mb.count
@@ -623,24 +608,44 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
             if off < 0 or src % size or not all(gv[off + j] for j in range(got)):
                 self._fault(lid, "global", src, got)
             data[:got] = self.gviews["B"][off:off + got]
+        clock = self._hb_copy_clock(tid & 4095) if self.cta.hb is not None else None
         if self.eager:                   # lands now; the mbarrier accounting is unchanged
             if self.cta.wg_reads is not None:
                 o = dst - SHARED_BASE
                 self._wg_check_copy(lid, "cp.async", slice(o, o + size))
+            if clock is not None:
+                o = dst - SHARED_BASE
+                self._hb_copy_lands(clock, self.cta.hb.n + (tid & 4095), slice(o, o + size), lid)
             self.sviews["B"][dst:dst + size] = data
             data = None
         # by thread, not barrier interval: a wait takes every earlier copy of its thread,
         # CTA barriers between them or not
-        self.cta.cp_pending.setdefault(tid & 4095, []).append((dst, None if data is None else bytes(data), lid, tid))
+        self.cta.cp_pending.setdefault(tid & 4095, []).append(
+            (dst, None if data is None else bytes(data), lid, tid, clock))
+
+    def _cp_lands(self, lid, ep, dst, data, clock, mb=None):
+        """A cp.async copy's bytes reach shared memory (its issuing instruction `lid`), with the
+        phase of `mb` or at its thread's wait_all (mb None)."""
+        if clock is not None:
+            o = dst - SHARED_BASE
+            comp = self.cta.hb.n + (ep & 4095)
+            if mb is not None:
+                clock, comp = self._hb_phase_clock(mb, clock)
+            self._hb_copy_lands(clock, comp, slice(o, o + len(data)), lid)
+        self.sviews["B"][dst:dst + len(data)] = data
+        if self.tracks_proxy:          # a generic-proxy write, made now: a fence must follow it
+            self._px_store(lid, ep & 4095, dst, len(data))
 
     def _cp_wait_all(self, lid, tid):
         """cp.async.wait_all: the thread's own copies no mbarrier arrive took land now."""
-        smem = self.sviews["B"]
-        for dst, data, _lid, ep in self.cta.cp_pending.pop(tid & 4095, ()):
+        t = tid & 4095
+        for dst, data, clid, ep, clock in self.cta.cp_pending.pop(t, ()):
             if data is not None:
-                smem[dst:dst + len(data)] = data
-                if self.tracks_proxy:
-                    self._px_store(lid, ep & 4095, dst, len(data))
+                self._cp_lands(clid, ep, dst, data, clock)
+        h = self.cta.hb
+        if h is not None:
+            h.vc[t, h.n + t] = h.copies[t]
+            h.rows[t] = None
 
     def _px_async_write(self, addrs):
         """A TMA load wrote shared `addrs` through the async proxy: no generic store is the latest
@@ -656,14 +661,21 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
                                   f"{self._where(lid)}")
         # asynchronous: the arrival lands once the copies complete, at the latest when a thread
         # waits on the barrier or nothing else can run (_mb_land_inflight)
-        mb.inflight.append((lid, list(self.cta.cp_pending.pop(tid & 4095, ()))))
+        copies = list(self.cta.cp_pending.pop(tid & 4095, ()))
+        clock = None
+        if self.cta.hb is not None:       # the arrival releases what the thread did and its copies
+            clock = self._hb_release(tid & 4095)
+            for c in copies:
+                if c[1] is None:          # landed at issue (copy_timing="eager"): the thread's copy
+                    np.maximum(clock, c[4], out=clock)
+        mb.inflight.append((lid, copies, clock))
 
     def _mb_land_inflight(self, mb):
         """The cp.async.mbarrier.arrive arrivals on `mb` that are still in flight land, with their copies."""
         inflight, mb.inflight = mb.inflight, []
-        for lid, copies in inflight:
+        for lid, copies, clock in inflight:
             mb.copies.extend(copies)
-            self._mb_arrive(lid, mb.addr, 1)
+            self._mb_arrive(lid, mb.addr, 1, clock=clock)
 
     def _mb_clobber(self, lid, addr):
         raise PTXRuntimeError(f"store to shared offset {addr - SHARED_BASE}, which holds a live mbarrier "
@@ -779,6 +791,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
         fill = bytes([SHARED_FILL]) * shared_total
         self.printed, self.stdout = [], stdout
         ns["RC"] = bool(check_races and self.race_checkable)
+        self.hb_t = 0
         stats = {"ctas": 0, "blocks": 0, "clusters": 0}
         for cz in range(ncl[2]):
             for cy in range(ncl[1]):
@@ -790,8 +803,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
                         cta = CTA((cx * cl[0] + rx, cy * cl[1] + ry, cz * cl[2] + rz), nthreads)
                         cta.rank, cta.sviews = rank, sviews[rank]
                         if ns["RC"]:
-                            cta.rc = ([-1] * shared_total, [-1] * shared_total, [0] * shared_total,
-                                      [0] * shared_total)
+                            cta.hb = HbState(nthreads, shared_total)
                         nsd = cta.nsd = {"S" + fmt: mv for fmt, mv in cta.sviews.items()}
                         nsd["MBW"], nsd["BSP"] = set(), cta.bs_unread
                         nsd["CTAID_X"], nsd["CTAID_Y"], nsd["CTAID_Z"] = cta.ctaid
@@ -855,6 +867,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
                 gens = cta.gens
                 while runnable:
                     t = runnable.popleft()
+                    self.hb_t = t                  # the thread the generated code's calls run for
                     try:
                         w = next(gens[t])
                     except StopIteration:
@@ -930,6 +943,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
         """Every thread of `cta` (the current CTA) has exited: its end-of-CTA checks; from now on
         its shared memory is gone for the rest of its cluster."""
         cta.done = True
+        cta.hb = None             # the race check's shadow of a finished CTA is not needed again
         self._bs_cta_end()        # TMA stores no wait_group retired write global memory now, at the latest
         if any(cta.cp_pending.values()):
             raise PTXRuntimeError(f"CTA {cta.ctaid} ended with cp.async copies no mbarrier arrive tracked")
@@ -1040,6 +1054,8 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
                                       f"misaligned or outside the {self.launch_shared} shared bytes "
                                       f"({w.instr.where()})")
                 rows.append([h[a // 2 + c] for c in range(8)])
+                if self.cta.hb is not None:        # each lane reads the row it addresses
+                    self._rc_ld(w.instr.lid, a, 16, R[self.regs["%%epkey"].slot])
             mats.append(rows)
         for l in range(32):
             g, q = l >> 2, l & 3
@@ -1313,7 +1329,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
 
     def _thread(self, R, t, cta, max_steps):
         fns, waits = self.block_fns, self.waits
-        ep_slot = self.regs["%%epkey"].slot
+        hb = cta.hb
         b = 0
         steps = max_steps
         try:
@@ -1351,6 +1367,8 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
                             while mb.phase == ph:              # the token's phase has not completed
                                 cta.waiting_at[t] = w
                                 yield mb
+                        if hb is not None:
+                            self._hb_acquire(t, mb.hb_done)
                         R[w.args["dst"]] = True
                     elif w.kind in WG_KINDS:
                         wg = t >> 7
@@ -1381,8 +1399,14 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
                                                   f"executing lane {lane}")
                         mask &= (1 << present) - 1      # as shfl.sync: lanes past a partial warp's end
                         key = ("wsync", t >> 5, mask) if w.kind == WSYNC else (t >> 5, w.instr.lid, mask)
-                        yield from _join(cta, w, t, key, bin(mask).count("1"), lane, R,
-                                         lambda lanes, w=w, mask=mask: self._elect_compute(w, lanes, mask))
+                        if hb is not None and w.kind == WSYNC:    # bar.warp.sync orders its lanes' accesses
+                            def compute(lanes, w=w, mask=mask, base=t & ~31):
+                                self._hb_join_lanes([base + x for x in lanes])
+                                self._elect_compute(w, lanes, mask)
+                        else:
+                            def compute(lanes, w=w, mask=mask):
+                                self._elect_compute(w, lanes, mask)
+                        yield from _join(cta, w, t, key, bin(mask).count("1"), lane, R, compute)
                     else:
                         ik, iv = w.args["id"]
                         bid = R[iv] if ik == "reg" else iv
@@ -1397,7 +1421,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
                         if bar.arrived == 0:
                             bar.expected = count
                             bar.kind = w.kind if w.kind != BAR_ARRIVE else bar.kind
-                            bar.acc = None
+                            bar.acc = bar.hb_acc = None
                         elif bar.expected != count:
                             raise PTXRuntimeError(f"bar {bid}: thread count {count}, other threads of this "
                                                   f"barrier phase use {bar.expected} ({w.instr.where()})")
@@ -1411,12 +1435,15 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
                                 bar.acc = bar.acc or v
                         gen = bar.gen
                         bar.arrived += 1
+                        if hb is not None:
+                            self._hb_bar_arrive(bar, t)
                         if bar.arrived >= bar.expected:
                             bar.results[gen] = bar.acc
                             bar.results.pop(gen - 2, None)
+                            bar.hb_done[gen] = bar.hb_acc
+                            bar.hb_done.pop(gen - 2, None)
                             bar.arrived = 0
                             bar.gen += 1
-                            cta.epoch += 1
                             if bar.waiters:
                                 cta.runnable.extend(bar.waiters)
                                 bar.waiters = []
@@ -1424,7 +1451,8 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime):
                             cta.waiting_at[t] = w
                             while bar.gen == gen:
                                 yield bar
-                        R[ep_slot] = (cta.epoch << 12) | t
+                        if hb is not None and w.kind != BAR_ARRIVE:
+                            self._hb_acquire(t, bar.hb_done[gen])
                         if w.kind == BAR_RED:
                             R[w.args["dst"]] = bool(bar.results[gen])
                 if steps < 0:
@@ -1561,13 +1589,15 @@ class MBarrier:
         self.tx = 0          # transaction bytes expect_tx announced for this phase
         self.bulk = []       # tma.BulkCopy: cp.async.bulk.tensor copies completing on this phase
         self.bulk_bytes = 0
-        self.inflight = []   # (instruction, copies) of cp.async.mbarrier.arrive arrivals not yet landed
+        self.inflight = []   # (instruction, copies, clock) of cp.async.mbarrier.arrive arrivals not yet landed
+        self.hb_acc = self.hb_done = None   # the race check: this phase's arrivals, every completed phase
 
 
 class Barrier:
     def __init__(self, bid):
         self.bid, self.expected, self.arrived, self.gen = bid, 0, 0, 0
         self.kind, self.acc, self.results = BAR, None, {}
+        self.hb_acc, self.hb_done = None, {}     # the race check: this phase's arrivals, by phase
         self.waiters = []
 
 
@@ -1592,7 +1622,8 @@ class CTA:
     def __init__(self, ctaid, nthreads):
         self.ctaid, self.nthreads = ctaid, nthreads
         self.rank, self.cluster = 0, None   # its rank (%cluster_ctarank) in its Cluster
-        self.sviews = self.nsd = self.rc = None   # shared memory views; what Kernel._enter installs
+        self.sviews = self.nsd = None   # shared memory views; what Kernel._enter installs
+        self.hb = None           # hb.HbState: the race check's clocks and shadow memory (check_races)
         self.done = False        # every thread exited: the cluster can no longer reach its shared memory
         self.cb_arrived = None   # barrier.cluster: per thread, the phase of its outstanding arrive (-1: none)
         self.cb_count = None     # per thread, the .aligned barrier.cluster instructions it executed
@@ -1605,7 +1636,6 @@ class CTA:
         self.waiting_at = {}
         self.colls = {}
         self.locals = [None] * nthreads
-        self.epoch = 0
         self.cp_pending = {}     # thread -> its cp.async copies no mbarrier arrive has taken yet
         self.wgs = {}            # warpgroup -> wgmma.Warpgroup (operations in flight, fences)
         self.tm_acq = {}         # tensor-map address -> the write of it this CTA acquired (fence.proxy.tensormap)

@@ -135,6 +135,7 @@ class BulkCopy:
         self.addrs, self.data, self.nbytes = addrs, data, nbytes
         self.src = src           # the issuing CTA (another one of the cluster for a multicast)
         self.landed = False      # its shared-memory writes done (at issue with copy_timing="eager")
+        self.hb, self.hb_comp = None, 0   # the race check: the copy's clock and component (hb.py)
 
 
 class BulkStore:
@@ -191,12 +192,21 @@ class TmaRuntime:
                     self._mb_clobber(lid, addr + j)
         off, size, nords, bit = TM_FIELDS[field]
         pos = i + off + ordv * size
+        if space == "shared" and self.cta.hb is not None:
+            self._tm_hb_write(lid, addr, off + ordv * size, size)
+            self._tm_hb_write(lid, addr, TM_MASK_OFF, 4)
         B[pos:pos + size] = (value & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
         m = i + TM_MASK_OFF
         mask = int.from_bytes(B[m:m + 4], "little") | (1 << (bit + ordv))
         B[m:m + 4] = mask.to_bytes(4, "little")
         if space == "global":
             self._tm_written(addr, lid)
+
+    def _tm_hb_write(self, lid, addr, off, size):
+        """The race check: the running thread writes `size` bytes at `off` of the shared map at `addr`."""
+        o = addr - SHARED_BASE + off
+        t = self.hb_t
+        self._hb_access(range(o, o + size), self.cta.hb.row(t), t, lid, True)
 
     def _tm_written(self, addr, lid):
         self.tm_seq += 1
@@ -233,6 +243,12 @@ class TmaRuntime:
                                   f"every lane gives the same addresses; {w.instr.where()})")
         ((dst, src),) = seen
         S, si, _ = self._tm_locate(lid, "shared", src, "tensormap.cp_fenceproxy source")
+        h = self.cta.hb
+        if h is not None:          # the warp reads the map: what any of its lanes saw orders the read
+            ep = self.regs["%%epkey"].slot
+            threads = sorted(R[ep] & 4095 for R in lanes.values())
+            o = src - SHARED_BASE
+            self._hb_access(range(o, o + TM_BYTES), h.vc[threads].max(axis=0).tolist(), threads[0], lid, False)
         G, gi, _ = self._tm_locate(lid, "global", dst, "tensormap.cp_fenceproxy destination")
         G[gi:gi + TM_BYTES] = S[si:si + TM_BYTES]
         self._tm_written(dst, lid)
@@ -444,6 +460,8 @@ class TmaRuntime:
             self._bs_clobber(lid, lo, hi - lo, "cp.async.bulk.tensor load")
         self.bulk_seq += 1
         copy = BulkCopy(self.bulk_seq, lid, lo, hi, addrs, data, n * esize, issuer)
+        if cta.hb is not None and issuer is cta:
+            copy.hb = cta.hb.vc[self.hb_t].copy()      # _mb_add_bulk makes it its phase's copy
         cta.bulk_inflight.append(copy)
         self._mb_add_bulk(lid, mb, copy)
 

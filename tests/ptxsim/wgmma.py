@@ -201,6 +201,7 @@ class WgmmaOp:
         self.aslots = list(w.args["a"]) if w.args["reg_a"] else []   # register A
         self.a_bits = None       # (64, 16) uint16: register A as read at issue
         self.read_bytes = []     # copy_timing="eager": shared offsets its descriptor operands read (counted)
+        self.hb_k = 0            # the race check: its clock in its warpgroup's component (hb.py)
 
 
 class WgmmaRuntime:
@@ -266,6 +267,8 @@ class WgmmaRuntime:
         op = WgmmaOp(w, threads, adesc, bdesc, scale_d)
         reads = self._wg_operand_bytes(op)
         self._wg_proxy_check(reads, threads, where)
+        if self.cta.hb is not None:
+            op.hb_k = self._hb_wgmma_reads(threads, wg, reads, w.instr.lid)
         d_live, a_live = self._wg_live(st)
         if reg_a:
             op.a_bits = self._wgmma_read_a(op, lanes, st, d_live, where)
@@ -382,6 +385,10 @@ class WgmmaRuntime:
         for g in done:
             for op in g:
                 self._wgmma_run(op, st)
+        if self.cta.hb is not None:
+            k = max((op.hb_k for g in done for op in g), default=0)
+            if k:
+                self._hb_wgmma_retired([wg * 128 + l for l in range(128)], wg, k)
         d_live, a_live = self._wg_live(st)
         live = d_live | a_live
         a_done = {s for g in done for op in g for s in op.aslots}

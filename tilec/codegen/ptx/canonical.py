@@ -162,7 +162,8 @@ class _CopyLog:
 
 def _copy_buffer(em, tag: str):
     """(buffer, past): the buffer a dot copies its operands into, and whether
-    every thread is known to be past its previous readers already.
+    every thread is known to be past its previous readers already (or the
+    barrier that makes it so is placed already: _barrier_after_trip).
 
     wgmma dots (em.pingpong) alternate between two buffers. Each copy is
     followed by the group's barrier, and a dot that copied waits for its wgmma
@@ -170,10 +171,11 @@ def _copy_buffer(em, tag: str):
     sit in one block with another copy between them (ops of one block run in
     order, each once), that copy's barrier already came after the first dot's
     reads in every thread: the barrier before writing is not needed. Else (the
-    first copies of a block, a buffer last used in another block, a loop's
-    copies from its previous trip) it is kept. One buffer otherwise: tcgen05
-    (whose reads end at its commit, not here), and blocks of fewer than three
-    dots, where a second buffer would save no barrier."""
+    first copies of a block, a buffer last used in another block) it is kept,
+    but for a loop's trip (_wraps_around): there the previous trip's copies
+    count as well. One buffer otherwise: tcgen05 (whose reads end at its commit,
+    not here), and blocks of fewer than three dots, where a second buffer would
+    save no barrier."""
     g = em.group
     log = g.owners.get(f"{tag}-copies")
     if log is None:
@@ -194,12 +196,69 @@ def _copy_buffer(em, tag: str):
         i = ready[0]
     else:       # not the buffer the latest copy of this block used
         i = 0 if count == 1 or latest is None else 1 - latest[1]
+    body = _trip_body(parent) if not ready and count == 2 and i not in log.last else None
     while len(log.syms) <= i:
         log.syms.append(em.kb.shared_buffer(1, 128, tag))
     log.seq += 1
     log.last[i] = (block, log.seq)
     log.latest[block] = (log.seq, i)
-    return log.syms[i], bool(ready)
+    if body is not None:
+        _barrier_after_trip(em, log, block, i, (body, em.block_runs.get(body, 0)))
+    return log.syms[i], bool(ready) or body is not None
+
+
+_FOR_LOOPS = ("cuda_tile.for", "scf.for")
+_LOOPS = _FOR_LOOPS + ("cuda_tile.loop", "scf.while")
+_EXITS = ("cuda_tile.break", "cuda_tile.return", "cuda_tile.continue")
+_ONCE_A_TRIP = ("nv_tileas.async.pipeline.consume_one", "nv_tileas.async.pipeline.produce_one")
+
+
+def _trip_body(block):
+    """The body of the loop whose every trip runs `block` once, from start to end: `block`
+    itself or pipeline regions nested at its top level, the loop a for loop inside no other loop,
+    left only at its end. Then a buffer no copy wrote before the loop is written first in the
+    first trip, and a later trip follows the previous one's end with nothing between. None
+    otherwise."""
+    op = getattr(block, "parent_op", None)
+    while op is not None and op.name in _ONCE_A_TRIP:     # (regions nest: one per pipeline read)
+        block = op.parent
+        op = getattr(block, "parent_op", None)
+    if op is None or op.name not in _FOR_LOOPS or op.regions[0].blocks[0] is not block:
+        return None
+    up = op.parent_op
+    while up is not None:
+        if up.name in _LOOPS:
+            return None
+        up = up.parent_op
+    ops = list(block.ops)
+    end = ops[-1] if ops else None
+    if any(x.name in _EXITS and x is not end for x in op.walk()):
+        return None
+    return block
+
+
+def _barrier_after_trip(em, log, block, i, trip):
+    """The first copy into buffer `i` in a loop trip (`block`: the run of the copy's block,
+    `trip`: the loop body's): its previous readers are the previous trip's. Its barrier goes
+    where the copy starts, decided once the trip is emitted: none when a later copy of the
+    block's run came after the trip's last copy into `i` (that copy's barrier followed every
+    thread's reads of `i`, as within one run), else the group's barrier. (In the first trip
+    nothing came before: no copy wrote `i` before the loop, and a phase reusing other
+    buffers' bytes begins with a barrier of its own.)"""
+    section = em.kb.section()
+    group = em.group
+
+    def decide(em):
+        last, latest = log.last.get(i), log.latest.get(block)
+        if last is not None and last[0] == block and latest[0] > last[1]:
+            return
+        saved, em.group = em.group, group
+        try:
+            with em.kb.into(section):
+                em.sync()
+        finally:
+            em.group = saved
+    em.after_block.setdefault(trip, []).append(decide)
 
 
 def stage(em, a, b, M: int, N: int, K: int, sa, sb, tag: str, extra: int = 0):

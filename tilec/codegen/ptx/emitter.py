@@ -64,6 +64,7 @@ class Emitter:
         self.copies = True             # tensor-core operand copies allowed (ModuleEmitter.copies)
         self.pingpong = False          # wgmma copies alternate between two buffers (canonical._copy_buffer)
         self.block_runs: dict = {}     # block -> times emit_block began it
+        self.after_block: dict = {}    # (block, run) -> callbacks run once that run is emitted
         self.written: set = set()      # shared buffers written so far (guard_write)
         self.async_targets: dict = {}  # load op -> the pipeline slot it may fill with cp.async
         self.async_issued = None       # set by such a load: predicate of its cp.async path (True: always), or "tma"
@@ -86,9 +87,11 @@ class Emitter:
 
     # ---- dispatch ---------------------------------------------------------------------
     def emit_block(self, block):
-        self.block_runs[block] = self.block_runs.get(block, 0) + 1
+        run = self.block_runs[block] = self.block_runs.get(block, 0) + 1
         for op in block.ops:
             self.emit_op(op)
+        for fn in self.after_block.pop((block, run), ()):
+            fn(self)
 
     def emit_op(self, op):
         if op in self.early:

@@ -544,10 +544,11 @@ def async_copy(em, slots, etype, layout, plan, pad, dst, shape, slow_slots=None)
     if ok is not None:
         slow, done = kb.label("sync_copy"), kb.label("copy_done")
         kb.emit(f"@!{ok} bra \t{slow}")
+    owner = em.owner(layout)
     for i in range(0, len(slots), vec):
         a, imm, p = slots[i]
         off = sum(o * c for o, c in zip(layout.offsets(i), coeffs)) * es
-        cp_async(em, where(off), _where(a, imm), vec * es, p)
+        cp_async(em, where(off), _where(a, imm), vec * es, p, owner)
     if ok is None:
         return True
     kb.place(done)

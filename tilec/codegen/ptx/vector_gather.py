@@ -121,8 +121,9 @@ def async_fill(em, op, base, idx, mask, etype, pad, dst) -> bool:
     if em.shared_run(layout, coeffs, etype, dst, max_elems=16, registers=False) < p.width:
         return False
     where = em._shared_addresses(dst, em.linear_base(layout, coeffs), es)
+    owner = em.owner(layout)
     for s in range(0, layout.nslots, p.width):
         off = sum(o * c for o, c in zip(layout.offsets(s), coeffs)) * es
         cp_async(em, where(off), f"[{address(em, base, idx, s, es)}]", p.width * es,
-                 mask.at(s) if mask is not None else None)
+                 mask.at(s) if mask is not None else None, owner)
     return True

@@ -1,0 +1,276 @@
+"""The race check (check_races=True): happens-before by vector clocks.
+
+Two accesses to one shared byte, at least one a write, race unless something
+orders them. What orders them here is what the PTX memory model gives a CTA's
+threads through the operations the simulator runs:
+
+* bar.sync / bar.red (any id and thread count): each arrival releases, and the
+  threads leaving a phase acquire every arrival of it; bar.arrive only releases.
+* bar.warp.sync: the lanes of its membermask acquire each other.
+* mbarrier: an arrival (arrive, arrive.expect_tx, a landed
+  cp.async.mbarrier.arrive.noinc) releases into the barrier's current phase; the
+  copies completing on the phase release with it; a wait that sees a completed
+  phase acquires every completed phase.
+* cp.async and TMA loads write shared memory as an agent of their own: after
+  everything their issuing thread did before the issue, before the mbarrier
+  phase they complete on (or, for cp.async, the issuing thread's wait_all).
+  A copy that lands with its phase is the mbarrier's (its component, the
+  phase's number): a wait acquires exactly the copies of the phases it saw.
+  One landing earlier (copy_timing="eager", cp.async before its arrive) is its
+  thread's, numbered by issue, and an arrival carrying it releases them all.
+* wgmma.mma_async reads its descriptor operands as an agent of its warpgroup:
+  after what any thread of the warpgroup saw at the issue, until the
+  wgmma.wait_group that retires it (the warpgroup's threads acquire it there).
+* ldmatrix, stmatrix and tensormap.cp_fenceproxy access shared memory per lane
+  (ldmatrix, stmatrix) or for the warp (the map copy); tensormap.replace writes
+  the fields it sets.
+
+Clocks: one component per thread, one per thread's copies (n + t), one per
+warpgroup's wgmma reads (2n + wg) and one per mbarrier's copies (after those,
+up to MAX_MBARRIERS). Per shared byte the latest write is one
+epoch (clock << 12 | component), the reads since it one epoch or, while they
+are concurrent, a dict of them (FastTrack's read-shared state), and wgmma reads
+a clock per warpgroup. A write of the value already there does not race with
+another write (duplicate threads storing one result), only with reads.
+
+Not modelled (the kernel is then not race-checked): clusters of more than one
+CTA (distributed shared memory, multicast), barrier.cluster, tcgen05. Shared
+atomics and TMA stores' reads are not checked (tma.py checks the stores'
+sources against later writes in the simulated order).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import DataRace, SHARED_BASE
+
+MAX_MBARRIERS = 256
+EMPTY = -1        # no access recorded
+SHARED = -2       # concurrent reads: see HbState.shared_reads
+
+
+class HbState:
+    """One CTA's clocks and shadow memory. Clocks are NumPy rows (joins are vector
+    operations); the shadow is Python lists and each thread's clock is read through
+    a list copy made when it changes (per-byte checks of small accesses are
+    scalar work, faster on lists than on NumPy scalars)."""
+
+    def __init__(self, nthreads, shared_total):
+        n = self.n = nthreads
+        self.nwg = (n + 127) // 128
+        self.mb_base = 2 * n + self.nwg
+        self.width = self.mb_base + MAX_MBARRIERS
+        assert self.width < 4096
+        self.mb_comps = {}             # mbarrier address -> its copies' component
+        self.vc = np.zeros((n, self.width), np.int64)
+        self.vc[np.arange(n), np.arange(n)] = 1
+        self.rows = [None] * n         # per thread: vc[t] as a list, None once it changed
+        self.copies = [0] * n          # per thread: the copies it issued
+        self.wg_ops = [0] * self.nwg   # per warpgroup: the wgmma.mma_async it issued
+        self.W = [EMPTY] * shared_total
+        self.WL = [0] * shared_total
+        self.R = [EMPTY] * shared_total
+        self.RL = [0] * shared_total
+        self.shared_reads = {}         # offset -> {component: (clock, lid)}
+        self.G = [[0] * shared_total for _ in range(self.nwg)]     # wgmma reads: the op's clock
+        self.GL = [[0] * shared_total for _ in range(self.nwg)]
+        self.g_live = [False] * self.nwg                           # any G entry set
+
+    def row(self, t):
+        r = self.rows[t]
+        if r is None:
+            r = self.rows[t] = self.vc[t].tolist()
+        return r
+
+    def describe(self, comp):
+        n = self.n
+        if comp < n:
+            return f"thread {comp}"
+        if comp < 2 * n:
+            return f"a copy thread {comp - n} issued"
+        if comp < self.mb_base:
+            return f"a wgmma.mma_async of warpgroup {comp - 2 * n}"
+        addr = next(a for a, c in self.mb_comps.items() if c == comp)
+        return f"a copy completing on the mbarrier at shared offset {addr - SHARED_BASE}"
+
+
+class HbRuntime:
+    """Mixed into runtime.Kernel: the race check's accesses and synchronization."""
+
+    # ---- synchronization ------------------------------------------------------------------------
+    def _hb_release(self, t):
+        """Thread t releases: the clock it publishes (a copy), then its own component moves on."""
+        h = self.cta.hb
+        row = h.vc[t]
+        out = row.copy()
+        row[t] += 1
+        h.rows[t] = None
+        return out
+
+    def _hb_acquire(self, t, clock):
+        if clock is not None:
+            h = self.cta.hb
+            row = h.vc[t]
+            np.maximum(row, clock, out=row)
+            h.rows[t] = None
+
+    def _hb_join_lanes(self, threads):
+        """Threads that meet (bar.warp.sync): each acquires the others."""
+        h = self.cta.hb
+        ix = np.asarray(threads)
+        h.vc[ix] = h.vc[ix].max(axis=0)
+        h.vc[ix, ix] += 1
+        for t in threads:
+            h.rows[t] = None
+
+    def _hb_bar_arrive(self, bar, t):
+        clock = self._hb_release(t)
+        bar.hb_acc = clock if bar.hb_acc is None else np.maximum(bar.hb_acc, clock)
+
+    def _hb_mb_arrive(self, mb, clock):
+        if mb.hb_acc is None:
+            mb.hb_acc = clock
+        else:
+            np.maximum(mb.hb_acc, clock, out=mb.hb_acc)
+
+    def _hb_mb_comp(self, addr):
+        """The clock component of the copies completing on the mbarrier at `addr`."""
+        h = self.cta.hb
+        comp = h.mb_comps.get(addr)
+        if comp is None:
+            comp = h.mb_comps[addr] = h.mb_base + len(h.mb_comps)
+            if comp >= h.width:
+                raise DataRace(f"the race check follows at most {MAX_MBARRIERS} mbarriers per CTA")
+        return comp
+
+    def _hb_phase_clock(self, mb, clock):
+        """`clock` (a copy's at its issue) as the copy of mb's current phase: (clock, component)."""
+        comp = self._hb_mb_comp(mb.addr)
+        out = clock.copy()
+        out[comp] = mb.phase + 1
+        return out, comp
+
+    def _hb_mb_complete(self, mb, clocks):
+        """mb's phase completed: its arrivals' clocks and its copies' (`clocks`) join what a wait acquires."""
+        for c in [mb.hb_acc] + clocks:
+            if c is not None:
+                mb.hb_done = c.copy() if mb.hb_done is None else np.maximum(mb.hb_done, c)
+        if mb.hb_done is not None:
+            comp = self._hb_mb_comp(mb.addr)
+            mb.hb_done[comp] = max(mb.hb_done[comp], mb.phase + 1)
+        mb.hb_acc = None
+
+    def _hb_copy_clock(self, t):
+        """The clock of a copy thread t issues now: all it did so far, and the copy's own component."""
+        h = self.cta.hb
+        h.copies[t] += 1
+        clock = h.vc[t].copy()
+        clock[h.n + t] = h.copies[t]
+        return clock
+
+    # ---- accesses -------------------------------------------------------------------------------
+    def _hb_access(self, offs, clock, comp, lid, write, same=False):
+        """An access to shared offsets `offs` (an iterable of ints) by component `comp` whose
+        vector clock is `clock` (a list): DataRace when an earlier conflicting access is not
+        ordered before it."""
+        h = self.cta.hb
+        W, WL, R, RL = h.W, h.WL, h.R, h.RL
+        k = clock[comp]
+        e = (k << 12) | comp
+        for i in offs:
+            w = W[i]
+            if w >= 0:
+                c = w & 4095
+                if c != comp and clock[c] < (w >> 12) and not (write and same):
+                    self._hb_race(i, comp, "writes" if write else "reads", lid, c, "wrote", WL[i])
+            r = R[i]
+            if not write:
+                if r == EMPTY or (r >= 0 and ((r & 4095) == comp or clock[r & 4095] >= (r >> 12))):
+                    R[i] = e               # it supersedes the read before (ordered before it)
+                    RL[i] = lid
+                elif r >= 0:               # concurrent reads: keep them all
+                    h.shared_reads[i] = {r & 4095: (r >> 12, RL[i]), comp: (k, lid)}
+                    R[i] = SHARED
+                else:
+                    h.shared_reads[i][comp] = (k, lid)
+                continue
+            if r >= 0:
+                c = r & 4095
+                if c != comp and clock[c] < (r >> 12):
+                    self._hb_race(i, comp, "writes", lid, c, "read", RL[i])
+            elif r == SHARED:
+                for c, (ck, clid) in h.shared_reads.pop(i).items():
+                    if c != comp and clock[c] < ck:
+                        self._hb_race(i, comp, "writes", lid, c, "read", clid)
+            for wg in range(h.nwg):
+                if h.g_live[wg]:
+                    g = h.G[wg][i]
+                    if g:
+                        if clock[2 * h.n + wg] < g:
+                            self._hb_race(i, comp, "writes", lid, 2 * h.n + wg, "reads", h.GL[wg][i],
+                                          " (issued, not yet retired by a wgmma.wait_group the writer is "
+                                          "ordered after)")
+                        h.G[wg][i] = 0
+            W[i] = e
+            WL[i] = lid
+            R[i] = EMPTY
+
+    def _hb_race(self, off, comp, what, lid, other, what2, lid2, note=""):
+        h = self.cta.hb
+        raise DataRace(f"data race at shared offset {off}: {h.describe(comp)} {what} it ({self._where(lid)}) "
+                       f"after {h.describe(other)} {what2} it ({self._where(lid2)}){note} with nothing ordering "
+                       f"them (no barrier, mbarrier or wait between them), in CTA {self.cta.ctaid}")
+
+    # the generated code's calls (a thread's ld/st.shared: `ep` holds the thread's id in its low 12 bits)
+    def _rc_ld(self, lid, x, size, ep):
+        t = ep & 4095
+        o = x - SHARED_BASE
+        self._hb_access(range(o, o + size), self.cta.hb.row(t), t, lid, False)
+
+    def _rc_st(self, lid, x, size, ep, same):
+        t = ep & 4095
+        o = x - SHARED_BASE
+        self._hb_access(range(o, o + size), self.cta.hb.row(t), t, lid, True, same)
+
+    def _hb_copy_lands(self, clock, comp, offs, lid):
+        """A copy (cp.async, TMA load) writes shared offsets `offs` (a slice or index array)."""
+        if isinstance(offs, slice):
+            offs = range(offs.start, offs.stop)
+        else:
+            offs = np.asarray(offs).tolist()
+        self._hb_access(offs, clock.tolist(), comp, lid, True)
+
+    def _hb_wgmma_reads(self, threads, wg, reads, lid):
+        """wgmma.mma_async of warpgroup `wg` (its `threads`) issued: it reads `reads` (offset arrays)
+        after what any thread of the warpgroup saw (every thread issues it, after its own earlier
+        accesses); returns the op's clock in the warpgroup's component."""
+        h = self.cta.hb
+        h.wg_ops[wg] += 1
+        k = h.wg_ops[wg]
+        comp = 2 * h.n + wg
+        clock = h.vc[threads].max(axis=0)
+        W, WL, G, GL = h.W, h.WL, h.G[wg], h.GL[wg]
+        for offs in reads:
+            offs = np.unique(offs)
+            w = np.asarray([W[i] for i in offs.tolist()], np.int64)
+            live = w >= 0
+            if live.any():
+                wc = np.where(live, w & 4095, comp)
+                bad = live & (clock[wc] < (w >> 12))
+                if bad.any():
+                    i = int(offs[bad].min())
+                    self._hb_race(i, comp, "reads", lid, W[i] & 4095, "wrote", WL[i])
+            for i in offs.tolist():
+                G[i] = k
+                GL[i] = lid
+        h.g_live[wg] = True
+        return k
+
+    def _hb_wgmma_retired(self, threads, wg, k):
+        """wgmma.wait_group retired the warpgroup's ops up to clock k: its threads acquire them."""
+        h = self.cta.hb
+        comp = 2 * h.n + wg
+        col = h.vc[threads, comp]
+        h.vc[threads, comp] = np.maximum(col, k)
+        for t in threads:
+            h.rows[t] = None

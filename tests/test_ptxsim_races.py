@@ -1,0 +1,200 @@
+"""The simulator's race check (tests/ptxsim/hb.py, check_races=True): happens-before
+through named barriers, mbarriers, bar.warp.sync, cp.async waits, TMA and wgmma.
+
+Each case runs a synchronized kernel (no race, and the check ran) and the same
+kernel with one synchronization taken out (DataRace naming both accesses),
+in both thread orders: the check must not depend on which thread the
+simulator happened to run first. The last cases take tilec's own warp-
+specialized GEMM (TMA producer, wgmma consumers) and remove one mbarrier wait
+at a time."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+try:
+    import ptxsim
+except ImportError:                    # pragma: no cover
+    from tests import ptxsim
+
+HEAD = ".version 8.0\n.target sm_90a\n.address_size 64\n"
+REGS = ".reg .pred %p<8>;\n.reg .b32 %r<40>;\n.reg .b64 %rd<20>;\n"
+ORDERS = ("forward", "reverse")
+
+
+def _kernel(body, threads=64, shared=".shared .align 16 .b8 buf[256];\n.shared .align 8 .b64 mb;\n"):
+    return (HEAD + shared + f".visible .entry k(.param .u64 p0)\n.reqntid {threads}, 1, 1\n{{\n{REGS}"
+            f"  ld.param.u64 %rd1, [p0];\n  mov.u32 %r0, %tid.x;\n  mov.u32 %r1, buf;\n  mov.u32 %r2, mb;\n"
+            f"{body}\n  ret;\n}}\n")
+
+
+def _checked(ptx, **kw):
+    """Run in both orders with the race check; the check must have run."""
+    for order in ORDERS:
+        out = np.zeros(64, np.uint32)
+        res = ptxsim.run_ptx(ptx, "k", 1, [out], check_races=True, thread_order=order, **kw)
+        assert res.stats["race_checked"]
+    return out
+
+
+def _races(ptx, pattern, **kw):
+    for order in ORDERS:
+        out = np.zeros(64, np.uint32)
+        with pytest.raises(ptxsim.DataRace, match=pattern):
+            ptxsim.run_ptx(ptx, "k", 1, [out], check_races=True, thread_order=order, **kw)
+
+
+# thread 0 writes buf[0] and hands it to warp 1 through an mbarrier; warp 1 stores what it read
+_MBARRIER = """
+  setp.eq.u32 %p0, %r0, 0;
+  @%p0 mbarrier.init.shared.b64 [%r2], 1;
+  bar.sync 0;
+  setp.lt.u32 %p1, %r0, 32;
+  @!%p1 bra $L_consumer;
+  mov.u32 %r3, 7;
+  @%p0 st.shared.b32 [%r1], %r3;
+  @%p0 mbarrier.arrive.shared.b64 %rd2, [%r2];
+  bra.uni $L_end;
+$L_consumer:
+$L_wait:
+  WAIT
+  ld.shared.b32 %r5, [%r1];
+  mul.wide.u32 %rd3, %r0, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  st.global.b32 [%rd4], %r5;
+$L_end:"""
+
+
+def test_an_mbarrier_wait_orders_the_arrivers_writes():
+    wait = "mbarrier.try_wait.parity.shared.b64 %p2, [%r2], 0;\n  @!%p2 bra $L_wait;"
+    out = _checked(_kernel(_MBARRIER.replace("WAIT", wait)))
+    assert (out[32:] == 7).all()
+    _races(_kernel(_MBARRIER.replace("WAIT", "")),
+           r"thread (0 writes|\d+ reads) it \(PTX line \d+: (@%p0 st|ld)\.shared\.b32.*after thread (\d+ read|0 wrote)")
+
+
+# warp 0 writes and bar.arrive's; warp 1 bar.sync's and reads (ordered). Then warp 1 writes
+# again while warp 0, which only arrived, reads: bar.arrive releases, it does not acquire.
+_ARRIVE = """
+  setp.lt.u32 %p1, %r0, 32;
+  mul.wide.u32 %rd3, %r0, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  and.b32 %r3, %r0, 31;
+  mad.lo.u32 %r4, %r3, 4, %r1;
+  @!%p1 bra $L_second;
+  st.shared.b32 [%r4], %r0;
+  bar.arrive 1, 64;
+  LATE
+  bra.uni $L_end;
+$L_second:
+  bar.sync 1, 64;
+  ld.shared.b32 %r5, [%r4];
+  st.global.b32 [%rd4], %r5;
+  AGAIN
+$L_end:"""
+
+
+def test_bar_arrive_releases_and_bar_sync_acquires():
+    out = _checked(_kernel(_ARRIVE.replace("LATE", "").replace("AGAIN", "")))
+    assert out[32:].tolist() == list(range(32))
+    late = _ARRIVE.replace("LATE", "ld.shared.b32 %r6, [%r4];").replace("AGAIN", "st.shared.b32 [%r4], %r3;")
+    _races(_kernel(late), r"thread \d+ (reads|writes) it .* after thread \d+ (wrote|read) it")
+
+
+# lane 0 writes, lane 1 reads after bar.warp.sync (or without it)
+_WARP = """
+  setp.eq.u32 %p0, %r0, 0;
+  setp.eq.u32 %p1, %r0, 1;
+  mov.u32 %r3, 5;
+  @%p0 st.shared.b32 [%r1], %r3;
+  SYNC
+  @%p1 ld.shared.b32 %r5, [%r1];
+  @%p1 st.global.b32 [%rd1], %r5;"""
+
+
+def test_bar_warp_sync_orders_its_lanes():
+    assert _checked(_kernel(_WARP.replace("SYNC", "bar.warp.sync -1;"), threads=32))[0] == 5
+    _races(_kernel(_WARP.replace("SYNC", ""), threads=32), r"thread [01] (reads|writes) it")
+
+
+# thread 0 copies 16 bytes in with cp.async; thread 1 reads them after a CTA barrier, with the
+# copier's cp.async.wait_all before the barrier or not (then only eager copies land at all)
+_COPY = """
+  setp.eq.u32 %p0, %r0, 0;
+  setp.eq.u32 %p1, %r0, 1;
+  @%p0 cp.async.cg.shared.global [%r1], [%rd1], 16;
+  WAIT
+  bar.sync 0;
+  @%p1 ld.shared.b32 %r5, [%r1+4];
+  @%p1 st.global.b32 [%rd1+128], %r5;"""
+
+
+def test_a_copy_is_ordered_by_its_threads_wait():
+    out = np.arange(64, dtype=np.uint32)
+    ptx = _kernel(_COPY.replace("WAIT", "@%p0 cp.async.wait_all;"), threads=32)
+    for order in ORDERS:
+        got = out.copy()
+        assert ptxsim.run_ptx(ptx, "k", 1, [got], check_races=True, thread_order=order).stats["race_checked"]
+        assert got[32] == 1
+    for order in ORDERS:
+        with pytest.raises(ptxsim.DataRace, match=r"thread 1 reads it .* after a copy thread 0 issued wrote it"):
+            ptxsim.run_ptx(_kernel(_COPY.replace("WAIT", ""), threads=32), "k", 1, [out.copy()],
+                           check_races=True, thread_order=order, copy_timing="eager")
+
+
+def test_a_write_of_the_same_value_is_no_race_but_a_read_of_it_is():
+    """Duplicate threads storing one result (replicated layouts) do not race with each other;
+    a read beside either store does."""
+    same = """
+  mov.u32 %r3, 9;
+  st.shared.b32 [%r1], %r3;
+  bar.sync 0;
+  ld.shared.b32 %r5, [%r1];
+  mul.wide.u32 %rd3, %r0, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  st.global.b32 [%rd4], %r5;"""
+    assert (_checked(_kernel(same, threads=64)) == 9).all()
+    _races(_kernel(same.replace("bar.sync 0;", ""), threads=64), r"thread \d+ (reads|writes) it")
+
+
+# ---- tilec's warp-specialized GEMM: TMA into slots, wgmma out of them ------------------------------
+
+def _gemm_case():
+    try:
+        from gpu import cases
+    except ImportError:                # pragma: no cover
+        from tests.gpu import cases
+    return cases.BY_NAME["cutile_matmul_f16_aligned"]
+
+
+def _run_gemm(ptx, case):
+    from tilec.runtime import convert_scalars
+    from tilec.interp import find_kernel, parse_module
+    entry, _ = find_kernel(parse_module(case.text(), case.full_path))
+    launch = case.build(case.rng())
+    return ptxsim.run_ptx(ptx, entry.sym_name.value, launch.grid, convert_scalars(case.text(), launch.args),
+                          check_races=True)
+
+
+def test_a_gemms_slots_are_ordered_by_their_full_and_empty_barriers():
+    """The GEMM runs race-checked and clean. Without the producer's wait on a slot's `empty`
+    barrier, a TMA copy overwrites a slot a wgmma in flight still reads; without a consumer's
+    wait on `full`, a wgmma reads a slot before its copy is known to have landed."""
+    from tilec.codegen.ptx import compile_text
+    case = _gemm_case()
+    ptx = compile_text(case.text(), arch="sm_90a")
+    assert _run_gemm(ptx, case).stats["race_checked"]
+    waits = [m for m in re.finditer(r"mbarrier\.try_wait\.parity\.shared\.b64 \t(%p\d+), \[(%r\d+)\].*", ptx)]
+    # the producer agent (warps 0-3) comes first in the kernel: its waits are on `empty`
+    producer, consumer = waits[0], waits[2]
+
+    def without(m):
+        return ptx[:m.start()] + f"setp.eq.u32 \t{m.group(1)}, 0, 0;" + ptx[m.end():]
+    with pytest.raises(ptxsim.DataRace, match=r"a copy completing on the mbarrier .* writes it .* after a "
+                                              r"wgmma\.mma_async of warpgroup 1 reads it"):
+        _run_gemm(without(producer), case)
+    with pytest.raises(ptxsim.DataRace, match=r"a wgmma\.mma_async of warpgroup 1 reads it .* after a copy "
+                                              r"completing on the mbarrier .* wrote it"):
+        _run_gemm(without(consumer), case)
