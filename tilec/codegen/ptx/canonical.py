@@ -172,10 +172,10 @@ def _copy_buffer(em, tag: str):
     order, each once), that copy's barrier already came after the first dot's
     reads in every thread: the barrier before writing is not needed. Else (the
     first copies of a block, a buffer last used in another block) it is kept,
-    but for a loop's trip (_wraps_around): there the previous trip's copies
-    count as well. One buffer otherwise: tcgen05 (whose reads end at its commit,
-    not here), and blocks of fewer than three dots, where a second buffer would
-    save no barrier."""
+    but in a loop trip (_trip_body) the previous trip's copies count as well.
+    One buffer otherwise: tcgen05 (whose reads end at its commit, not here), and
+    blocks of fewer than three dots, where a second buffer would save no
+    barrier."""
     g = em.group
     log = g.owners.get(f"{tag}-copies")
     if log is None:
