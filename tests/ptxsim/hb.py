@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import DataRace, SHARED_BASE
+from .base import DataRace, PTXRuntimeError, SHARED_BASE
 
 MAX_MBARRIERS = 256
 EMPTY = -1        # no access recorded
@@ -140,7 +140,8 @@ class HbRuntime:
         if comp is None:
             comp = h.mb_comps[addr] = h.mb_base + len(h.mb_comps)
             if comp >= h.width:
-                raise DataRace(f"the race check follows at most {MAX_MBARRIERS} mbarriers per CTA")
+                raise PTXRuntimeError(f"the race check follows at most {MAX_MBARRIERS} mbarriers per CTA "
+                                      f"(check_races=False runs the kernel)")
         return comp
 
     def _hb_phase_clock(self, mb, clock):
