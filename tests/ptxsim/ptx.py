@@ -394,7 +394,7 @@ def _parse_body(e, src, start, end, lineno_at):
     for name in SPECIAL_PER_THREAD:
         add_reg(name, "u32")
     add_reg("%%local", "b64")        # the thread's local memory (a LocalMem object)
-    add_reg("%%epkey", "b64")        # race check: barrier interval * 4096 + thread
+    add_reg("%%epkey", "b64")        # the thread id (tid in the CTA): race check, proxy and copy tracking
     for ln, s in stmts:
         if s.endswith(":") and not s.startswith("."):
             e.body.append(("label", s[:-1], ln))

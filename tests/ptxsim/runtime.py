@@ -1399,13 +1399,11 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
                                                   f"executing lane {lane}")
                         mask &= (1 << present) - 1      # as shfl.sync: lanes past a partial warp's end
                         key = ("wsync", t >> 5, mask) if w.kind == WSYNC else (t >> 5, w.instr.lid, mask)
-                        if hb is not None and w.kind == WSYNC:    # bar.warp.sync orders its lanes' accesses
-                            def compute(lanes, w=w, mask=mask, base=t & ~31):
+                        def compute(lanes, w=w, mask=mask, base=t & ~31,
+                                    join=hb is not None and w.kind == WSYNC):   # bar.warp.sync orders its lanes
+                            if join:
                                 self._hb_join_lanes([base + x for x in lanes])
-                                self._elect_compute(w, lanes, mask)
-                        else:
-                            def compute(lanes, w=w, mask=mask):
-                                self._elect_compute(w, lanes, mask)
+                            self._elect_compute(w, lanes, mask)
                         yield from _join(cta, w, t, key, bin(mask).count("1"), lane, R, compute)
                     else:
                         ik, iv = w.args["id"]
