@@ -129,6 +129,19 @@ def _check(torch, name, c, ref, scale):
     return True
 
 
+def _write_stamps(module, entry, grid, kernel, args, types, path):
+    """One more launch of a stamped kernel; its CTAs' phases to `path` and a summary line."""
+    import numpy as np
+    from tilec.runtime import stamps
+    stamps.clear(module, entry)
+    prep = kernel.prepare(grid, args, arg_dtypes=types)
+    prep.run()
+    prep.wait(timeout=120)
+    t = stamps.read(module, entry, grid)
+    np.savez(path, grid=np.array(grid), **t)
+    print(f"tilec stamps: {stamps.summary(t)} -> {path}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size", type=int, default=4096, help="M = N = K (default 4096)")
@@ -150,6 +163,9 @@ def main(argv=None):
     ap.add_argument("--tileiras-cubin", help="NVIDIA's cubin of the same kernel (make_tileiras_cubin.sh)")
     ap.add_argument("--ptx", help="launch this PTX instead of compiling the kernel")
     ap.add_argument("--save-ptx", help="write the PTX tilec produced here")
+    ap.add_argument("--stamps", metavar="FILE", help="compile tilec's kernel with --stamps (or launch a --ptx "
+                    "compiled so), launch it once more after the timing and write each CTA's phases (us after "
+                    "the launch's first entry) to FILE (.npz, with the grid)")
     ap.add_argument("--require-gpu", action="store_true", help="exit 2 (not 0) when there is no GPU")
     ap.add_argument("--dtype", choices=sorted(DTYPES), help="the operands' type (default: the kernel's); "
                     "fp8 kernels take B as N x K (K-major, torch._scaled_mm's layout) and write f16")
@@ -227,14 +243,16 @@ def main(argv=None):
         else:
             from tilec.codegen.ptx import compile_text
             t0 = time.perf_counter()
-            ptx = compile_text(text, arch=opts.arch, num_warps=opts.num_warps, wgmma=opts.wgmma)
+            ptx = compile_text(text, arch=opts.arch, num_warps=opts.num_warps, wgmma=opts.wgmma,
+                               stamps=bool(opts.stamps))
             print(f"tilec: compiled for {opts.arch}, num_warps {opts.num_warps}"
                   f"{ {True: ', --wgmma', False: ', --no-wgmma'}.get(opts.wgmma, '')}, "
                   f"in {time.perf_counter() - t0:.2f} s")
         if opts.save_ptx:
             with open(opts.save_ptx, "w") as fh:
                 fh.write(ptx)
-        kernel = load_ptx(ptx).kernel(entry)
+        module = load_ptx(ptx)
+        kernel = module.kernel(entry)
         print(f"tilec: block {kernel.block}, {kernel.attribute('NUM_REGS')} registers/thread, "
               f"{kernel.attribute('SHARED_SIZE_BYTES')} B static shared memory")
         c_tilec = torch.zeros(out_shape, dtype=out_t, device=dev_t)
@@ -242,6 +260,8 @@ def main(argv=None):
         results["tilec"] = run_once_then_time(kernel, grid, args_for(c_tilec), types, stream, reps, opts.warmup,
                                               lambda: checked.append(_check(torch, "tilec", c_tilec, ref, scale)))
         ok &= all(checked)
+        if opts.stamps:
+            _write_stamps(module, entry, grid, kernel, args_for(c_tilec), types, opts.stamps)
     except Exception as e:   # noqa: BLE001 - any failure is reported, then the peers still run
         print(f"!!! tilec FAILED: {type(e).__name__}: {e}")
         tilec_failed = True

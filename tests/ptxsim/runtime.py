@@ -593,6 +593,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
         """%globaltimer: nanoseconds, rising by 32 at every read in the simulation's order
         (what a kernel may rely on: it never runs backwards)."""
         self.gtimer = getattr(self, "gtimer", 1 << 20) + 32
+        self.gtimer_reads += 1
         return self.gtimer
 
     def _cp_async(self, lid, dst, src, size, got, tid):
@@ -788,6 +789,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
         ns["CL_EXPLICIT"] = self.entry.cluster is not None
         self.tm_version, self.tm_seq, self.tma_count, self.tma_store_count = {}, 0, 0, 0
         self.bulk_seq = 0
+        self.gtimer_reads = 0
         fill = bytes([SHARED_FILL]) * shared_total
         self.printed, self.stdout = [], stdout
         ns["RC"] = bool(check_races and self.race_checkable)
@@ -837,6 +839,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
         stats["race_checked"] = ns["RC"]
         stats["tma_loads"] = self.tma_count
         stats["tma_stores"] = self.tma_store_count
+        stats["globaltimer_reads"] = self.gtimer_reads
         return SimResult(globals_, stats, "".join(self.printed))
 
     def _run_cluster(self, cluster, order, block, max_steps):

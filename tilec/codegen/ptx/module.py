@@ -157,6 +157,8 @@ class ModuleEmitter:
         if em.device_maps:
             from .tensormap import start_claim
             start_claim(em)
+            from .start_phase import wants_phase
+            em.phase_align = wants_phase(entry)
         for i, op in enumerate(block.ops):    # phases: shared buffers live in disjoint ones share bytes
             kb.mark_phase(i)
             em.emit_op(op)
