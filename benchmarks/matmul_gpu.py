@@ -37,6 +37,10 @@ Exit status: 0 all ran and matched (also: no GPU, unless --require-gpu);
 
     python benchmarks/matmul_gpu.py [--size 4096] [--arch sm_90a] [--num-warps 4]
         [--wgmma | --no-wgmma] [--tileiras-cubin FILE] [--ptx FILE] [--save-ptx FILE] [--reps 30] [--warmup 5]
+        [--stamps FILE.npz]
+
+--stamps: each CTA's entry, tensor maps claimed/keyed/ready, first pipeline data and exit
+(tilec.runtime.stamps) from one more launch, to see how the CTAs of a launch move in step.
 """
 from __future__ import annotations
 
