@@ -36,6 +36,8 @@ def test_the_wait_comes_between_the_maps_and_the_first_load(matmul):
     assert maps < grid < reads[0] < reads[1] < first_load
     # a launch of at most one CTA per SM skips it; the goal is the next multiple of the period
     assert re.search(r"setp\.le\.u32 \t(%p\d+), %r\d+, %r\d+;\n\t@\1 bra \t\$L_in_step_\d+;", ptx)
+    # the maps' CTA barrier comes right after: warp 0, last there, sets when the CTA goes
+    assert re.search(r"\n\$L_in_step_\d+:\n\tbar\.sync \t0;\n\tsetp", ptx)
     assert "add.u64 \t%rd" in ptx and re.search(rf"and\.b64 \t%rd\d+, %rd\d+, {-START_PERIOD_NS};", ptx)
 
 

@@ -13,7 +13,8 @@ L2's bandwidth bounds. Waiting, once the maps are ready, for the next
 boundary of a START_PERIOD_NS period of the global timer put the CTAs back in
 step: 43.5 M sectors and 1.085x the throughput, the wait included.
 
-The wait is emitted where device maps feed tensor-core dots (operands other
+The wait (just before the maps' barrier, so `--stamps`' maps_ready includes
+it) is emitted where device maps feed tensor-core dots (operands other
 CTAs read too), and runs only when the launch has more CTAs than the GPU has
 SMs: a launch of one wave has no later CTAs to keep in phase and would pay
 up to a period (on average half) for little."""
@@ -33,8 +34,10 @@ def wants_phase(entry) -> bool:
 
 
 def align_start(em):
-    """Every thread waits for the next multiple of START_PERIOD_NS of %globaltimer,
-    where the grid has more CTAs than the GPU has SMs."""
+    """Every thread, just before the maps' CTA barrier, waits for the next multiple of
+    START_PERIOD_NS of %globaltimer, where the grid has more CTAs than the GPU has SMs.
+    Warp 0, which builds the maps, comes last, so the barrier lets the CTA go at the
+    boundary after its maps are ready: one start per CTA, with no word to share."""
     kb, period = em.kb, START_PERIOD_NS
     n, d, sms = kb.reg(B32), kb.reg(B32), kb.reg(B32)
     goal, now, skip, again = kb.reg(B64), kb.reg(B64), kb.label("in_step"), kb.label("step_wait")

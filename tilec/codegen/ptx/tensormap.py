@@ -109,7 +109,7 @@ class _Pool:
         self.wrote = None        # thread 0's predicate: it wrote a map and its key (release_slot)
         self.first_try = None    # (word, busy base, bit, atom's old value): the claim's first atom, in flight
         self.maps = 0
-        self.in_step = False     # the CTA's start was aligned (start_phase.align_start)
+        self.in_step = False     # the CTA's start is aligned (start_phase.align_start)
 
 
 def _pool(em):
@@ -268,12 +268,12 @@ def build_maps(em, specs) -> list[TensorMap]:
         # thread 0 (the usual TMA issuer) warms the TMA unit's copy while the CTA sets up
         kb.emit(f"@{lane0} prefetch.tensormap \t[{tmap.addr}]")
     kb.place(skip)
-    kb.emit("bar.sync \t0")
-    stamp(em, "maps_ready")
     if em.phase_align and not pool.in_step:
         from .start_phase import align_start
         align_start(em)
         pool.in_step = True
+    kb.emit("bar.sync \t0")
+    stamp(em, "maps_ready")
     return [t[0] for t in todo]
 
 
