@@ -7,9 +7,9 @@ phase: with equal work per K step, a CTA keeps the phase it starts its loads
 at. tilec's CTAs start together but leave their tensor-map set-up (the slot
 claim, the key loads, the proxy fences: global-memory round trips with a long
 tail) 1 to 4 us apart. On an H100 (cuTile's aligned 128x128x64 f16 matmul,
-4096^3, session 32) that cost the L2 a fifth of its merged reads: 54.3 M read
-sectors against tileiras's 45.6 M for the same DRAM traffic, in a kernel the
-L2's bandwidth bounds. Waiting, once the maps are ready, for the next
+4096^3, session 32) that left the L2 serving 54.3 M read sectors against
+tileiras's 45.6 M for the same DRAM traffic, in a kernel the L2's bandwidth
+bounds. Waiting, once the maps are ready, for the next
 boundary of a START_PERIOD_NS period of the global timer put the CTAs back in
 step: 43.5 M sectors and 1.085x the throughput, the wait included.
 
