@@ -245,7 +245,6 @@ def _reduce_distributed(em, op, ins, dim) -> bool:
     layout, lin, ins = found
     kb = em.kb
     etypes = [t.etype for t in ins]
-    shape = ins[0].shape
     rshape = tuple(op.results[0].type.shape)
     reg_d = lin.bits_into("reg", dim)
     lane_d = lin.bits_into("lane", dim)
