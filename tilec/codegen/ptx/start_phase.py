@@ -17,7 +17,9 @@ The wait (just before the maps' barrier, so `--stamps`' maps_ready includes
 it) is emitted where device maps feed tensor-core dots (operands other
 CTAs read too), and runs only when the launch has more CTAs than the GPU has
 SMs: a launch of one wave has no later CTAs to keep in phase and would pay
-up to a period (on average half) for little."""
+up to a period (on average half) for little. (%nsmid counts SM ids, which need
+not be contiguous: a launch a little over the SM count may be taken for one
+wave, which costs it only the alignment.)"""
 from __future__ import annotations
 
 from .ptxtypes import B32, B64, PRED
