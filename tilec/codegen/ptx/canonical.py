@@ -207,10 +207,7 @@ def _copy_buffer(em, tag: str):
     return log.syms[i], bool(ready) or body is not None
 
 
-_FOR_LOOPS = ("cuda_tile.for", "scf.for")
-_LOOPS = _FOR_LOOPS + ("cuda_tile.loop", "scf.while")
-_EXITS = ("cuda_tile.break", "cuda_tile.return", "cuda_tile.continue")
-_ONCE_A_TRIP = ("nv_tileas.async.pipeline.consume_one", "nv_tileas.async.pipeline.produce_one")
+_WHILE_LOOPS = ("cuda_tile.loop", "scf.while")
 
 
 def _trip_body(block):
@@ -219,20 +216,23 @@ def _trip_body(block):
     left only at its end. Then a buffer no copy wrote before the loop is written first in the
     first trip, and a later trip follows the previous one's end with nothing between. None
     otherwise."""
+    from .carried import _LOOPS as FOR_LOOPS
+    from .ops_memory import _ONCE
+    from .wgmma_prefetch import EXITS
     op = getattr(block, "parent_op", None)
-    while op is not None and op.name in _ONCE_A_TRIP:     # (regions nest: one per pipeline read)
+    while op is not None and op.name in _ONCE:     # (regions nest: one per pipeline read)
         block = op.parent
         op = getattr(block, "parent_op", None)
-    if op is None or op.name not in _FOR_LOOPS or op.regions[0].blocks[0] is not block:
+    if op is None or op.name not in FOR_LOOPS or op.regions[0].blocks[0] is not block:
         return None
     up = op.parent_op
     while up is not None:
-        if up.name in _LOOPS:
+        if up.name in FOR_LOOPS or up.name in _WHILE_LOOPS:
             return None
         up = up.parent_op
     ops = list(block.ops)
     end = ops[-1] if ops else None
-    if any(x.name in _EXITS and x is not end for x in op.walk()):
+    if any(x.name in EXITS and x is not end for x in op.walk()):
         return None
     return block
 
