@@ -209,7 +209,7 @@ def load(ptx_text):
 
 
 def run_ptx(ptx_text, kernel_name, grid, args, block=None, *, shared_bytes=None, max_steps=MAX_BLOCK_STEPS,
-            stdout=None, thread_order="alternate", check_races=False, copy_timing="late"):
+            stdout=None, thread_order="alternate", check_races=False, copy_timing="late", globals_init=None):
     """Run `.entry kernel_name` of `ptx_text` for `grid` CTAs of `block` threads
     (default: its `.reqntid`). Pointer arguments (NumPy arrays, (array, element
     offset) pairs) are modified in place. `shared_bytes`: dynamic shared memory
@@ -222,6 +222,9 @@ def run_ptx(ptx_text, kernel_name, grid, args, block=None, *, shared_bytes=None,
     ["race_checked"] says whether the check ran).
     `copy_timing`: "late" (asynchronous copies land as late as possible) or
     "eager" (at issue; see the module docstring).
+    `globals_init`: initial bytes of module globals by PTX name (in place of their
+    initializers; a shorter one leaves the rest zero), the state an earlier launch
+    left (SimResult.globals).
     Returns a SimResult with the final contents of the module's globals."""
     return load(ptx_text).kernel(kernel_name).launch(grid, args, block, shared_bytes, max_steps, stdout,
-                                                     thread_order, check_races, copy_timing)
+                                                     thread_order, check_races, copy_timing, globals_init)

@@ -684,8 +684,19 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
                               f"{self._where(lid)}")
 
     # ---- running --------------------------------------------------------------------------------
+    def _carried_maps(self, globals_init, gmem):
+        """Tensor maps an earlier launch wrote into the globals given in `globals_init`
+        (128-byte blocks with fields set: tma.TM_MASK_OFF) count as written before
+        this launch: a CTA still has to acquire one before a copy reads it."""
+        from .tma import TM_BYTES, TM_MASK_OFF
+        for name in globals_init or ():
+            off, size, _ = self.global_syms[name]
+            for o in range(off + (-off) % TM_BYTES, off + size - TM_BYTES + 1, TM_BYTES):
+                if gmem[o + TM_MASK_OFF:o + TM_MASK_OFF + 4] != bytes(4):
+                    self._tm_written(GLOBAL_BASE + o, None)
+
     def launch(self, grid, args, block=None, shared_bytes=None, max_steps=MAX_BLOCK_STEPS, stdout=None,
-               thread_order="alternate", check_races=False, copy_timing="late"):
+               thread_order="alternate", check_races=False, copy_timing="late", globals_init=None):
         if thread_order not in ("forward", "reverse", "alternate"):
             raise PTXSimError(f"thread_order {thread_order!r}: forward, reverse or alternate")
         if copy_timing not in ("late", "eager"):
@@ -742,9 +753,15 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
                 place(pname, arr)
         total = (pos + GLOBAL_GAP + 4095) // 4096 * 4096
         gmem = bytearray(total)
+        unknown = set(globals_init or ()) - set(self.global_syms)
+        if unknown:
+            raise PTXSimError(f"globals_init names no .global of the module: {', '.join(sorted(unknown))}")
         for name, (off, size, init) in self.global_syms.items():
+            init = (globals_init or {}).get(name, init)
             if init is not None:
-                gmem[off:off + len(init)] = init
+                if len(init) > size:
+                    raise PTXSimError(f"{len(init)} initial bytes for .global {name} of {size}")
+                gmem[off:off + len(init)] = bytes(init)
         for off, arr, host in placements.values():
             gmem[off:off + host.nbytes] = host.tobytes()
         self.launch_allocs = [(n, GLOBAL_BASE + o, s) for n, o, s in allocs]
@@ -788,6 +805,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
         ns["NCLID_X"], ns["NCLID_Y"], ns["NCLID_Z"] = ncl
         ns["CL_EXPLICIT"] = self.entry.cluster is not None
         self.tm_version, self.tm_seq, self.tma_count, self.tma_store_count = {}, 0, 0, 0
+        self._carried_maps(globals_init, gmem)
         self.bulk_seq = 0
         self.gtimer_reads = 0
         fill = bytes([SHARED_FILL]) * shared_total

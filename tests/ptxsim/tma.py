@@ -273,7 +273,8 @@ class TmaRuntime:
         if self.cta.tm_acq.get(tmap) != ver:
             raise PTXRuntimeError(f"cp.async.bulk.tensor through the tensor map at {tmap:#x} with no "
                                   f"fence.proxy.tensormap::generic.acquire of it in this CTA since its last "
-                                  f"write ({self._where(ver[1])}), {where}")
+                                  f"write ({self._where(ver[1]) if ver[1] is not None else 'an earlier launch'}), "
+                                  f"{where}")
         tm = decode_tensormap(bytes(B[i:i + TM_BYTES]))
 
         def bad(field, value, rule, unsupported=False):

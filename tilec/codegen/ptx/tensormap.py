@@ -33,7 +33,12 @@ from __future__ import annotations
 
 from .ptxtypes import B32, B64, PRED, byte_size
 
-SLOTS = 8192             # 256 busy words of 32 bits: more CTAs than any GPU holds at once
+SLOTS = 8192             # more CTAs than any GPU holds at once
+SLOTS_PER_WORD = 4       # a 64-bit busy word holds four slots' fields
+FIELD_BITS = 16          # a slot's field: bit 0 busy, bits 1-15 its generation
+WORDS = SLOTS // SLOTS_PER_WORD
+BUSY_BITS = sum(1 << (FIELD_BITS * k) for k in range(SLOTS_PER_WORD))
+GEN_MAX = (1 << (FIELD_BITS - 1)) - 1
 MAP_BYTES = 128
 _ELEMTYPE = {1: 0, 2: 1, 4: 2, 8: 4}     # tensormap elemtype by element bytes: u8, u16, u32, u64
 SWIZZLE_CODE = {"none": 0, "32B": 1, "64B": 2, "128B": 3}
@@ -106,7 +111,10 @@ class _Pool:
     def __init__(self, kernel):
         self.kernel = kernel
         self.slot_var = None     # shared word holding the slot index
-        self.wrote = None        # thread 0's predicate: it wrote a map and its key (release_slot)
+        self.gen_var = None      # shared word holding the slot's generation when claimed
+        self.wrote = None        # warp 0's predicate: it wrote a map or a key (release_slot)
+        self.keys = []           # (key symbol, words) of every map built so far
+        self.built = {}          # (id(view), box, swizzle) -> (view, TensorMap): every map built so far
         self.first_try = None    # (word, busy base, bit, atom's old value): the claim's first atom, in flight
         self.maps = 0
         self.in_step = False     # the CTA's start is aligned (start_phase.align_start)
@@ -125,68 +133,91 @@ def _busy_symbol(kernel):
 
 def start_claim(em):
     """At the entry of a kernel that builds device maps: thread 0 sends the claim's
-    first atom (ORing in bit 0 of its SM's busy word), and the barrier inits and
-    whatever else comes before the maps run while it is on its way; build_maps
+    first atom (ORing in the busy bit of its SM's first slot), and the barrier inits
+    and whatever else comes before the maps run while it is on its way; build_maps
     reads its answer. Every thread reaches the maps: they are built at the top
     level of a kernel that does not return early (ops_tma.device_map_mode)."""
     kb = em.kb
     pool = _pool(em)
     busy = _busy_symbol(pool.kernel)
-    w, a, base, off, old, bit = (kb.reg(B32), kb.reg(B64), kb.reg(B64), kb.reg(B64), kb.reg(B32), kb.reg(B32))
+    w, a, base, off, old, bit = (kb.reg(B32), kb.reg(B64), kb.reg(B64), kb.reg(B64), kb.reg(B64), kb.reg(B64))
     kb.emit(f"mov.u32 \t{w}, %smid")
-    kb.emit(f"and.b32 \t{w}, {w}, {SLOTS // 32 - 1}")
+    kb.emit(f"and.b32 \t{w}, {w}, {WORDS - 1}")
     kb.emit(f"mov.u64 \t{base}, {busy}")
-    kb.emit(f"mov.u32 \t{bit}, 1")
-    kb.emit(f"mul.wide.u32 \t{off}, {w}, 4")
+    kb.emit(f"mov.b64 \t{bit}, 1")
+    kb.emit(f"mul.wide.u32 \t{off}, {w}, 8")
     kb.emit(f"add.s64 \t{a}, {base}, {off}")
-    kb.emit(f"@{em.leader()} atom.acquire.gpu.global.or.b32 \t{old}, [{a}], {bit}")
+    kb.emit(f"@{em.leader()} atom.acquire.gpu.global.or.b64 \t{old}, [{a}], {bit}")
     pool.first_try = (w, base, bit, old)
 
 
 def _claim(em, pool, lane0):
-    """Lane 0 of warp 0 claims a slot; the warp gets its index by shuffle and
-    lane 0 also publishes it in shared memory (later batches, the release).
-    The first attempt ORs in bit 0 of this SM's word without reading it first
-    (sent at the kernel's entry: start_claim): one round trip where the CTA
-    before it on this SM has left. A taken bit costs one more attempt, at the
-    lowest bit the atom showed free; a full word, a move to the next word."""
+    """Lane 0 of warp 0 claims a slot; the warp gets its index and generation by
+    shuffle, and lane 0 also publishes both in shared memory (later batches, the
+    release). The first attempt ORs in the busy bit of this SM's first slot
+    without reading the word first (sent at the kernel's entry: start_claim): one
+    round trip where the CTA before it on this SM has left. A taken slot costs one
+    more attempt, at the lowest slot of the word the atom showed free; a full
+    word, a move to the next word."""
     kb = em.kb
     busy = _busy_symbol(pool.kernel)
-    em.module.module_lines.append(f".global .align 4 .b32 {busy}[{SLOTS // 32}];")
+    em.module.module_lines.append(f".global .align 8 .b64 {busy}[{WORDS}];")
     pool.slot_var = kb.shared_buffer(4, 4, "tmap_slot")
+    pool.gen_var = kb.shared_buffer(4, 4, "tmap_gen")
     done, again, check = kb.label("tmap_got"), kb.label("tmap_try"), kb.label("tmap_check")
-    a, off, free = kb.reg(B64), kb.reg(B64), kb.reg(B32)
+    a, off, t = kb.reg(B64), kb.reg(B64), kb.reg(B64)
+    i, gen = kb.reg(B32), kb.reg(B32)
     # every device map is in the entry block, so the module emitter sent the first atom
     w, base, bit, old = pool.first_try
     p = kb.reg(PRED)
+    kb.emit(f"mov.u32 \t{gen}, 0")                     # every lane's, for the shuffle
     kb.emit(f"@!{lane0} bra \t{done}")
     kb.emit(f"bra.uni \t{check}")                      # the first atom is on its way already
     kb.place(again)
-    kb.emit(f"mul.wide.u32 \t{off}, {w}, 4")
+    kb.emit(f"mul.wide.u32 \t{off}, {w}, 8")
     kb.emit(f"add.s64 \t{a}, {base}, {off}")
-    kb.emit(f"atom.acquire.gpu.global.or.b32 \t{old}, [{a}], {bit}")
+    kb.emit(f"atom.acquire.gpu.global.or.b64 \t{old}, [{a}], {bit}")
     kb.place(check)
-    kb.emit(f"and.b32 \t{free}, {old}, {bit}")
-    kb.emit(f"setp.eq.u32 \t{p}, {free}, 0")
+    kb.emit(f"and.b64 \t{t}, {old}, {bit}")
+    kb.emit(f"setp.eq.u64 \t{p}, {t}, 0")
     got = kb.label("tmap_won")
-    kb.emit(f"@{p} bra \t{got}")                        # the bit was free: it is ours
-    kb.emit(f"not.b32 \t{free}, {old}")
-    kb.emit(f"neg.s32 \t{bit}, {free}")
-    kb.emit(f"and.b32 \t{bit}, {bit}, {free}")          # the lowest bit free at the atom
-    kb.emit(f"setp.eq.u32 \t{p}, {bit}, 0")
+    kb.emit(f"@{p} bra \t{got}")                        # the slot was free: it is ours
+    kb.emit(f"not.b64 \t{t}, {old}")
+    kb.emit(f"and.b64 \t{t}, {t}, {BUSY_BITS:#x}")
+    kb.emit(f"neg.s64 \t{bit}, {t}")
+    kb.emit(f"and.b64 \t{bit}, {bit}, {t}")          # the lowest slot free at the atom
+    kb.emit(f"setp.eq.u64 \t{p}, {bit}, 0")
     kb.emit(f"@!{p} bra \t{again}")
     kb.emit(f"add.u32 \t{w}, {w}, 1")                   # a full word: the next SM's
-    kb.emit(f"and.b32 \t{w}, {w}, {SLOTS // 32 - 1}")
-    kb.emit(f"mov.u32 \t{bit}, 1")
+    kb.emit(f"and.b32 \t{w}, {w}, {WORDS - 1}")
+    kb.emit(f"mov.b64 \t{bit}, 1")
     kb.emit(f"bra.uni \t{again}")
     kb.place(got)
-    kb.emit(f"bfind.u32 \t{bit}, {bit}")
-    kb.emit(f"mad.lo.u32 \t{w}, {w}, 32, {bit}")
+    kb.emit(f"bfind.u64 \t{i}, {bit}")
+    kb.emit(f"shr.b64 \t{t}, {old}, {i}")
+    kb.emit(f"cvt.u32.u64 \t{gen}, {t}")
+    kb.emit(f"shr.u32 \t{gen}, {gen}, 1")              # the slot's generation, above its busy bit
+    kb.emit(f"and.b32 \t{gen}, {gen}, {GEN_MAX}")
+    kb.emit(f"shr.u32 \t{i}, {i}, {FIELD_BITS.bit_length() - 1}")
+    kb.emit(f"mad.lo.u32 \t{w}, {w}, {SLOTS_PER_WORD}, {i}")
     kb.emit(f"st.shared.u32 \t[{pool.slot_var}], {w}")
+    kb.emit(f"st.shared.u32 \t[{pool.gen_var}], {gen}")
     kb.place(done)
-    slot = kb.reg(B32)
+    slot, g = kb.reg(B32), kb.reg(B32)
     kb.emit(f"shfl.sync.idx.b32 \t{slot}, {w}, 0, 31, -1")
-    return slot
+    kb.emit(f"shfl.sync.idx.b32 \t{g}, {gen}, 0, 31, -1")
+    return slot, g
+
+
+def _next_gen(em, gen):
+    """The generation a CTA that writes keys gives its slot: one more, 0 skipped
+    (a slot at generation 0 was never written)."""
+    kb = em.kb
+    g1, p = kb.reg(B32), kb.reg(PRED)
+    kb.emit(f"add.u32 \t{g1}, {gen}, 1")
+    kb.emit(f"setp.gt.u32 \t{p}, {g1}, {GEN_MAX}")
+    kb.emit(f"selp.u32 \t{g1}, 1, {g1}, {p}")
+    return g1
 
 
 def as_b32(em, r):
@@ -215,58 +246,95 @@ def _stride_bytes(em, s, es):
 def build_maps(em, specs) -> list[TensorMap]:
     """Emit (at the top level of the kernel, every thread present) the maps of
     `specs`, (tensor view, box outermost first, swizzle "none"/"32B"/...)
-    each: warp 0 claims the CTA's slot if it has none yet, loads every map's
-    key at once (one round trip for all), builds the maps whose key differs,
-    acquires them all, and one CTA barrier ends the batch."""
-    kb = em.kb
+    each: warp 0 loads every map's key at once (one round trip for all; in the
+    CTA's first batch, from the slot its first claim asks for, while the claim
+    is on its way), builds the maps whose key differs, acquires them all, and
+    one CTA barrier ends the batch."""
     pool = _pool(em)
+    # a map is built once a kernel: a later batch (before a later pipelined loop)
+    # of the same view, box and swizzle takes the map the CTA built and acquired
+    new = [sp for sp in specs if _memo_key(sp) not in pool.built]
+    if new:
+        for sp, tmap in zip(new, _build(em, pool, new)):
+            pool.built[_memo_key(sp)] = (sp[0], tmap)      # the view held: its id stays its own
+    return [pool.built[_memo_key(sp)][1] for sp in specs]
+
+
+def _memo_key(spec):
+    tv, box, swizzle = spec
+    return id(tv), tuple(box), swizzle
+
+
+def _build(em, pool, specs):
+    kb = em.kb
     tid = em.group.tid
     warp0, lane0 = kb.reg(PRED), em.leader()     # at the top level, thread 0 is lane 0 of warp 0
     skip = kb.label("tmap_built")
-    if pool.wrote is None:
+    first = pool.wrote is None
+    if first:
         pool.wrote = kb.reg(PRED)
         kb.emit(f"setp.ne.u32 \t{pool.wrote}, 0, 0")
     kb.emit(f"setp.lt.u32 \t{warp0}, {tid}, 32")
     kb.emit(f"@!{warp0} bra \t{skip}")
     from .stamps import stamp
-    if pool.slot_var is None:
-        slot = _claim(em, pool, lane0)
-        stamp(em, "claimed")
-    else:
-        slot = kb.reg(B32)
-        kb.emit(f"ld.shared.u32 \t{slot}, [{pool.slot_var}]")
-    todo = []
-    for tv, box, swizzle in specs:
-        sym = f"__tilec_tmaps_{pool.kernel}_{pool.maps}"
-        pool.maps += 1
-        em.module.module_lines.append(f".global .align {MAP_BYTES} .b8 {sym}[{SLOTS * MAP_BYTES}];")
+    keys = []
+    for tv, _box, _swizzle in specs:
         es = byte_size(tv.etype)
-        g, off, gen = kb.reg(B64), kb.reg(B64), kb.reg(B64)
-        kb.emit(f"mov.u64 \t{g}, {sym}")
-        kb.emit(f"mul.wide.u32 \t{off}, {slot}, {MAP_BYTES}")
-        kb.emit(f"add.s64 \t{g}, {g}, {off}")
-        kb.emit(f"cvta.global.u64 \t{gen}, {g}")
         # operands in the map's order: dimension 0 is the innermost
         dims = [as_b32(em, d) for d in reversed(tv.shape)]
         strides = [_stride_bytes(em, st, es) for st in reversed(tv.strides[:-1])]
-        tmap = TensorMap(gen, tv.etype, box, swizzle, sym, pool.slot_var)
-        todo.append((tmap, g, tv, dims, strides, _key(em, pool, slot, tv.base, dims, strides)))
-    for tmap, g, tv, dims, strides, key in todo:      # the loads above are all in flight by now
-        key.compare(em)
+        keys.append(_Key(em, pool, pool.maps + len(keys), tv.base, dims, strides))
+    if pool.slot_var is None:
+        guess = kb.reg(B32)
+        kb.emit(f"mul.lo.u32 \t{guess}, {pool.first_try[0]}, {SLOTS_PER_WORD}")
+        for key in keys:
+            key.load(em, guess)      # before the claim's answer: checked against its generation
+        slot, gen = _claim(em, pool, lane0)
+        stamp(em, "claimed")
+        p, ok = kb.reg(PRED), kb.label("tmap_keys")
+        kb.emit(f"setp.eq.u32 \t{p}, {slot}, {guess}")
+        kb.emit(f"@{p} bra \t{ok}")
+        for key in keys:             # another slot: its keys, read after the claim's acquire
+            key.load(em, slot)
+        kb.place(ok)
+    else:
+        slot, gen = kb.reg(B32), kb.reg(B32)
+        kb.emit(f"ld.shared.u32 \t{slot}, [{pool.slot_var}]")
+        kb.emit(f"ld.shared.u32 \t{gen}, [{pool.gen_var}]")
+        for key in keys:
+            key.load(em, slot)
+    todo = []
+    for (tv, box, swizzle), key in zip(specs, keys):
+        sym = f"__tilec_tmaps_{pool.kernel}_{pool.maps}"
+        pool.maps += 1
+        em.module.module_lines.append(f".global .align {MAP_BYTES} .b8 {sym}[{SLOTS * MAP_BYTES}];")
+        g, off, gen_addr = kb.reg(B64), kb.reg(B64), kb.reg(B64)
+        kb.emit(f"mov.u64 \t{g}, {sym}")
+        kb.emit(f"mul.wide.u32 \t{off}, {slot}, {MAP_BYTES}")
+        kb.emit(f"add.s64 \t{g}, {g}, {off}")
+        kb.emit(f"cvta.global.u64 \t{gen_addr}, {g}")
+        todo.append((TensorMap(gen_addr, tv.etype, box, swizzle, sym, pool.slot_var), g, tv, key))
+    for key in keys:                 # the loads above are all in flight by now
+        key.compare(em, gen)
+    _uniform(em, [key.same for key in keys])
     stamp(em, "keys")
-    for tmap, g, tv, dims, strides, key in todo:
+    wrote_before = kb.reg(PRED)
+    kb.emit(f"mov.pred \t{wrote_before}, {pool.wrote}")
+    stale = kb.reg(PRED)
+    for key in keys:
+        kb.emit(f"not.pred \t{stale}, {key.same}")
+        kb.emit(f"or.pred \t{pool.wrote}, {pool.wrote}, {stale}")
+    for tmap, g, tv, key in todo:
         keep = kb.label("tmap_kept")
         kb.emit(f"@{key.same} bra \t{keep}")          # the slot holds this very map already
-        _write(em, tmap, g, tv, dims, strides, lane0)
-        key.record(em, lane0)
-        # the release at the exit orders the key and map before the slot's next holder
-        # (a CTA that only reused the slot wrote nothing: the busy word's atomics alone
-        # carry the builder's release on, a chain of read-modify-writes)
-        kb.emit(f"setp.eq.u32 \t{pool.wrote}, 1, 1")
+        _write(em, tmap, g, tv, key.dims, key.strides, lane0)
         kb.place(keep)
+    _retag(em, pool, keys, slot, gen, wrote_before, lane0)
+    for tmap, *_ in todo:
         kb.emit(f"fence.proxy.tensormap::generic.acquire.gpu \t[{tmap.addr}], {MAP_BYTES}")
         # thread 0 (the usual TMA issuer) warms the TMA unit's copy while the CTA sets up
         kb.emit(f"@{lane0} prefetch.tensormap \t[{tmap.addr}]")
+    pool.keys += [(key.sym, len(key.values)) for key in keys]
     kb.place(skip)
     if em.phase_align and not pool.in_step:
         from .start_phase import align_start
@@ -275,6 +343,54 @@ def build_maps(em, specs) -> list[TensorMap]:
     kb.emit("bar.sync \t0")
     stamp(em, "maps_ready")
     return [t[0] for t in todo]
+
+
+def _uniform(em, preds):
+    """Lane 0's values of `preds` for the whole warp. Each lane's loads are its
+    own, so a lane may read a key word another CTA was rewriting, or one lane 0
+    already restamped (_retag), and the builds are warp-collective."""
+    kb = em.kb
+    for at in range(0, len(preds), 32):
+        chunk = preds[at:at + 32]
+        mask, bit = kb.reg(B32), kb.reg(B32)
+        kb.emit(f"mov.u32 \t{mask}, 0")
+        for i, p in enumerate(chunk):
+            kb.emit(f"selp.u32 \t{bit}, {1 << i}, 0, {p}")
+            kb.emit(f"or.b32 \t{mask}, {mask}, {bit}")
+        kb.emit(f"shfl.sync.idx.b32 \t{mask}, {mask}, 0, 31, -1")
+        for i, p in enumerate(chunk):
+            kb.emit(f"and.b32 \t{bit}, {mask}, {1 << i}")
+            kb.emit(f"setp.ne.u32 \t{p}, {bit}, 0")
+
+
+def _retag(em, pool, keys, slot, gen, wrote_before, lane0):
+    """Where the CTA wrote a map, its release gives the slot the next generation,
+    and every key in the slot must carry it, or a later CTA would take a key it
+    only reused for stale: this batch's keys are stored again from their values,
+    and the first batch that writes also restamps the keys earlier batches reused
+    (read back: the slot is held, so they are stable)."""
+    kb = em.kb
+    done = kb.label("tmap_tagged")
+    kb.emit(f"@!{pool.wrote} bra \t{done}")
+    g1 = _next_gen(em, gen)
+    for key in keys:
+        key.record(em, g1, lane0)
+    if pool.keys:
+        kb.emit(f"@{wrote_before} bra \t{done}")
+        kb.emit(f"@!{lane0} bra \t{done}")
+        a, off, t, tag = kb.reg(B64), kb.reg(B64), kb.reg(B64), kb.reg(B64)
+        kb.emit(f"mul.wide.u32 \t{off}, {slot}, {KEY_BYTES}")
+        kb.emit(f"cvt.u64.u32 \t{tag}, {g1}")
+        kb.emit(f"shl.b64 \t{tag}, {tag}, 32")
+        for sym, words in pool.keys:
+            kb.emit(f"mov.u64 \t{a}, {sym}")
+            kb.emit(f"add.s64 \t{a}, {a}, {off}")
+            for k in range(words):
+                kb.emit(f"ld.relaxed.gpu.global.u64 \t{t}, [{a}+{8 * k}]")
+                kb.emit(f"and.b64 \t{t}, {t}, 0xFFFFFFFF")
+                kb.emit(f"or.b64 \t{t}, {t}, {tag}")
+                kb.emit(f"st.relaxed.gpu.global.u64 \t[{a}+{8 * k}], {t}")
+    kb.place(done)
 
 
 def _raw_words(tmap):
@@ -334,54 +450,70 @@ def _write(em, tmap, g, tv, dims, strides, lane0):
             f"\t[{g}], [{s}], {MAP_BYTES}")
 
 
-KEY_BYTES = 64     # per slot and map: valid word, 5 dims (u32), base (u64 at 24), 4 strides (u64 at 32)
+KEY_BYTES = 128    # per slot and map: up to 15 tagged words (base, 5 dims, 4 strides; 64-bit values take two)
 
 
 class _Key:
-    """What the map in a slot was built from. A CTA that finds its own tensor's
-    key there (the CTA before it on this SM, same launch) skips the build; the
-    key is read and written only while the slot is held, so the busy word's
-    acquire and release order it with the map."""
+    """What the map in a slot was built from: the base, dims and byte strides, as
+    64-bit words of a 32-bit half of a value and the slot generation it was
+    written at. A CTA that finds its own tensor's key at the generation its
+    claim saw skips the build. The words may be read before the claim's acquire
+    (build_maps): a single-copy atomic word stamped with the generation of the
+    last writer that released the slot can only be that writer's, so a key read
+    while it was being rewritten, or from before, fails the test and the map is
+    built again; a generation only repeats after 32767 rewrites of the slot."""
 
-    def __init__(self, addr, values, loaded):
-        self.addr, self.values, self.loaded = addr, values, loaded
-        self.same = None
+    def __init__(self, em, pool, index, base, dims, strides):
+        self.sym = f"__tilec_tmapkeys_{pool.kernel}_{index}"
+        em.module.module_lines.append(f".global .align 8 .b8 {self.sym}[{SLOTS * KEY_BYTES}];")
+        self.dims, self.strides = dims, strides
+        kb = em.kb
+        self.values = []             # 32-bit halves, word by word
+        for v in [base] + strides:
+            lo, hi = kb.reg(B32), kb.reg(B32)
+            kb.emit(f"mov.b64 \t{{{lo}, {hi}}}, {v}")
+            self.values += [lo, hi]
+        for d in dims:
+            if not str(d).startswith("%"):
+                r = kb.reg(B32)
+                kb.emit(f"mov.u32 \t{r}, {d}")
+                d = r
+            self.values.append(d)
+        self.addr, self.loaded, self.same = kb.reg(B64), [kb.reg(B64) for _ in self.values], None
 
-    def compare(self, em):
+    def load(self, em, slot):
+        """Issue the loads of the key words in `slot` (one instruction for the warp each)."""
+        kb = em.kb
+        off = kb.reg(B64)
+        kb.emit(f"mov.u64 \t{self.addr}, {self.sym}")
+        kb.emit(f"mul.wide.u32 \t{off}, {slot}, {KEY_BYTES}")
+        kb.emit(f"add.s64 \t{self.addr}, {self.addr}, {off}")
+        for k, t in enumerate(self.loaded):
+            kb.emit(f"ld.relaxed.gpu.global.u64 \t{t}, [{self.addr}+{8 * k}]")
+
+    def _words(self, em, gen):
+        kb = em.kb
+        for v in self.values:
+            w = kb.reg(B64)
+            kb.emit(f"mov.b64 \t{w}, {{{v}, {gen}}}")
+            yield w
+
+    def compare(self, em, gen):
+        """`same`: every word holds its value at generation `gen`, which is not 0."""
         kb = em.kb
         self.same = kb.reg(PRED)
-        kb.emit(f"setp.eq.u32 \t{self.same}, 1, 1")
-        for (_off, cls, v), t in zip(self.values, self.loaded):
-            ty = "u64" if cls == B64 else "u32"
-            kb.emit(f"setp.eq.and.{ty} \t{self.same}, {t}, {v}, {self.same}")
+        kb.emit(f"setp.ne.u32 \t{self.same}, {gen}, 0")
+        for w, t in zip(self._words(em, gen), self.loaded):
+            kb.emit(f"setp.eq.and.u64 \t{self.same}, {t}, {w}, {self.same}")
 
-    def record(self, em, lane0):
-        for off, cls, v in self.values:
-            em.kb.emit(f"@{lane0} st.global.{'u64' if cls == B64 else 'u32'} \t[{self.addr}+{off}], {v}")
-
-
-def _key(em, pool, slot, base, dims, strides) -> _Key:
-    """Issue the loads of the key beside map `pool.maps - 1` in `slot`."""
-    kb = em.kb
-    sym = f"__tilec_tmapkeys_{pool.kernel}_{pool.maps - 1}"
-    em.module.module_lines.append(f".global .align 8 .b8 {sym}[{SLOTS * KEY_BYTES}];")
-    addr, off = kb.reg(B64), kb.reg(B64)
-    kb.emit(f"mov.u64 \t{addr}, {sym}")
-    kb.emit(f"mul.wide.u32 \t{off}, {slot}, {KEY_BYTES}")
-    kb.emit(f"add.s64 \t{addr}, {addr}, {off}")
-    values = [(0, B32, "1"), (24, B64, base)]
-    values += [(4 + 4 * d, B32, v) for d, v in enumerate(dims)]
-    values += [(32 + 8 * d, B64, v) for d, v in enumerate(strides)]
-    loaded = []
-    for off_, cls, _v in values:
-        t = kb.reg(cls)
-        kb.emit(f"ld.global.{'u64' if cls == B64 else 'u32'} \t{t}, [{addr}+{off_}]")
-        loaded.append(t)
-    return _Key(addr, values, loaded)
+    def record(self, em, gen, lane0):
+        for k, w in enumerate(self._words(em, gen)):
+            em.kb.emit(f"@{lane0} st.relaxed.gpu.global.u64 \t[{self.addr}+{8 * k}], {w}")
 
 
 def release_slot(em):
-    """At the kernel's exit: once every thread is done, thread 0 gives the slot back."""
+    """At the kernel's exit: once every thread is done, thread 0 gives the slot back,
+    at the next generation where the CTA wrote a map or a key."""
     pool = em.tma_pool
     if pool is None or pool.slot_var is None:
         return
@@ -389,18 +521,35 @@ def release_slot(em):
     kb.emit("bar.sync \t0")
     skip = kb.label("tmap_kept")
     kb.emit(f"@!{em.leader()} bra \t{skip}")
-    slot, w, bit, a, off = kb.reg(B32), kb.reg(B32), kb.reg(B32), kb.reg(B64), kb.reg(B64)
+    slot, w, i, gen, a, off, f = (kb.reg(B32), kb.reg(B32), kb.reg(B32), kb.reg(B32), kb.reg(B64), kb.reg(B64),
+                                  kb.reg(B64))
     kb.emit(f"ld.shared.u32 \t{slot}, [{pool.slot_var}]")
-    kb.emit(f"shr.u32 \t{w}, {slot}, 5")
-    kb.emit(f"and.b32 \t{slot}, {slot}, 31")
-    kb.emit(f"shl.b32 \t{bit}, 1, {slot}")
-    kb.emit(f"not.b32 \t{bit}, {bit}")
+    kb.emit(f"ld.shared.u32 \t{gen}, [{pool.gen_var}]")
+    kb.emit(f"shr.u32 \t{w}, {slot}, {SLOTS_PER_WORD.bit_length() - 1}")
+    kb.emit(f"and.b32 \t{i}, {slot}, {SLOTS_PER_WORD - 1}")
+    kb.emit(f"mul.lo.u32 \t{i}, {i}, {FIELD_BITS}")
     kb.emit(f"mov.u64 \t{a}, {_busy_symbol(pool.kernel)}")
-    kb.emit(f"mul.wide.u32 \t{off}, {w}, 4")
+    kb.emit(f"mul.wide.u32 \t{off}, {w}, 8")
     kb.emit(f"add.s64 \t{a}, {a}, {off}")
-    # a release only where this CTA wrote a map and its key: the next holder that
-    # acquires the slot must see them; otherwise relaxed, since nothing else the CTA
-    # wrote (its results) concerns that holder, and the exit need not wait for it
-    kb.emit(f"@{pool.wrote} red.release.gpu.global.and.b32 \t[{a}], {bit}")
-    kb.emit(f"@!{pool.wrote} red.relaxed.gpu.global.and.b32 \t[{a}], {bit}")
+    # Only the holder changes its field (a claim's OR of the busy bit it holds
+    # changes nothing), so where the CTA wrote, one add takes the field from
+    # busy at `gen` (2 gen + 1) to free at the next generation, with no carry out.
+    # That is a release: the next holder that acquires the slot must see the maps
+    # and keys. Otherwise the busy bit is cleared relaxed, since nothing else the
+    # CTA wrote (its results) concerns that holder, and the exit need not wait for it.
+    wrote = kb.label("tmap_wrote")
+    kb.emit(f"@{pool.wrote} bra \t{wrote}")
+    kb.emit(f"mov.b64 \t{f}, 1")
+    kb.emit(f"shl.b64 \t{f}, {f}, {i}")
+    kb.emit(f"not.b64 \t{f}, {f}")
+    kb.emit(f"red.relaxed.gpu.global.and.b64 \t[{a}], {f}")
+    kb.emit(f"bra.uni \t{skip}")
+    kb.place(wrote)
+    g1 = _next_gen(em, gen)
+    d = kb.reg(B32)
+    kb.emit(f"sub.s32 \t{d}, {g1}, {gen}")
+    kb.emit(f"mad.lo.s32 \t{d}, {d}, 2, -1")          # 2 g1 - (2 gen + 1)
+    kb.emit(f"cvt.s64.s32 \t{f}, {d}")
+    kb.emit(f"shl.b64 \t{f}, {f}, {i}")
+    kb.emit(f"red.release.gpu.global.add.u64 \t[{a}], {f}")
     kb.place(skip)
