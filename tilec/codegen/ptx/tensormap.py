@@ -140,6 +140,7 @@ def start_claim(em):
     kb = em.kb
     pool = _pool(em)
     busy = _busy_symbol(pool.kernel)
+    em.module.module_lines.append(f".global .align 8 .b64 {busy}[{WORDS}];")
     w, a, base, off, old, bit = (kb.reg(B32), kb.reg(B64), kb.reg(B64), kb.reg(B64), kb.reg(B64), kb.reg(B64))
     kb.emit(f"mov.u32 \t{w}, %smid")
     kb.emit(f"and.b32 \t{w}, {w}, {WORDS - 1}")
@@ -160,8 +161,6 @@ def _claim(em, pool, lane0):
     more attempt, at the lowest slot of the word the atom showed free; a full
     word, a move to the next word."""
     kb = em.kb
-    busy = _busy_symbol(pool.kernel)
-    em.module.module_lines.append(f".global .align 8 .b64 {busy}[{WORDS}];")
     pool.slot_var = kb.shared_buffer(4, 4, "tmap_slot")
     pool.gen_var = kb.shared_buffer(4, 4, "tmap_gen")
     done, again, check = kb.label("tmap_got"), kb.label("tmap_try"), kb.label("tmap_check")
