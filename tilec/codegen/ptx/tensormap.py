@@ -4,14 +4,16 @@ cuTile's calling convention passes a tensor as pointer, shape and strides, so
 no host-built CUtensorMap exists: each CTA writes its own maps. A map lives in
 global memory (TMA reads it there) in a slot of a per-kernel pool:
 
-* Thread 0 claims a slot: one bit of a busy bitmap (`__tilec_tmap_busy_K`,
-  256 words), trying the word of its SM first (%smid: no contention between
-  SMs) and the next words when all 32 bits are taken. The claim is an
-  acquire atom that ORs in bit 0 unread (one round trip when the CTA before
-  it on the SM has left); the CTA gives the slot back (a `red.and`) at its exit,
-  after a CTA barrier, once no TMA of it can read the map any more: a release
-  where it wrote maps and keys (the next holder's acquire then sees them), so
-  no fence delays its first copy, and relaxed where it only reused them. Slots are
+* Thread 0 claims a slot: a 16-bit field of a 64-bit busy word
+  (`__tilec_tmap_busy_K`, four slots a word), bit 0 busy and bits 1-15 the
+  generation its last writer released it at. It tries its SM's first slot
+  (%smid: no contention between SMs), then the word's other free slots, then
+  the next words. The claim is an acquire atom that ORs in the busy bit unread
+  (one round trip when the CTA before it on the SM has left); the CTA gives
+  the slot back at its exit, after a CTA barrier, once no TMA of it can read
+  the map any more: where it wrote maps or keys, a release add that also moves
+  the field to the next generation (the next holder's acquire then sees them),
+  so no fence delays its first copy; else a relaxed `and`. Slots are
   exclusive, so concurrent launches of the kernel with other arguments never
   see each other's maps.
 * Warp 0 builds each map in shared memory: 128 zero bytes, then lane 0 sets
@@ -19,13 +21,17 @@ global memory (TMA reads it there) in a slot of a per-kernel pool:
   type by width, swizzle, zero fill), and the warp copies it to its slot with
   `tensormap.cp_fenceproxy` (a release to the tensor-map proxy) and acquires
   it with `fence.proxy.tensormap::generic`.
-* Beside each map, its key: the base, dims and strides it was built from. The
-  CTAs of a launch that follow one another on an SM claim the same slot, find
-  their own key there and skip the build (only the acquire remains).
+* Beside each map, its key: the base, dims and strides it was built from,
+  each word stamped with the slot's generation (_Key). The CTAs of a launch
+  that follow one another on an SM claim the same slot, find their own key
+  there at the generation the claim saw and skip the build (only the acquire
+  remains).
 * The descriptors a kernel builds together are one batch (ops_tma._batch):
-  every key is loaded before any is compared, and one CTA barrier ends it, so
-  a CTA's start-up costs two round trips (the atom, the keys) however many
-  maps it has.
+  every key is loaded before any is compared, and one CTA barrier ends it. The
+  first batch loads the keys of the slot the first atom asks for while the
+  atom is on its way, so a CTA's start-up costs one round trip however many
+  maps it has. A map is built once a kernel: a later batch builds only maps of
+  views, boxes and swizzles no earlier batch built.
 
 Each map has its own pool (`__tilec_tmaps_K_i`, SLOTS x 128 bytes), so the
 slot index alone addresses every map of a CTA."""
@@ -265,12 +271,12 @@ def _memo_key(spec):
 
 
 def _build(em, pool, specs):
+    """build_maps for maps the kernel has not built: the batch's code."""
     kb = em.kb
     tid = em.group.tid
     warp0, lane0 = kb.reg(PRED), em.leader()     # at the top level, thread 0 is lane 0 of warp 0
     skip = kb.label("tmap_built")
-    first = pool.wrote is None
-    if first:
+    if pool.wrote is None:
         pool.wrote = kb.reg(PRED)
         kb.emit(f"setp.ne.u32 \t{pool.wrote}, 0, 0")
     kb.emit(f"setp.lt.u32 \t{warp0}, {tid}, 32")
