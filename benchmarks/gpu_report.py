@@ -4,7 +4,8 @@ summary: each peer's median time and TFLOP/s, tilec's throughput ratios and the
 exit status."""
 from __future__ import annotations
 
-PEERS = ("tilec", "torch", "tileiras")
+# tilec_b: another PTX of the same kernel timed in the same run (matmul_gpu.py --ab-ptx), an A/B of tilec's own
+PEERS = ("tilec", "tilec_b", "torch", "tileiras")
 
 
 def report(name: str, results: dict, flops: float, tilec_failed: bool, ok: bool) -> int:

@@ -84,7 +84,9 @@ def test_divisibility_through_arithmetic():
 def test_aligned_matmul_loads_by_tma_and_rebalances_registers():
     out = ptx(ALIGNED)
     assert out.count("cp.async.bulk.tensor.2d.shared::cluster") == 3   # A one box, B two panels
-    assert "cp.async.cg" not in out
+    # cp.async only in the start-up, where the first slots are copied while the maps
+    # are built (first_fills.py): none in the agents
+    assert out.rindex("cp.async.cg") < out.index("setmaxnreg")
     assert re.search(r"\.maxnreg 144\b", out)
     decs = re.findall(r"setmaxnreg\.dec\.sync\.aligned\.u32 \t(\d+)", out)
     incs = re.findall(r"setmaxnreg\.inc\.sync\.aligned\.u32 \t(\d+)", out)
@@ -116,11 +118,16 @@ def test_a_loop_of_no_or_one_trip_runs_to_the_end(k):
 
 def test_tma_filled_slots_need_no_proxy_fence():
     """wgmma reads through the async proxy: slots that cp.async (generic proxy)
-    filled are fenced before each read, slots TMA filled are not (the one fence
-    left publishes the epilogue's staging tile to the TMA store, test_tma_store.py)."""
+    filled are fenced before each read, slots TMA filled are not. Here the only
+    cp.async fills are the first slots copied at the entry (first_fills.py): their
+    consumers fence on the branch that waits for those copies, one per consumer
+    wait; the one fence after them publishes the epilogue's staging tile to the
+    TMA store (test_tma_store.py)."""
     for out in (ptx(ALIGNED), ptx(FP8)):
-        assert "fence.proxy.async" not in out[:out.index("stmatrix")]
-        assert out.count("fence.proxy.async") == 1
+        before = out[:out.index("stmatrix")]
+        branches = re.findall(r"fence\.proxy\.async\.shared::cta;\n\tbra\.uni \t\$L_full_waited_\d+;", before)
+        assert len(branches) == before.count("fence.proxy.async") == before.count("$L_full_waited") // 2 >= 2
+        assert out.count("fence.proxy.async") == len(branches) + 1
     assert "fence.proxy.async.shared::cta" in ptx(UNALIGNED)
 
 

@@ -181,19 +181,29 @@ def _run_gemm(ptx, case):
 def test_a_gemms_slots_are_ordered_by_their_full_and_empty_barriers():
     """The GEMM runs race-checked and clean. Without the producer's wait on a slot's `empty`
     barrier, a TMA copy overwrites a slot a wgmma in flight still reads; without a consumer's
-    wait on `full`, a wgmma reads a slot before its copy is known to have landed."""
+    wait on `full`, a wgmma reads a slot before its copy is known to have landed; without its
+    wait on `landed` (a slot copied at the entry, first_fills.py), before the cp.async copies
+    are known to have."""
     from tilec.codegen.ptx import compile_text
     case = _gemm_case()
     ptx = compile_text(case.text(), arch="sm_90a")
     assert _run_gemm(ptx, case).stats["race_checked"]
     waits = [m for m in re.finditer(r"mbarrier\.try_wait\.parity\.shared\.b64 \t(%p\d+), \[(%r\d+)\].*", ptx)]
-    # the producer agent (warps 0-3) comes first in the kernel: its waits are on `empty`
-    producer, consumer = waits[0], waits[2]
+    # the producer agent (warps 0-3) comes first in the kernel: its waits are on `empty`; a
+    # consumer's wait on `full` follows the branch taken for slots the TMA filled
+    producer = waits[0]
+    full = ptx.index("\n$L_full_wait_")
+    consumer = next(m for m in waits if m.start() > full)
+    landed = next(m for m in reversed(waits) if m.start() < full)
+    with pytest.raises(ptxsim.DataRace, match=r"a copy completing on the mbarrier .* writes it \(PTX line \d+: "
+                                              r"cp\.async\.cg\.shared\.global .* with nothing ordering them"):
+        _run_gemm(ptx[:landed.start()] + f"setp.eq.u32 \t{landed.group(1)}, 0, 0;" + ptx[landed.end():], case)
 
     def without(m):
         return ptx[:m.start()] + f"setp.eq.u32 \t{m.group(1)}, 0, 0;" + ptx[m.end():]
+    # (the refill's TMA copy then also meets the first round's cp.async copy it overwrites)
     with pytest.raises(ptxsim.DataRace, match=r"a copy completing on the mbarrier .* writes it .* after a "
-                                              r"wgmma\.mma_async of warpgroup 1 reads it"):
+                                              r"(wgmma\.mma_async of warpgroup 1 reads|copy completing on .* wrote) it"):
         _run_gemm(without(producer), case)
     with pytest.raises(ptxsim.DataRace, match=r"a wgmma\.mma_async of warpgroup 1 reads it .* after a copy "
                                               r"completing on the mbarrier .* wrote it"):

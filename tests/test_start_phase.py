@@ -22,8 +22,18 @@ from tilec.codegen.ptx.start_phase import START_PERIOD_NS
 
 @pytest.fixture(scope="module")
 def matmul():
+    """The aligned matmul as it starts without first fills (first_fills.py, which
+    requests the first slots at the entry instead, and so does not wait)."""
     case = cases.BY_NAME["cutile_matmul_f16_aligned"]
-    return case, compile_text(case.text(), arch="sm_90a")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TILEC_FIRST_FILLS", "0")
+        return case, compile_text(case.text(), arch="sm_90a")
+
+
+def test_first_fills_take_the_waits_place(matmul):
+    case, _ = matmul
+    ptx = compile_text(case.text(), arch="sm_90a")
+    assert "%globaltimer" not in ptx and "cp.async.cg.shared.global" in ptx
 
 
 def test_the_wait_comes_between_the_maps_and_the_first_load(matmul):

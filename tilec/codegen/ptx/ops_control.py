@@ -79,8 +79,8 @@ def _registers(x):
     and phase), or None when unknown."""
     if isinstance(x, Tile):
         return list(x.regs) if x.regs is not None else []
-    if hasattr(x, "stage") and hasattr(x, "phase"):
-        return [x.stage, x.phase]
+    if hasattr(x, "registers"):
+        return x.registers()
     return None
 
 

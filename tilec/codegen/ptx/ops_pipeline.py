@@ -33,6 +33,7 @@ class Pipe:
         self.swizzle = swizzle                # Swizzle of every slot, or None (row-major)
         self.tma = tma                        # slots filled by TMA: `full` counts the one issuing thread
         self.cluster = 1                      # > 1: slots multicast to the cluster's CTAs (multicast.py)
+        self.first = None                     # first_fills.FirstFills: its first slots copied at the entry
 
     @property
     def agents(self) -> bool:
@@ -41,19 +42,26 @@ class Pipe:
 
 
 class Iter:
-    """A pipeline position: slot index and phase parity registers."""
+    """A pipeline position: slot index and phase parity registers, and for a
+    pipeline with first fills (first_fills.py) whether the ring is still in its
+    first round (1) or has wrapped (0)."""
 
-    def __init__(self, pipe, stage, phase):
-        self.pipe, self.stage, self.phase = pipe, stage, phase
+    def __init__(self, pipe, stage, phase, first=None):
+        self.pipe, self.stage, self.phase, self.first = pipe, stage, phase, first
 
     def fresh(self, em):
-        out = Iter(self.pipe, em.kb.reg(B32), em.kb.reg(B32))
+        out = Iter(self.pipe, em.kb.reg(B32), em.kb.reg(B32), None if self.first is None else em.kb.reg(B32))
         out.assign(em, self)
         return out
 
     def assign(self, em, src):
         em.kb.emit(f"mov.b32 \t{self.stage}, {src.stage}")
         em.kb.emit(f"mov.b32 \t{self.phase}, {src.phase}")
+        if self.first is not None:
+            em.kb.emit(f"mov.b32 \t{self.first}, {src.first}")
+
+    def registers(self) -> list:
+        return [r for r in (self.stage, self.phase, self.first) if r is not None]
 
 
 class Held:
@@ -113,9 +121,12 @@ def _create_pipeline(em, op):
             kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{full}+{8 * i}], {p_threads}")
             # a multicast slot is refilled once the consumer warps of every CTA are done with it
             kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{empty}+{8 * i}], {c_threads // 32 * ctas}")
-        _publish_inits(em, op)
         pipe = Pipe(view, stages, slot_bytes, full, empty, swizzle, tma)
         pipe.cluster = ctas
+        if tma:
+            from .first_fills import plan
+            pipe.first = plan(em, op, pipe)
+        _publish_inits(em, op)
     elif all(slot_fill(u.regions[0].blocks[0]) is not None
              for u in op.results[0].users if u.name.endswith("produce_one")):
         # one group, slots filled by cp.async: a `full` mbarrier per slot tracks the copies
@@ -164,7 +175,11 @@ def _create_iterator(em, op):
     s, p = em.kb.reg(B32), em.kb.reg(B32)
     em.kb.emit(f"mov.u32 \t{s}, 0")
     em.kb.emit(f"mov.u32 \t{p}, 0")
-    em.bind(op.results[0], Iter(pipe, s, p))
+    first = None
+    if pipe.first is not None:
+        first = em.kb.reg(B32)
+        em.kb.emit(f"mov.u32 \t{first}, 1")
+    em.bind(op.results[0], Iter(pipe, s, p, first))
 
 
 def advanced(em, it) -> Iter:
@@ -177,7 +192,11 @@ def advanced(em, it) -> Iter:
     kb.emit(f"selp.u32 \t{s}, 0, {s}, {wrap}")
     kb.emit(f"xor.b32 \t{p}, {it.phase}, 1")
     kb.emit(f"selp.u32 \t{p}, {p}, {it.phase}, {wrap}")
-    return Iter(it.pipe, s, p)
+    first = None
+    if it.first is not None:
+        first = kb.reg(B32)
+        kb.emit(f"selp.u32 \t{first}, 0, {it.first}, {wrap}")
+    return Iter(it.pipe, s, p, first)
 
 
 @handles("nv_tileas.async.pipeline.inc_iter")
@@ -237,9 +256,32 @@ def wait_parity(em, addr, parity):
     kb.emit(f"@!{p} bra \t{again}")
 
 
-def arrive(em, addr):
+def wait_full(em, pipe, it):
+    """A consumer's wait for slot `it` to be filled: on its `full` barrier, or
+    for a slot the issuers copied at the entry (first_fills.py), on its `landed`
+    barrier and then a proxy fence (cp.async writes through the generic proxy,
+    wgmma reads through the async one)."""
+    if pipe.first is None or not pipe.first.issued:
+        wait_parity(em, _barrier(em, pipe.full, it), it.phase)
+        return
+    from .first_fills import copied
+    kb = em.kb
+    tma, done = kb.label("full_wait"), kb.label("full_waited")
+    kb.emit(f"@!{copied(em, pipe, it)} bra \t{tma}")
+    landed, zero = kb.reg(B32), kb.reg(B32)
+    kb.emit(f"mad.lo.u32 \t{landed}, {it.stage}, 8, {em.addr_of(pipe.first.landed)}")
+    kb.emit(f"mov.u32 \t{zero}, 0")
+    wait_parity(em, landed, zero)
+    kb.emit("fence.proxy.async.shared::cta")
+    kb.emit(f"bra.uni \t{done}")
+    kb.place(tma)
+    wait_parity(em, _barrier(em, pipe.full, it), it.phase)
+    kb.place(done)
+
+
+def arrive(em, addr, pred=None):
     st = em.kb.reg(B64)
-    em.kb.emit(f"mbarrier.arrive.shared.b64 \t{st}, [{addr}]")
+    em.kb.emit(f"{'@' + pred + ' ' if pred else ''}mbarrier.arrive.shared.b64 \t{st}, [{addr}]")
 
 
 def release_slot(em, addr, ctas=1):
@@ -257,6 +299,11 @@ def _produce_one(em, op):
         flip = kb.reg(B32)
         kb.emit(f"xor.b32 \t{flip}, {it.phase}, 1")
         wait_parity(em, _barrier(em, pipe.empty, it), flip)
+    handed = None
+    if pipe.first is not None and pipe.first.issued:
+        from .first_fills import copied
+        handed = kb.label("first_fill"), kb.label("filled")
+        kb.emit(f"@{copied(em, pipe, it)} bra \t{handed[0]}")
     slot = slot_address(em, pipe, it)
     block = op.regions[0].blocks[0]
     shape = pipe.view.shape[1:]
@@ -282,6 +329,13 @@ def _produce_one(em, op):
     _region(em, op, block, on_yield)
     em.async_targets.pop(load, None)
     em.async_issued = em.async_barrier = None
+    if handed is not None:
+        # a slot the issuers copied at the entry: its consumers wait for the copies on
+        # `landed`; `full` completes its first phase at once, so its phases stay in step
+        kb.emit(f"bra.uni \t{handed[1]}")
+        kb.place(handed[0])
+        arrive(em, _barrier(em, pipe.full, it), em.leader())
+        kb.place(handed[1])
 
 
 def _arrive_full(em, addr, issued):
@@ -346,7 +400,7 @@ def _enclosing(em, kinds):
 def _consumer_wait(em, op):
     pipe, it = em.get(op.operands[0]), em.get(op.operands[1])
     if pipe.full is not None:
-        wait_parity(em, _barrier(em, pipe.full, it), it.phase)
+        wait_full(em, pipe, it)
     else:
         em.sync()
     stamp(em, "first_data", once=True)

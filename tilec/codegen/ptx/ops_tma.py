@@ -82,7 +82,10 @@ def _make_desc(em, op):
              for v, d, c in zip(views, batch, ctas)]
     # descriptors of one tensor view with one box and swizzle share a map
     distinct = list({(id(v), box, mode): (v, box, mode) for v, box, mode in specs}.values())
-    built = dict(zip([(id(v), box, mode) for v, box, mode in distinct], build_maps(em, distinct)))
+    from .first_fills import filled_through, issue
+    pipes = filled_through(em, batch)
+    meanwhile = (lambda: issue(em, pipes)) if pipes else None
+    built = dict(zip([(id(v), box, mode) for v, box, mode in distinct], build_maps(em, distinct, meanwhile)))
     for d, (v, box, mode), c in zip(batch, specs, ctas):
         em.bind(d.results[0], TmaDesc(v, list(d.operands[1:]), built[(id(v), box, mode)], c))
         em.early.add(d)

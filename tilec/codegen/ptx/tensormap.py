@@ -248,19 +248,21 @@ def _stride_bytes(em, s, es):
     return out
 
 
-def build_maps(em, specs) -> list[TensorMap]:
+def build_maps(em, specs, meanwhile=None) -> list[TensorMap]:
     """Emit (at the top level of the kernel, every thread present) the maps of
     `specs`, (tensor view, box outermost first, swizzle "none"/"32B"/...)
     each: warp 0 loads every map's key at once (one round trip for all; in the
     CTA's first batch, from the slot its first claim asks for, while the claim
     is on its way), builds the maps whose key differs, acquires them all, and
-    one CTA barrier ends the batch."""
+    one CTA barrier ends the batch. `meanwhile()`, when given, emits what the
+    other threads do while warp 0 builds (first_fills.issue), and says whether
+    it emitted anything."""
     pool = _pool(em)
     # a map is built once a kernel: a later batch (before a later pipelined loop)
     # of the same view, box and swizzle takes the map the CTA built and acquired
     new = [sp for sp in specs if _memo_key(sp) not in pool.built]
     if new:
-        for sp, tmap in zip(new, _build(em, pool, new)):
+        for sp, tmap in zip(new, _build(em, pool, new, meanwhile)):
             pool.built[_memo_key(sp)] = (sp[0], tmap)      # the view held: its id stays its own
     return [pool.built[_memo_key(sp)][1] for sp in specs]
 
@@ -270,7 +272,7 @@ def _memo_key(spec):
     return id(tv), tuple(box), swizzle
 
 
-def _build(em, pool, specs):
+def _build(em, pool, specs, meanwhile=None):
     """build_maps for maps the kernel has not built: the batch's code."""
     kb = em.kb
     tid = em.group.tid
@@ -279,8 +281,9 @@ def _build(em, pool, specs):
     if pool.wrote is None:
         pool.wrote = kb.reg(PRED)
         kb.emit(f"setp.ne.u32 \t{pool.wrote}, 0, 0")
+    others = kb.label("tmap_others") if meanwhile is not None else skip
     kb.emit(f"setp.lt.u32 \t{warp0}, {tid}, 32")
-    kb.emit(f"@!{warp0} bra \t{skip}")
+    kb.emit(f"@!{warp0} bra \t{others}")
     from .stamps import stamp
     keys = []
     for tv, _box, _swizzle in specs:
@@ -340,6 +343,13 @@ def _build(em, pool, specs):
         # thread 0 (the usual TMA issuer) warms the TMA unit's copy while the CTA sets up
         kb.emit(f"@{lane0} prefetch.tensormap \t[{tmap.addr}]")
     pool.keys += [(key.sym, len(key.values)) for key in keys]
+    if meanwhile is not None:
+        kb.emit(f"bra.uni \t{skip}")
+        kb.place(others)
+        if meanwhile():
+            # the first loads left at the entry, as in step as the CTAs' starts: no
+            # wait for a common start (start_phase.py) after the maps
+            pool.in_step = True
     kb.place(skip)
     if em.phase_align and not pool.in_step:
         from .start_phase import align_start

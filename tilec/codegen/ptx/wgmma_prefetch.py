@@ -150,14 +150,14 @@ class Prefetched:
         self.em, self.plan, self.issue = em, pl, issue
 
     def _issue_at(self, advance: bool):
-        from .ops_pipeline import _barrier, advanced, slot_address, wait_parity
+        from .ops_pipeline import advanced, slot_address, wait_full
         em = self.em
         addrs = {}
         for i, consume in self.plan.slots.items():
             it = em.get(consume.operands[1])
             if advance:
                 it = advanced(em, it)
-            wait_parity(em, _barrier(em, it.pipe.full, it), it.phase)
+            wait_full(em, it.pipe, it)
             addrs[i] = slot_address(em, it.pipe, it)
         self.issue(addrs)
 

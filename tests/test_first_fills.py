@@ -1,0 +1,120 @@
+"""A TMA pipeline's first slots are copied while the CTA builds its tensor maps
+(codegen/ptx/first_fills.py): the producer agent's other warps copy them with
+cp.async at the entry, arrive on per-slot `landed` barriers, the consumers wait
+there (then fence for the async proxy) in the ring's first round, and the
+producer's thread 0 only completes those slots' first `full` phase."""
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+import pytest
+
+try:
+    import ptxsim
+except ImportError:                    # pragma: no cover
+    from tests import ptxsim
+
+from tilec.codegen.ptx import compile_text
+from tilec.runtime import convert_scalars
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ALIGNED = os.path.join(ROOT, "examples", "cutile", "matmul_f16_aligned.mlir")
+
+
+def _text(path):
+    with open(path) as f:
+        return f.read()
+
+
+@pytest.fixture(scope="module")
+def aligned():
+    return compile_text(_text(ALIGNED), arch="sm_90a")
+
+
+def _section(ptx):
+    """What the threads other than warp 0's run while warp 0 builds the maps."""
+    start = ptx.index("\n$L_tmap_others")
+    return ptx[start:ptx.index("\n$L_tmap_built", start)]
+
+
+def test_the_first_slots_are_copied_while_warp_0_builds_the_maps(aligned):
+    ptx = aligned
+    # five `landed` barriers a pipeline, each awaiting one arrival of the 96 copying threads
+    assert len(re.findall(r"mbarrier\.init\.shared\.b64 \t\[\w+\+\d+\+\d+\], 96;", ptx)) == 10
+    sec = _section(ptx)
+    assert re.search(r"sub\.u32 \t(%r\d+), %r\d+, 32;\n\tsetp\.ge\.u32 \t%p\d+, \1, 96;", sec)
+    assert sec.count("cp.async.cg.shared.global") == 2 and sec.count("cp.async.mbarrier.arrive.noinc") == 2
+    assert "cp.async.bulk.tensor" not in sec and "tensormap" not in sec
+    # then the maps' barrier, with no wait for a common start: the copies left at the entry
+    assert re.search(r"\n\$L_tmap_built_\d+:\n\tbar\.sync \t0;", ptx)
+    assert "%globaltimer" not in ptx
+    # the producer completes a copied slot's first `full` phase and copies nothing into it
+    branches = re.findall(r"\n\$L_first_fill_\d+:\n(.*?)\n\$L_filled", ptx, re.S)
+    assert len(branches) == 2
+    for branch in branches:
+        assert re.fullmatch(r"(\t(mov|mad\.lo)\.u32 [^\n]*\n){2}"
+                            r"\t@%p\d+ mbarrier\.arrive\.shared\.b64 \t%rd\d+, \[%r\d+\];", branch)
+
+
+def _run(m, n, k, ptx, seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-3, 4, (m, k)).astype(np.float16)
+    b = rng.integers(-3, 4, (k, n)).astype(np.float16)
+    c = np.zeros((m, n), np.float16)
+    args = [a, m, k, k, 1, b, k, n, n, 1, c, m, n, n, 1]
+    grid = (-(-m // 128), -(-n // 128), 1)
+    res = ptxsim.run_ptx(ptx, "matmul_f16_aligned", grid, convert_scalars(_text(ALIGNED), args),
+                         check_races=True)
+    assert res.stats["race_checked"]
+    return c, (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
+
+
+@pytest.mark.parametrize("m,n,k", [(128, 128, 64), (128, 256, 448), (144, 176, 208)],
+                         ids=["one_trip", "seven_trips", "edges"])
+def test_copied_slots_give_the_interpreters_product(aligned, m, n, k):
+    """One trip (fewer than the five stages: one slot copied, no TMA load), seven
+    (five copied, then TMA), and tiles over the tensors' edges (zeros outside,
+    as the TMA fills them), race-checked."""
+    got, want = _run(m, n, k, aligned)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_without_the_consumers_fence_wgmma_may_miss_the_copies(aligned):
+    before, after = aligned.split("stmatrix", 1)
+    cut = before.replace("\tfence.proxy.async.shared::cta;\n", "") + "stmatrix" + after
+    with pytest.raises(ptxsim.PTXRuntimeError, match="no fence.proxy.async since"):
+        _run(128, 128, 128, cut)
+
+
+def test_without_the_landed_wait_the_race_check_sees_the_copies_unordered(aligned):
+    """The consumers' wait for the copies replaced by a predicate already true."""
+    def no_wait(branch):
+        return re.sub(r"mbarrier\.try_wait\.parity\.shared\.b64 \t(%p\d+), \[[^]]*\], [^;]*;",
+                      r"setp.eq.u32 \t\1, 0, 0;", branch.group(0))
+    cut = re.sub(r"bra \t\$L_full_wait_\d+;.*?fence\.proxy\.async", no_wait, aligned, flags=re.S)
+    assert cut != aligned
+    with pytest.raises(ptxsim.PTXRuntimeError):
+        _run(128, 128, 128, cut)
+
+
+def test_the_switch_restores_the_maps_first_start(monkeypatch):
+    monkeypatch.setenv("TILEC_FIRST_FILLS", "0")
+    ptx = compile_text(_text(ALIGNED), arch="sm_90a")
+    assert "cp.async.cg" not in ptx and "$L_tmap_others" not in ptx and "%globaltimer" in ptx
+
+
+@pytest.mark.parametrize("name", ["matmul_f16", "persistent_bmm_f16_aligned"])
+def test_kernels_without_a_copyable_start(name):
+    """No device maps (unaligned), or a pipeline in a loop over output tiles (a
+    persistent kernel builds its maps once for many tiles): nothing changes."""
+    ptx = compile_text(_text(os.path.join(ROOT, "examples", "cutile", name + ".mlir")), arch="sm_90a")
+    assert "$L_tmap_others" not in ptx and "$L_first_fill" not in ptx
+
+
+def test_ptxas_takes_the_copies_without_spills(aligned, tmp_path):
+    from conftest import ptxas_stderr
+    err = ptxas_stderr(aligned, tmp_path, "sm_90a")
+    assert " 0 bytes spill stores" in err and "bytes spill stores" in err
+    assert not re.search(r"[1-9]\d* bytes spill stores", err)

@@ -1,0 +1,410 @@
+"""A TMA pipeline's first fills go out while the CTA builds its tensor maps.
+
+A kernel with device-built maps (tensormap.py) could not start a copy until
+warp 0 had claimed a slot, read the keys and acquired the maps: a
+global-memory round trip with a long tail, paid by every CTA of every wave
+before its first byte was even requested, where tileiras's CTAs, whose maps
+come from the host, request theirs at once. Only the maps made the first fills
+wait: the addresses of a pipeline's first trips are known at the entry.
+
+* The producer agent's other warps (threads 32 .. 32 W - 1, W the agent's
+  warps; warp 0 builds the maps meanwhile) copy slots 0 .. min(stages, trips)
+  - 1 of each such pipeline with cp.async, slot 0 of every pipeline first,
+  into the layout the TMA would have written (the slot's swizzle; zeros
+  outside the tensor), and arrive on the slot's `landed` mbarrier
+  (cp.async.mbarrier.arrive.noinc: it counts once the thread's copies are in).
+  Then they meet the maps' barrier like every thread. A launch that copies no
+  longer waits for a common start after the maps (start_phase.py): its loads
+  leave at the entry, as in step as the CTAs' starts.
+* The producer's thread 0, at those trips, copies nothing: it completes the
+  slot's first `full` phase with a plain arrival, so the ring's phases stay in
+  step, and goes on to the TMA loads of the later trips.
+* A consumer waiting for a slot in the ring's first round below the trips
+  copied (Iter.first) waits on `landed` instead, then fences for the async
+  proxy (cp.async writes through the generic proxy; wgmma reads through the
+  async one); every other wait is on `full`, as before.
+
+Where it applies: a pipeline filled by one TMA load per trip through a map the
+batch being emitted builds, with no multicast; its produce_one directly in a
+counted loop directly in the first region of an agent_switch of the kernel's
+entry block, that region running at least two warps, as many threads beyond
+warp 0 as a multiple of a slot row's 16-byte chunks; the load's coordinates
+made by index casts, additions, subtractions and multiplications from the
+loop's variable and scalars already in registers; its innermost coordinate a
+multiple of 16 bytes (cp.async copies 16 aligned bytes). Maps built ahead of
+the pipelines' creation (operand_loads.maps_ahead: a load before them) get no
+first fills. TILEC_FIRST_FILLS=0 turns them off (an A/B switch for timing)."""
+from __future__ import annotations
+
+from ...dialects.nv_tileas.ops.pipeline import agent_warps, slot_fill
+from .ptxtypes import B32, B64, PRED, byte_size
+from .values import Tile
+
+AGENT_SWITCH = "nv_tileas.async.pipeline.agent_switch"
+LOOP = "scf.for"
+CHUNK = 16     # bytes of one cp.async
+_SAME = ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci",
+         "cuda_tile.exti", "cuda_tile.trunci")
+_ARITH = {"arith.muli": "mul.lo.s32", "cuda_tile.muli": "mul.lo.s32", "arith.addi": "add.s32",
+          "cuda_tile.addi": "add.s32", "arith.subi": "sub.s32", "cuda_tile.subi": "sub.s32"}
+
+
+def enabled() -> bool:
+    """TILEC_FIRST_FILLS=0 turns first fills off: an A/B switch for timing them
+    on a GPU against the maps-first start (with start_phase's wait)."""
+    import os
+    return os.environ.get("TILEC_FIRST_FILLS", "1") != "0"
+
+
+class FirstFills:
+    """A pipeline whose first slots the producer agent's other warps copy."""
+
+    def __init__(self, load, loop, stages, issuers, landed):
+        self.load, self.loop = load, loop     # the slot's TMA load; the counted loop around its produce_one
+        self.stages = stages
+        self.issuers = issuers                # threads 32 .. 32 + issuers - 1 copy
+        self.landed = landed                  # shared symbol: one mbarrier per slot
+        self.issued = False                   # the copies were emitted (issue); else TMA throughout
+
+
+def plan(em, op, pipe):
+    """At pipeline `op`'s creation (Pipe `pipe`, TMA-filled): a FirstFills with
+    its `landed` barriers initialized, where the pipeline qualifies; else None."""
+    from .ops_tma import device_map_mode
+    from ...dialects.cuda_tile.divisibility import known_divisor
+    if not pipe.tma or pipe.cluster != 1 or em.group.first_thread != 0 or not enabled():
+        return None
+    produces = [u for u in op.results[0].users if u.name.endswith("produce_one")]
+    if len(produces) != 1:
+        return None
+    produce = produces[0]
+    loop = produce.parent_op
+    sw = loop.parent_op if loop is not None else None
+    if (loop is None or loop.name != LOOP or sw is None or sw.name != AGENT_SWITCH
+            or sw.parent_op is None or sw.parent_op.name != "cuda_tile.entry"
+            or loop.parent is not sw.regions[0].blocks[0]):
+        return None
+    warps = agent_warps(sw)[0]
+    load = slot_fill(produce.regions[0].blocks[0])
+    desc = getattr(getattr(load, "desc", None), "op", None)
+    if warps < 2 or load is None or desc is None or device_map_mode(em.target, desc) is None:
+        return None
+    body = loop.regions[0].blocks[0]
+    iv = body.arguments[0]
+    if not all(_outside(v, sw) for v in loop.operands[:3]):
+        return None
+    if not all(_affine(v, iv, sw) for v in load.coords):
+        return None
+    es = byte_size(pipe.view.etype)
+    if es > CHUNK or (pipe.view.shape[-1] * es) % CHUNK or known_divisor(load.coords[-1]) * es % CHUNK:
+        return None
+    issuers = 32 * (warps - 1)
+    if issuers % (pipe.view.shape[-1] * es // CHUNK):
+        return None
+    landed = em.kb.shared_buffer(8 * pipe.stages, 8, "landed", span=em.kb.WHOLE_KERNEL)
+    lead = em.leader()
+    for i in range(pipe.stages):
+        em.kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{landed}+{8 * i}], {issuers}")
+    em.first_fills.append(pipe)
+    return FirstFills(load, loop, pipe.stages, issuers, landed)
+
+
+def filled_through(em, batch) -> list:
+    """The planned Pipes whose slots the maps of descriptor ops `batch` fill."""
+    return [p for p in em.first_fills if p.first.load.desc.op in batch and not p.first.issued]
+
+
+def _outside(v, sw) -> bool:
+    """Whether `v` is defined outside agent_switch `sw`: a kernel argument or an
+    op of the block around it."""
+    d = getattr(v, "op", None)
+    if d is None:
+        return v.owner_block() is sw.parent
+    return d.parent is sw.parent
+
+
+def _affine(v, iv, sw, depth=0) -> bool:
+    if v is iv or _outside(v, sw):
+        return True
+    d = getattr(v, "op", None)
+    if d is None or depth > 16 or (d.name not in _SAME and d.name not in _ARITH):
+        return False
+    return all(_affine(x, iv, sw, depth + 1) for x in d.operands)
+
+
+def _reg(em, x) -> str:
+    """`x` (a register, an immediate string or an int) in a 32-bit register."""
+    from .tensormap import as_b32
+    x = as_b32(em, x)
+    if isinstance(x, str) and x.startswith("%"):
+        return x
+    r = em.kb.reg(B32)
+    em.kb.emit(f"mov.u32 \t{r}, {x}")
+    return r
+
+
+def _value(em, v, iv, ivreg, memo):
+    """Emit `v` (an _affine expression) with the loop variable at `ivreg`."""
+    if v is iv:
+        return ivreg
+    if v in memo:
+        return memo[v]
+    d = getattr(v, "op", None)
+    if d is None or d.name not in _SAME and d.name not in _ARITH:
+        out = _reg(em, em.tile(v).reg)
+    elif d.name in _SAME:
+        out = _value(em, d.operands[0], iv, ivreg, memo)
+    else:
+        a, b = (_value(em, x, iv, ivreg, memo) for x in d.operands)
+        out = em.kb.reg(B32)
+        em.kb.emit(f"{_ARITH[d.name]} \t{out}, {a}, {b}")
+    memo[v] = out
+    return out
+
+
+def ready(em, ff) -> bool:
+    """Whether every value the copies need is emitted already (the batch of maps
+    comes before the agent_switch, but not every operand need)."""
+    body = ff.loop.regions[0].blocks[0]
+    iv = body.arguments[0]
+    need = list(ff.loop.operands[:3]) + [ff.load.desc.op.operands[0]]
+    stack = list(ff.load.coords)
+    while stack:
+        v = stack.pop()
+        d = getattr(v, "op", None)
+        if v is iv:
+            continue
+        if d is not None and (d.name in _SAME or d.name in _ARITH) and v not in em.env:
+            stack.extend(d.operands)
+        else:
+            need.append(v)
+    # only what is in registers already: a tile made here, in the other threads'
+    # branch, would be taken for made by the code after it in every thread
+    return all(v in em.env for v in need) and all(
+        isinstance(em.env[v], Tile) and em.env[v].splat and em.env[v].regs is not None
+        for v in need[:3] + need[4:])
+
+
+def trips(em, ff) -> str:
+    """min(stages, the loop's trip count): the slots copied, in a register."""
+    kb = em.kb
+    lb, ub, step = (_reg(em, em.tile(v).reg) for v in ff.loop.operands[:3])
+    n, p = kb.reg(B32), kb.reg(PRED)
+    kb.emit(f"sub.s32 \t{n}, {ub}, {lb}")
+    kb.emit(f"setp.le.s32 \t{p}, {n}, 0")
+    kb.emit(f"add.s32 \t{n}, {n}, {step}")
+    kb.emit(f"sub.s32 \t{n}, {n}, 1")
+    kb.emit(f"div.s32 \t{n}, {n}, {step}")
+    kb.emit(f"selp.u32 \t{n}, 0, {n}, {p}")
+    kb.emit(f"min.s32 \t{n}, {n}, {ff.stages}")
+    return n
+
+
+def issue(em, pipes) -> bool:
+    """In the maps' batch, by threads other than warp 0's (the caller branched
+    warp 0 around this): the issuers copy the first slots of each pipeline of
+    `pipes` (Pipes with FirstFills whose map this batch builds), slot 0 of
+    every pipeline first. True when anything was emitted."""
+    kb = em.kb
+    todo = [p for p in pipes if ready(em, p.first)]
+    if not todo:
+        return False
+    t = kb.reg(B32)
+    kb.emit(f"sub.u32 \t{t}, {em.group.tid}, 32")
+    groups: dict = {}
+    for pipe in todo:     # pipelines filled in one loop by one agent's warps: one pass over the slots
+        groups.setdefault((pipe.first.loop, pipe.first.issuers), []).append(pipe)
+    for (loop, issuers), group in groups.items():
+        done = kb.label("first_fills_done")
+        p = kb.reg(PRED)
+        kb.emit(f"setp.ge.u32 \t{p}, {t}, {issuers}")
+        kb.emit(f"@{p} bra \t{done}")
+        _copies(em, group, t)
+        kb.place(done)
+        for pipe in group:
+            pipe.first.issued = True
+    return True
+
+
+class _Column:
+    """What an issuer copies of one pipeline's slots: chunk column `j` of rows
+    rho0, rho0 + issuers / per_row, ... (the issuers are a multiple of a row's
+    chunks), `cj` that column's stored offset within a row."""
+
+    def __init__(self, em, pipe, t):
+        from .tensormap import _stride_bytes
+        kb = em.kb
+        ff = self.ff = pipe.first
+        self.pipe = pipe
+        self.tv = em.get(ff.load.desc.op.operands[0])
+        self.es = es = byte_size(pipe.view.etype)
+        self.shape = list(pipe.view.shape[1:])               # the box, outermost first
+        self.pitch = self.shape[-1] * es
+        self.per_row = self.pitch // CHUNK
+        self.rows = 1
+        for d in self.shape[:-1]:
+            self.rows *= d
+        swz = self.swz = pipe.swizzle
+        self.line = line = swz.row_bytes if swz is not None else self.pitch
+        self.j, self.rho0, self.cj = j, rho0, cj = kb.reg(B32), kb.reg(B32), kb.reg(B32)
+        kb.emit(f"rem.u32 \t{j}, {t}, {self.per_row}")
+        kb.emit(f"div.u32 \t{rho0}, {t}, {self.per_row}")
+        if swz is not None and self.pitch > line:
+            panel = kb.reg(B32)
+            kb.emit(f"div.u32 \t{panel}, {j}, {line // CHUNK}")
+            kb.emit(f"rem.u32 \t{cj}, {j}, {line // CHUNK}")
+            kb.emit(f"mul.lo.u32 \t{cj}, {cj}, {CHUNK}")
+            kb.emit(f"mad.lo.u32 \t{cj}, {panel}, {swz.panel_bytes}, {cj}")
+        else:
+            kb.emit(f"mul.lo.u32 \t{cj}, {j}, {CHUNK}")
+        self.n = trips(em, ff)
+        self.dims = [_reg(em, d) for d in self.tv.shape]
+        self.strides = [_stride_bytes(em, st, es) for st in self.tv.strides]
+        self.base = em.addr_of(pipe.view.addr) if not pipe.view.addr.startswith("%") else pipe.view.addr
+        self.gbase = _global(em, self.tv.base)
+
+
+def _copies(em, group, t):
+    """Issuer `t`'s cp.async copies of slots 0 .. trips-1 of the pipelines of
+    `group` (filled in one loop), slot by slot, and its arrivals on their
+    `landed` barriers."""
+    kb = em.kb
+    cols = [_Column(em, pipe, t) for pipe in group]
+    loop = group[0].first.loop
+    iv = loop.regions[0].blocks[0].arguments[0]
+    lb, step = (_reg(em, em.tile(v).reg) for v in (loop.operands[0], loop.operands[2]))
+    last = kb.reg(B32)
+    kb.emit(f"mov.u32 \t{last}, {cols[0].n}")
+    for c in cols[1:]:
+        kb.emit(f"max.s32 \t{last}, {last}, {c.n}")     # (the same trips; stages may differ)
+    k, ivr = kb.reg(B32), kb.reg(B32)
+    next_k, end_k = kb.label("first_slot"), kb.label("first_slots_end")
+    p = kb.reg(PRED)
+    kb.emit(f"mov.u32 \t{k}, 0")
+    kb.place(next_k)
+    kb.emit(f"setp.ge.s32 \t{p}, {k}, {last}")
+    kb.emit(f"@{p} bra \t{end_k}")
+    kb.emit(f"mad.lo.s32 \t{ivr}, {k}, {step}, {lb}")
+    memo = {}
+    for c in cols:
+        skip = kb.label("first_slot_done")
+        kb.emit(f"setp.ge.s32 \t{p}, {k}, {c.n}")
+        kb.emit(f"@{p} bra \t{skip}")
+        _slot(em, c, k, [_value(em, v, iv, ivr, memo) for v in c.ff.load.coords])
+        kb.place(skip)
+    kb.emit(f"add.u32 \t{k}, {k}, 1")
+    kb.emit(f"bra.uni \t{next_k}")
+    kb.place(end_k)
+
+
+def _slot(em, c, k, coords):
+    """Column `c`'s copies into slot `k` at element `coords` (outermost first),
+    then the issuer's arrival on the slot's `landed` barrier."""
+    kb = em.kb
+    es, shape, dims = c.es, c.shape, c.dims
+    ok, okd, p = kb.reg(PRED), kb.reg(PRED), kb.reg(PRED)
+    # the column: its first element, whether it is inside the tensor, the bytes that are
+    x, nb, slot, rho = kb.reg(B32), kb.reg(B32), kb.reg(B32), kb.reg(B32)
+    rowbase, off = kb.reg(B64), kb.reg(B64)
+    kb.emit(f"mad.lo.u32 \t{x}, {c.j}, {CHUNK // es}, {coords[-1]}")
+    kb.emit(f"setp.lt.u32 \t{ok}, {x}, {dims[-1]}")
+    kb.emit(f"sub.u32 \t{nb}, {dims[-1]}, {x}")
+    kb.emit(f"mul.lo.u32 \t{nb}, {nb}, {es}")
+    kb.emit(f"min.u32 \t{nb}, {nb}, {CHUNK}")
+    kb.emit(f"selp.u32 \t{nb}, {nb}, 0, {ok}")
+    kb.emit(f"selp.u32 \t{x}, {x}, 0, {ok}")
+    kb.emit(f"mul.wide.s32 \t{off}, {x}, {es}")
+    kb.emit(f"add.s64 \t{rowbase}, {c.gbase}, {off}")
+    kb.emit(f"mad.lo.u32 \t{slot}, {k}, {c.pipe.slot_bytes}, {c.base}")
+    next_r, end_r = kb.label("first_row"), kb.label("first_rows_end")
+    kb.emit(f"mov.u32 \t{rho}, {c.rho0}")
+    kb.place(next_r)
+    kb.emit(f"setp.ge.u32 \t{p}, {rho}, {c.rows}")
+    kb.emit(f"@{p} bra \t{end_r}")
+    addr, g, rest, b = kb.reg(B64), kb.reg(B32), kb.reg(B32), kb.reg(B32)
+    kb.emit(f"mov.b64 \t{addr}, {rowbase}")
+    kb.emit(f"mov.pred \t{okd}, {ok}")
+    kb.emit(f"mov.u32 \t{rest}, {rho}")
+    for axis in range(len(shape) - 2, -1, -1):      # the row's outer coordinates, innermost first
+        if shape[axis] == 1:
+            kb.emit(f"mov.u32 \t{g}, {coords[axis]}")
+        elif axis == 0:
+            kb.emit(f"add.s32 \t{g}, {coords[axis]}, {rest}")
+        else:
+            r = kb.reg(B32)
+            kb.emit(f"rem.u32 \t{r}, {rest}, {shape[axis]}")
+            kb.emit(f"div.u32 \t{rest}, {rest}, {shape[axis]}")
+            kb.emit(f"add.s32 \t{g}, {coords[axis]}, {r}")
+        dim_ok = kb.reg(PRED)
+        kb.emit(f"setp.lt.u32 \t{dim_ok}, {g}, {dims[axis]}")
+        kb.emit(f"and.pred \t{okd}, {okd}, {dim_ok}")
+        kb.emit(f"cvt.s64.s32 \t{off}, {g}")
+        kb.emit(f"mad.lo.s64 \t{addr}, {off}, {c.strides[axis]}, {addr}")
+    kb.emit(f"selp.u32 \t{b}, {nb}, 0, {okd}")
+    kb.emit(f"@!{okd} mov.b64 \t{addr}, {c.gbase}")      # reads nothing, from a valid address
+    dst, sw = kb.reg(B32), kb.reg(B32)
+    kb.emit(f"mad.lo.u32 \t{dst}, {rho}, {c.line}, {c.cj}")
+    if c.swz is not None:     # the XOR of bits 4-6 by bits 7-9 (swizzle.Swizzle.apply)
+        kb.emit(f"shr.u32 \t{sw}, {dst}, 7")
+        kb.emit(f"and.b32 \t{sw}, {sw}, {c.swz.mask}")
+        kb.emit(f"shl.b32 \t{sw}, {sw}, 4")
+        kb.emit(f"xor.b32 \t{dst}, {dst}, {sw}")
+    kb.emit(f"add.u32 \t{dst}, {dst}, {slot}")
+    kb.emit(f"cp.async.cg.shared.global \t[{dst}], [{addr}], {CHUNK}, {b}")
+    kb.emit(f"add.u32 \t{rho}, {rho}, {c.ff.issuers // c.per_row}")
+    kb.emit(f"bra.uni \t{next_r}")
+    kb.place(end_r)
+    bar = kb.reg(B32)
+    kb.emit(f"mad.lo.u32 \t{bar}, {k}, 8, {em.addr_of(c.ff.landed)}")
+    kb.emit(f"cp.async.mbarrier.arrive.noinc.shared.b64 \t[{bar}]")
+
+
+def _global(em, base) -> str:
+    """A tensor view's base pointer as a 64-bit register."""
+    if isinstance(base, str) and base.startswith("%rd"):
+        return base
+    r = em.kb.reg(B64)
+    em.kb.emit(f"mov.b64 \t{r}, {base}")
+    return r
+
+
+def _stored(em, swz, rho, j, pitch) -> str:
+    """The slot offset of row `rho`'s chunk `j` (registers): row-major, or the
+    slot's Swizzle (128-byte panels for wider rows, then the XOR of bits 4-6 by
+    bits 7-9)."""
+    kb = em.kb
+    x = kb.reg(B32)
+    if swz is None:
+        kb.emit(f"mul.lo.u32 \t{x}, {rho}, {pitch}")
+        kb.emit(f"mad.lo.u32 \t{x}, {j}, {CHUNK}, {x}")
+        return x
+    line = swz.row_bytes
+    per_line = line // CHUNK
+    panel, within, t = kb.reg(B32), kb.reg(B32), kb.reg(B32)
+    kb.emit(f"div.u32 \t{panel}, {j}, {per_line}")
+    kb.emit(f"rem.u32 \t{within}, {j}, {per_line}")
+    kb.emit(f"mul.lo.u32 \t{x}, {rho}, {line}")
+    kb.emit(f"mad.lo.u32 \t{x}, {within}, {CHUNK}, {x}")
+    kb.emit(f"mad.lo.u32 \t{x}, {panel}, {swz.panel_bytes}, {x}")
+    kb.emit(f"shr.u32 \t{t}, {x}, 7")
+    kb.emit(f"and.b32 \t{t}, {t}, {swz.mask}")
+    kb.emit(f"shl.b32 \t{t}, {t}, 4")
+    kb.emit(f"xor.b32 \t{x}, {x}, {t}")
+    return x
+
+
+def copied(em, pipe, it) -> str:
+    """A predicate: slot `it` of `pipe` is one the issuers copied (the ring's
+    first round, below the trips copied)."""
+    kb = em.kb
+    g = em.group
+    key = ("first_fills", id(pipe))
+    n = g.owners.get(key)
+    if n is None:
+        with em._prologue():
+            n = g.owners[key] = trips(em, pipe.first)
+    p, q = kb.reg(PRED), kb.reg(PRED)
+    kb.emit(f"setp.ne.u32 \t{p}, {it.first}, 0")
+    kb.emit(f"setp.lt.u32 \t{q}, {it.stage}, {n}")
+    kb.emit(f"and.pred \t{p}, {p}, {q}")
+    return p
