@@ -70,7 +70,6 @@ class FirstFills:
 def plan(em, op, pipe):
     """At pipeline `op`'s creation (Pipe `pipe`, TMA-filled): a FirstFills with
     its `landed` barriers initialized, where the pipeline qualifies; else None."""
-    from .ops_tma import device_map_mode
     from ...dialects.cuda_tile.divisibility import known_divisor
     if not pipe.tma or pipe.cluster != 1 or em.group.first_thread != 0 or not enabled():
         return None
@@ -87,7 +86,7 @@ def plan(em, op, pipe):
     warps = agent_warps(sw)[0]
     load = slot_fill(produce.regions[0].blocks[0])
     desc = getattr(getattr(load, "desc", None), "op", None)
-    if warps < 2 or load is None or desc is None or device_map_mode(em.target, desc) is None:
+    if warps < 2 or load is None or desc is None:     # (pipe.tma: its map is a device map)
         return None
     body = loop.regions[0].blocks[0]
     iv = body.arguments[0]
