@@ -4,7 +4,7 @@
 # NVIDIA GPU, torch and cuda-python; missing pure-Python wheels (lark) may be
 # carried in .whl/, the tileiras cubin in .gpu-artifacts/ (make_tileiras_cubin.sh).
 #     bash benchmarks/gpu_session.sh [STEP[,STEP...]|all]   (default all: every step but tiles)
-#       steps: tests attention bmm bench (= cutile) overhead ab tmap profile tiles tilegym tilegym-time
+#       steps: tests attention bmm bench (= cutile) overhead ab firstfills tmap profile tiles tilegym tilegym-time
 #              tilegym-tests
 #     bash benchmarks/gpu_session.sh prep    (here, no GPU: tileiras cubins per tile size)
 # VARIANTS (default "sm_90a sm_80") are the targets `attention` and `bmm` time.
@@ -238,6 +238,34 @@ if want ab; then
         --kernel $A/$k.mlir --tileiras-cubin $A/$k.sm_90.cubin 2>&1 | grep -E "$KEY"
     done
   done 2>&1 | tee "$OUTDIR/ab.log"
+fi
+
+# first fills (codegen/ptx/first_fills.py) against the maps-first start with its common-start
+# wait (TILEC_FIRST_FILLS=0), both builds in each matmul_gpu.py run (tilec / tilec_b), then each
+# build's per-CTA stamps of the f16 GEMM (first_data against entry)
+if want firstfills; then
+  A=.gpu-artifacts
+  ff() {   # label, kernel, matmul_gpu.py arguments
+    local label=$1 k=$2; shift 2
+    echo "=== first fills: $label"
+    TILEC_FIRST_FILLS=0 python3 -c "import sys; from tilec.codegen.ptx import compile_text
+open(sys.argv[2], 'w').write(compile_text(open(sys.argv[1]).read(), arch='sm_90a'))" "$k" /tmp/ff_b.ptx || return
+    timeout "$(left 90)" python3 benchmarks/matmul_gpu.py --require-gpu --reps 20 --warmup 3 --kernel "$k" \
+      --ab-ptx /tmp/ff_b.ptx "$@" 2>&1 | grep -E "$KEY"
+  }
+  {
+    ff "f16 128x128x64 4096" $A/cutile_matmul_128x128x64.mlir --tileiras-cubin $A/cutile_matmul_128x128x64.sm_90.cubin
+    ff "f16 128x128x64 8192" $A/cutile_matmul_128x128x64.mlir --size 8192 --tileiras-cubin $A/cutile_matmul_128x128x64.sm_90.cubin
+    ff "bf16 128x128x64 4096" $A/cutile_matmul_bf16_128x128x64.mlir --tileiras-cubin $A/cutile_matmul_bf16_128x128x64.sm_90.cubin
+    ff "fp8 128x128x128 4096" $A/cutile_matmul_fp8_128x128x128.mlir --tileiras-cubin $A/cutile_matmul_fp8_128x128x128.sm_90.cubin
+    ff "f16 128x256x64 4096" $A/cutile_matmul_128x256x64.mlir --tileiras-cubin $A/cutile_matmul_128x256x64.sm_90.cubin
+    ff "bmm 16x2048 64x128x64" $A/cutile_matmul_bmm_64x128x64.mlir --batch 16 --size 2048 \
+      --tileiras-cubin $A/cutile_matmul_bmm_64x128x64.sm_90.cubin
+    for build in 1 0; do
+      TILEC_FIRST_FILLS=$build timeout "$(left 60)" python3 benchmarks/matmul_gpu.py --require-gpu --reps 3 --warmup 1 \
+        --kernel $A/cutile_matmul_128x128x64.mlir --stamps "$OUTDIR/ff_stamps_$build.npz" 2>&1 | grep -E "$KEY"
+    done
+  } 2>&1 | tee "$OUTDIR/firstfills.log"
 fi
 
 if want tiles; then

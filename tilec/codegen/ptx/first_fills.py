@@ -149,8 +149,8 @@ def _value(em, v, iv, ivreg, memo):
     if v in memo:
         return memo[v]
     d = getattr(v, "op", None)
-    if d is None or d.name not in _SAME and d.name not in _ARITH:
-        out = _reg(em, em.tile(v).reg)
+    if v in em.env or d is None or d.name not in _SAME and d.name not in _ARITH:
+        out = _reg(em, em.tile(v).reg)      # made already (ready: in registers)
     elif d.name in _SAME:
         out = _value(em, d.operands[0], iv, ivreg, memo)
     else:
