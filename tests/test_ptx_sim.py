@@ -631,8 +631,32 @@ def test_cp_async_nobody_tracks_is_an_error():
     ptx = _CP_ASYNC_PTX.replace("    @%p1 cp.async.mbarrier.arrive.noinc.shared.b64 [bar];\n",
                                 "    @%p1 mbarrier.arrive.shared.b64 %rd3, [bar];\n")
     import numpy as np
-    with pytest.raises(ptxsim.PTXRuntimeError, match="cp.async copies no mbarrier arrive tracked"):
+    with pytest.raises(ptxsim.PTXRuntimeError, match="cp.async copies no mbarrier arrive or wait tracked"):
         ptxsim.run_ptx(ptx, "k", (1, 1, 1), [np.zeros(4, np.uint32), np.zeros(3, np.uint32)], block=(32, 1, 1))
+
+
+def test_cp_async_wait_group_lands_the_committed_groups_only():
+    """commit_group makes the thread's copies so far a group; wait_group 0 lands the
+    groups, not the copies issued after the last commit: here those are the mbarrier's,
+    and land with its phase."""
+    import numpy as np
+    ptx = _CP_ASYNC_PTX.replace(
+        "    @%p1 cp.async.ca.shared.global [buf+16], [%rd1], 8, 0;\n",
+        "    @%p1 cp.async.commit_group;\n    @%p1 st.shared.b32 [buf+16], 5;\n"
+        "    @%p1 cp.async.ca.shared.global [buf+16], [%rd1+4], 4, 4;\n"
+    ).replace("    @%p1 ld.shared.b32 %r3, [buf];\n",
+              "    @%p1 cp.async.wait_group 0;\n    @%p1 ld.shared.b32 %r3, [buf];\n"
+              "    @%p1 ld.shared.b32 %r6, [buf+16];\n    @%p1 st.global.b32 [%rd2+8], %r6;\n"
+    ).replace("    @%p1 st.global.b32 [%rd2+8], %r5;\n", "    @%p1 st.global.b32 [%rd2+12], %r5;\n")
+    src = np.array([11, 12, 13, 14], np.uint32)
+    out = np.full(4, 99, np.uint32)
+    ptxsim.run_ptx(ptx, "k", (1, 1, 1), [src, out], block=(32, 1, 1))
+    # the group's copy landed at the wait; the later copy (buf+16 still 5) with the barrier
+    assert out.tolist() == [11, 11, 5, 12]
+    with pytest.raises(ptxsim.PTXRuntimeError, match="no mbarrier arrive or wait tracked"):
+        ptxsim.run_ptx(ptx.replace("    @%p1 cp.async.wait_group 0;\n", "").replace(
+            "    @%p1 cp.async.mbarrier.arrive.noinc.shared.b64 [bar];\n",
+            "    @%p1 mbarrier.arrive.shared.b64 %rd3, [bar];\n"), "k", (1, 1, 1), [src, out], block=(32, 1, 1))
 
 
 _CP_ASYNC_WAIT = """$wait:

@@ -1506,7 +1506,8 @@ class KernelCodegen:
         complete them, so a read that does not wait sees stale shared memory.
         cp.async.bulk.tensor: a TMA load or store (_cp_bulk_tensor); cp.async.bulk.commit_group
         and cp.async.bulk.wait_group[.read] N: the thread's bulk async-groups of TMA stores
-        (tma.py); cp.async.wait_all: the thread's untracked copies land."""
+        (tma.py); cp.async.wait_all: the thread's untracked copies land; cp.async.commit_group and
+        cp.async.wait_group N: its groups of them (all but the newest N land)."""
         ep = self.regs["%%epkey"]
         self._used.add(ep)
         if ins.mods[:3] == ["async", "bulk", "tensor"]:
@@ -1525,6 +1526,17 @@ class KernelCodegen:
         if ins.mods == ["async", "wait_all"]:
             self._nops(ins, 0)
             self._guarded(ins, [f"_cp_wait_all({self._lid}, {ep.var})"])
+            return
+        if ins.mods == ["async", "commit_group"]:
+            self._nops(ins, 0)
+            self._guarded(ins, [f"_cp_commit({self._lid}, {ep.var})"])
+            return
+        if ins.mods == ["async", "wait_group"]:
+            self._nops(ins, 1)
+            n = ins.operands[0]
+            if not isinstance(n, Imm) or n.ival is None or not 0 <= n.ival <= 63:
+                self._fail("cp.async.wait_group takes an integer constant 0..63")
+            self._guarded(ins, [f"_cp_wait_group({self._lid}, {ep.var}, {n.ival})"])
             return
         mods = [m if m != "shared::cta" else "shared" for m in ins.mods]
         if mods == ["async", "mbarrier", "arrive", "noinc", "shared", "b64"]:

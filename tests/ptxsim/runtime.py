@@ -55,6 +55,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
               "TF32FMT": TF32FMT, "Fraction": Fraction, "_fault": self._fault, "_atom": self._atom,
               "_mb_init": self._mb_init, "_mb_arrive": self._mb_arrive, "_mb_clobber": self._mb_clobber,
               "_cp_async": self._cp_async, "_cp_arrive": self._cp_arrive, "_cp_wait_all": self._cp_wait_all,
+              "_cp_commit": self._cp_commit, "_cp_wait_group": self._cp_wait_group,
               "_gtimer": self._gtimer,
               "_ld_generic": self._ld_generic, "_st_generic": self._st_generic, "MBW": set(),
               "_dirround": _dirround, "_fma_dir": _fma_dir, "_ld_local": self._ld_local,
@@ -638,14 +639,39 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
             self._px_store(lid, ep & 4095, dst, len(data))
 
     def _cp_wait_all(self, lid, tid):
-        """cp.async.wait_all: the thread's own copies no mbarrier arrive took land now."""
+        """cp.async.wait_all: the thread's own copies no mbarrier arrive took land now (its
+        committed groups and the copies not yet in one: wait_all commits them first)."""
         t = tid & 4095
-        for dst, data, clid, ep, clock in self.cta.cp_pending.pop(t, ()):
+        groups = self.cta.cp_groups.pop(t, [])
+        self._cp_land([c for g in groups for c in g] + self.cta.cp_pending.pop(t, []), t, None)
+
+    def _cp_commit(self, lid, tid):
+        """cp.async.commit_group: the thread's copies no group or mbarrier arrive took yet
+        become its newest cp.async-group."""
+        t = tid & 4095
+        self.cta.cp_groups.setdefault(t, []).append(self.cta.cp_pending.pop(t, []))
+
+    def _cp_wait_group(self, lid, tid, n):
+        """cp.async.wait_group N: the thread's groups but the newest N land (copies issued
+        since the last commit_group are in no group and do not)."""
+        t = tid & 4095
+        groups = self.cta.cp_groups.get(t, [])
+        done = groups[:max(0, len(groups) - n)]
+        self.cta.cp_groups[t] = groups[len(done):]
+        copies = [c for g in done for c in g]
+        last = max((c[4][self.cta.hb.n + t] for c in copies if c[4] is not None), default=None) \
+            if self.cta.hb is not None else None
+        self._cp_land(copies, t, last)
+
+    def _cp_land(self, copies, t, upto):
+        """`copies` of thread `t` land now; its race-check clock takes its copies up to number
+        `upto` (None: all it issued)."""
+        for dst, data, clid, ep, clock in copies:
             if data is not None:
                 self._cp_lands(clid, ep, dst, data, clock)
         h = self.cta.hb
-        if h is not None:
-            h.vc[t, h.n + t] = h.copies[t]
+        if h is not None and (upto is None or copies):
+            h.vc[t, h.n + t] = max(h.vc[t, h.n + t], h.copies[t] if upto is None else upto)
             h.rows[t] = None
 
     def _px_async_write(self, addrs):
@@ -966,8 +992,8 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
         cta.done = True
         cta.hb = None             # the race check's shadow of a finished CTA is not needed again
         self._bs_cta_end()        # TMA stores no wait_group retired write global memory now, at the latest
-        if any(cta.cp_pending.values()):
-            raise PTXRuntimeError(f"CTA {cta.ctaid} ended with cp.async copies no mbarrier arrive tracked")
+        if any(cta.cp_pending.values()) or any(g for gs in cta.cp_groups.values() for g in gs):
+            raise PTXRuntimeError(f"CTA {cta.ctaid} ended with cp.async copies no mbarrier arrive or wait tracked")
         flying = [mb for mb in cta.mbars.values() if mb.inflight]
         if flying:
             raise PTXRuntimeError(f"CTA {cta.ctaid} ended with cp.async.mbarrier.arrive arrivals (and their copies) "
@@ -1656,6 +1682,7 @@ class CTA:
         self.colls = {}
         self.locals = [None] * nthreads
         self.cp_pending = {}     # thread -> its cp.async copies no mbarrier arrive has taken yet
+        self.cp_groups = {}      # thread -> its committed cp.async-groups (lists of copies) no wait has landed
         self.wgs = {}            # warpgroup -> wgmma.Warpgroup (operations in flight, fences)
         self.tm_acq = {}         # tensor-map address -> the write of it this CTA acquired (fence.proxy.tensormap)
         self.bulk_inflight = []  # tma.BulkCopy in flight, by issue

@@ -31,13 +31,17 @@ entry block, that region running at least two warps, as many threads beyond
 warp 0 as a multiple of a slot row's 16-byte chunks; the load's coordinates
 made by index casts, additions, subtractions and multiplications from the
 loop's variable and scalars already in registers; its innermost coordinate a
-multiple of 16 bytes (cp.async copies 16 aligned bytes). Maps built ahead of
-the pipelines' creation (operand_loads.maps_ahead: a load before them) get no
-first fills. TILEC_FIRST_FILLS=0 turns them off (an A/B switch for timing)."""
+multiple of 16 bytes (cp.async copies 16 aligned bytes). Where the maps are
+built ahead of their turn, while an earlier load's copies are in flight
+(operand_loads.maps_ahead: attention's Q), the pipelines' set-up between is
+emitted ahead too (set_up_ahead), and that load's copies become a cp.async-group
+of their own, so its wait does not take the first fills. TILEC_FIRST_FILLS=0
+turns first fills off (an A/B switch for timing)."""
 from __future__ import annotations
 
 from ...dialects.nv_tileas.ops.pipeline import agent_warps, slot_fill
 from .ptxtypes import B32, B64, PRED, byte_size
+from .emitter import quiet
 from .values import Tile
 
 AGENT_SWITCH = "nv_tileas.async.pipeline.agent_switch"
@@ -106,6 +110,29 @@ def plan(em, op, pipe):
         em.kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{landed}+{8 * i}], {issuers}")
     em.first_fills.append(pipe)
     return FirstFills(load, loop, pipe.stages, issuers, landed)
+
+
+SET_UP = ("nv_tileas.alloc_tensor", "nv_tileas.view", "nv_tileas.async.pipeline.create_pipeline",
+          "nv_tileas.async.pipeline.create_iterator",
+          # scalars from the launch and views' shapes: a loop's bounds (not Pure: no memory read either)
+          "cuda_tile.get_index_space_shape", "cuda_tile.get_tile_block_id", "cuda_tile.get_num_tile_blocks")
+
+
+def set_up_ahead(em, after, desc):
+    """Before a descriptor batch emitted ahead of its turn (operand_loads.maps_ahead:
+    while the copies of load `after` are in flight), emit ahead what lies between
+    that sets up pipelines (stage buffers, their barriers, iterators) or computes
+    scalars, where its operands are made: the pipelines then exist, and their first
+    fills can go out with the maps' batch."""
+    if not enabled():
+        return
+    op = after.next_op
+    while op is not None and op is not desc:
+        if (op not in em.early and (op.name in SET_UP or quiet(op))
+                and all(v in em.env for v in op.operands)):
+            em.emit_op(op)
+            em.early.add(op)
+        op = op.next_op
 
 
 def filled_through(em, batch) -> list:

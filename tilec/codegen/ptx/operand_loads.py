@@ -243,8 +243,12 @@ def load_into_shared(em, loads, meanwhile=None) -> list[Tile]:
             copied = True
         out.append(Tile(t.element_type, shape, em.layout_for(shape), regs, base))
     if copied and meanwhile is not None:
+        # the copies are one group, so the wait is for them alone and not for the first
+        # fills `meanwhile` may issue (first_fills.py: a wait_all would take those too)
+        kb.emit("cp.async.commit_group")
         meanwhile()
-    if copied:
+        kb.emit("cp.async.wait_group \t0")
+    elif copied:
         kb.emit("cp.async.wait_all")
     if em.target.hopper:
         kb.emit("fence.proxy.async.shared::cta")     # wgmma reads through the async proxy
