@@ -118,3 +118,21 @@ def test_ptxas_takes_the_copies_without_spills(aligned, tmp_path):
     err = ptxas_stderr(aligned, tmp_path, "sm_90a")
     assert " 0 bytes spill stores" in err and "bytes spill stores" in err
     assert not re.search(r"[1-9]\d* bytes spill stores", err)
+
+
+def test_maps_built_ahead_bring_the_pipelines_set_up_and_their_first_fills_with_them():
+    """The aligned attention loads Q, then builds its maps while Q's copies are in
+    flight (operand_loads.maps_ahead), before its K and V pipelines' turn: their set-up
+    comes ahead too, so their first slots go out with the maps. Q's copies are a
+    cp.async-group of their own: its wait (wait_group 0, not wait_all) leaves the first
+    fills, which their `landed` barriers track, in flight."""
+    path = os.path.join(ROOT, "examples", "cutile", "attention_m128_f16_aligned.mlir")
+    ptx = compile_text(_text(path), arch="sm_90a")
+    sec = _section(ptx)
+    assert sec.count("cp.async.cg.shared.global") == 2 and "%globaltimer" not in ptx
+    commit, others = ptx.index("cp.async.commit_group;"), ptx.index("\n$L_tmap_others")
+    built = ptx.index("\n$L_tmap_built")
+    assert commit < others < built < ptx.index("cp.async.wait_group \t0;")
+    assert "cp.async.wait_all" not in ptx[commit:ptx.index("cp.async.wait_group \t0;")]
+    # the pipelines' barriers are initialized before the maps' batch that fills them
+    assert ptx.rindex("mbarrier.init", 0, others) > ptx.index("cp.async.commit_group")
