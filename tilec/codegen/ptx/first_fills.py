@@ -29,8 +29,9 @@ batch being emitted builds, with no multicast; its produce_one directly in a
 counted loop directly in the first region of an agent_switch of the kernel's
 entry block, that region running at least two warps, as many threads beyond
 warp 0 as a multiple of a slot row's 16-byte chunks; the load's coordinates
-made by index casts, additions, subtractions and multiplications from the
-loop's variable and scalars already in registers; its innermost coordinate a
+made by index casts, additions, subtractions, multiplications and signed
+divisions (induction.py's trip counts) from the loop's variable and scalars
+already in registers; its innermost coordinate a
 multiple of 16 bytes (cp.async copies 16 aligned bytes). Where the maps are
 built ahead of their turn, while an earlier load's copies are in flight
 (operand_loads.maps_ahead: attention's Q), the pipelines' set-up between is
@@ -50,7 +51,9 @@ CHUNK = 16     # bytes of one cp.async
 _SAME = ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci",
          "cuda_tile.exti", "cuda_tile.trunci")
 _ARITH = {"arith.muli": "mul.lo.s32", "cuda_tile.muli": "mul.lo.s32", "arith.addi": "add.s32",
-          "cuda_tile.addi": "add.s32", "arith.subi": "sub.s32", "cuda_tile.subi": "sub.s32"}
+          "cuda_tile.addi": "add.s32", "arith.subi": "sub.s32", "cuda_tile.subi": "sub.s32",
+          # a counter beside the loop variable, rewritten as (iv - lb) / step (schedule/induction.py)
+          "arith.divsi": "div.s32"}
 
 
 def enabled() -> bool:
@@ -77,16 +80,11 @@ def plan(em, op, pipe):
     from ...dialects.cuda_tile.divisibility import known_divisor
     if not pipe.tma or pipe.cluster != 1 or em.group.first_thread != 0 or not enabled():
         return None
-    produces = [u for u in op.results[0].users if u.name.endswith("produce_one")]
-    if len(produces) != 1:
+    produce = _first_fill(op)
+    if produce is None:
         return None
-    produce = produces[0]
     loop = produce.parent_op
-    sw = loop.parent_op if loop is not None else None
-    if (loop is None or loop.name != LOOP or sw is None or sw.name != AGENT_SWITCH
-            or sw.parent_op is None or sw.parent_op.name != "cuda_tile.entry"
-            or loop.parent is not sw.regions[0].blocks[0]):
-        return None
+    sw = loop.parent_op
     warps = agent_warps(sw)[0]
     load = slot_fill(produce.regions[0].blocks[0])
     desc = getattr(getattr(load, "desc", None), "op", None)
@@ -124,15 +122,45 @@ def set_up_ahead(em, after, desc):
     that sets up pipelines (stage buffers, their barriers, iterators) or computes
     scalars, where its operands are made: the pipelines then exist, and their first
     fills can go out with the maps' batch."""
+    from ...rewrite.effects import has_no_memory_effect
     if not enabled():
         return
     op = after.next_op
     while op is not None and op is not desc:
-        if (op not in em.early and (op.name in SET_UP or quiet(op))
+        # (a scalar division: no memory touched; ahead, but on the same path of the same block)
+        scalar = not op.regions and has_no_memory_effect(op) and all(not getattr(r.type, "shape", ())
+                                                                      for r in op.results)
+        if (op not in em.early and (op.name in SET_UP or quiet(op) or scalar)
                 and all(v in em.env for v in op.operands)):
             em.emit_op(op)
             em.early.add(op)
         op = op.next_op
+
+
+def _first_fill(op):
+    """The produce_one of pipeline `op` whose trips fill its first slots: the one
+    directly in the counted loop that is the first op of an agent_switch's first
+    region (in the kernel's entry block) to fill the pipeline at all; its only
+    fill of it. Later loops may fill it too (a causal attention's masked and
+    unmasked key loops): they come after, so the ring's first round starts with
+    this loop's trips. None where the pipeline is filled otherwise."""
+    produces = [u for u in op.results[0].users if u.name.endswith("produce_one")]
+    if not produces:
+        return None
+    sw = produces[0].parent_op
+    while sw is not None and sw.name != AGENT_SWITCH:
+        sw = sw.parent_op
+    if sw is None or sw.parent_op is None or sw.parent_op.name != "cuda_tile.entry" or not sw.regions[0].blocks:
+        return None
+    for top in sw.regions[0].blocks[0].ops:
+        inside = [p for p in produces if top is p or any(a is top for a in p.ancestors())]
+        if not inside:
+            continue
+        if (top.name != LOOP or len(inside) != 1 or inside[0].parent_op is not top
+                or inside[0].parent is not top.regions[0].blocks[0]):
+            return None
+        return inside[0]
+    return None
 
 
 def filled_through(em, batch) -> list:
