@@ -42,7 +42,6 @@ from __future__ import annotations
 
 from ...dialects.nv_tileas.ops.pipeline import agent_warps, slot_fill
 from .ptxtypes import B32, B64, PRED, byte_size
-from .emitter import quiet
 from .values import Tile
 
 AGENT_SWITCH = "nv_tileas.async.pipeline.agent_switch"
@@ -116,12 +115,12 @@ SET_UP = ("nv_tileas.alloc_tensor", "nv_tileas.view", "nv_tileas.async.pipeline.
           "cuda_tile.get_index_space_shape", "cuda_tile.get_tile_block_id", "cuda_tile.get_num_tile_blocks")
 
 
-def set_up_ahead(em, after, desc):
+def set_up_ahead(em, after, desc, quiet):
     """Before a descriptor batch emitted ahead of its turn (operand_loads.maps_ahead:
     while the copies of load `after` are in flight), emit ahead what lies between
     that sets up pipelines (stage buffers, their barriers, iterators) or computes
     scalars, where its operands are made: the pipelines then exist, and their first
-    fills can go out with the maps' batch."""
+    fills can go out with the maps' batch. `quiet`: emitter.quiet."""
     from ...rewrite.effects import has_no_memory_effect
     if not enabled():
         return

@@ -665,7 +665,7 @@ def _tiled_load(em, op):
             d = maps_ahead(em, loads[-1][0], quiet)
             if d is not None:
                 from .first_fills import set_up_ahead
-                set_up_ahead(em, loads[-1][0], d)      # the pipelines, for their first fills
+                set_up_ahead(em, loads[-1][0], d, quiet)      # the pipelines, for their first fills
                 em.emit_op(d)     # the descriptor batch (ops_tma._batch): marked early there
         for (o, *_), tile in zip(loads, load_into_shared(em, loads, meanwhile)):
             em.bind(o.results[0], tile)
