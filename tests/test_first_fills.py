@@ -136,3 +136,36 @@ def test_maps_built_ahead_bring_the_pipelines_set_up_and_their_first_fills_with_
     assert "cp.async.wait_all" not in ptx[commit:ptx.index("cp.async.wait_group \t0;")]
     # the pipelines' barriers are initialized before the maps' batch that fills them
     assert ptx.rindex("mbarrier.init", 0, others) > ptx.index("cp.async.commit_group")
+
+
+def _two_loops():
+    """The aligned matmul with its K loop cut in two: the last two K tiles [lo, n) first,
+    then [0, lo), the second loop starting from the first's accumulator. Both loops fill
+    the same two pipelines (as a causal attention's masked and unmasked key loops do); the
+    second's tiles are not the first's continued, so a slot copied past the first loop's
+    trips would hold the wrong tile."""
+    s = _text(ALIGNED)
+    a, b = s.index("    %for = for %loopIdx"), s.index("    %2 = ftof %for")
+    loop = s[a:b]
+    first = loop.replace("%for = for %loopIdx in (%cst_0_i32 to %1#1,", "%for0 = for %loopIdx in (%lo to %1#1,")
+    second = loop.replace("(%cst_0_i32 to %1#1,", "(%cst_0_i32 to %lo,").replace("= %cst_0_f32)", "= %for0)")
+    for old, new in (("%loopIdx", "%j"), ("%iterArg0", "%acc"), ("%pview_36", "%pv_a"), ("%pview_37", "%pv_b"),
+                     ("%tile_38", "%t_b"), ("%result_token_39", "%tok_b"), ("%tile,", "%t_a,"),
+                     ("%tile ", "%t_a "), ("%result_token ", "%tok_a "), ("%4 ", "%5 "), ("continue %4", "continue %5")):
+        second = second.replace(old, new)
+    lo = ("    %two = constant <i32: 2> : tile<i32>\n    %d = subi %1#1, %two : tile<i32>\n"
+          "    %lo = maxi %d, %cst_0_i32 signed : tile<i32>\n")
+    return s[:a] + lo + first + second + s[b:]
+
+
+@pytest.mark.parametrize("k", [64, 192, 640])
+def test_a_pipeline_two_loops_fill_gets_its_first_loops_trips_copied(k):
+    """Only the first loop's trips are copied (two at most here): with three trips the
+    ring's first round ends with a TMA fill of the second loop's first tile; with one,
+    the second loop runs none. Race-checked against the product."""
+    text = _two_loops()
+    ptx = compile_text(text, arch="sm_90a")
+    assert _section(ptx).count("cp.async.cg.shared.global") == 2
+    assert ptx.count("nv_tileas") == 0 and ptx.count("$L_first_fill_") >= 4     # every fill can hand over
+    got, want = _run(128, 128, k, ptx)
+    np.testing.assert_array_equal(got, want)
