@@ -19,7 +19,11 @@ CTAs read too), and runs only when the launch has more CTAs than the GPU has
 SMs: a launch of one wave has no later CTAs to keep in phase and would pay
 up to a period (on average half) for little. (%nsmid counts SM ids, which need
 not be contiguous: a launch a little over the SM count may be taken for one
-wave, which costs it only the alignment.)"""
+wave, which costs it only the alignment.)
+
+Where the CTA's first pipeline slots are copied while its maps are built
+(first_fills.py), its loads leave at the entry, as in step as the CTAs'
+starts, and it does not wait."""
 from __future__ import annotations
 
 from .ptxtypes import B32, B64, PRED
