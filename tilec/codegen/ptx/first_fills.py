@@ -282,7 +282,7 @@ def issue(em, pipes) -> bool:
 class _Column:
     """What an issuer copies of one pipeline's slots: chunk column `j` of rows
     rho0, rho0 + issuers / per_row, ... (the issuers are a multiple of a row's
-    chunks), `cj` that column's stored offset within a row."""
+    chunks), `cj` that column's first byte in its row (row-major)."""
 
     def __init__(self, em, pipe, t):
         from .tensormap import _stride_bytes
@@ -298,18 +298,11 @@ class _Column:
         for d in self.shape[:-1]:
             self.rows *= d
         swz = self.swz = pipe.swizzle
-        self.line = line = swz.row_bytes if swz is not None else self.pitch
+        self.line = swz.row_bytes if swz is not None else self.pitch     # bytes from a row to the next
         self.j, self.rho0, self.cj = j, rho0, cj = kb.reg(B32), kb.reg(B32), kb.reg(B32)
         kb.emit(f"rem.u32 \t{j}, {t}, {self.per_row}")
         kb.emit(f"div.u32 \t{rho0}, {t}, {self.per_row}")
-        if swz is not None and self.pitch > line:
-            panel = kb.reg(B32)
-            kb.emit(f"div.u32 \t{panel}, {j}, {line // CHUNK}")
-            kb.emit(f"rem.u32 \t{cj}, {j}, {line // CHUNK}")
-            kb.emit(f"mul.lo.u32 \t{cj}, {cj}, {CHUNK}")
-            kb.emit(f"mad.lo.u32 \t{cj}, {panel}, {swz.panel_bytes}, {cj}")
-        else:
-            kb.emit(f"mul.lo.u32 \t{cj}, {j}, {CHUNK}")
+        kb.emit(f"mul.lo.u32 \t{cj}, {j}, {CHUNK}")        # the column's first byte in its row
         self.n = trips(em, ff)
         self.dims = [_reg(em, d) for d in self.tv.shape]
         self.strides = [_stride_bytes(em, st, es) for st in self.tv.strides]
@@ -395,13 +388,10 @@ def _slot(em, c, k, coords):
         kb.emit(f"mad.lo.s64 \t{addr}, {off}, {c.strides[axis]}, {addr}")
     kb.emit(f"selp.u32 \t{b}, {nb}, 0, {okd}")
     kb.emit(f"@!{okd} mov.b64 \t{addr}, {c.gbase}")      # reads nothing, from a valid address
-    dst, sw = kb.reg(B32), kb.reg(B32)
-    kb.emit(f"mad.lo.u32 \t{dst}, {rho}, {c.line}, {c.cj}")
-    if c.swz is not None:     # the XOR of bits 4-6 by bits 7-9 (swizzle.Swizzle.apply)
-        kb.emit(f"shr.u32 \t{sw}, {dst}, 7")
-        kb.emit(f"and.b32 \t{sw}, {sw}, {c.swz.mask}")
-        kb.emit(f"shl.b32 \t{sw}, {sw}, 4")
-        kb.emit(f"xor.b32 \t{dst}, {dst}, {sw}")
+    dst = kb.reg(B32)
+    # where the TMA would have put it: the slot's layout (swizzle.py), as wgmma reads it
+    col = c.cj if c.swz is None else c.swz.column(kb, c.cj, c.swz.row_term(kb, rho))
+    kb.emit(f"mad.lo.u32 \t{dst}, {rho}, {c.line}, {col}")
     kb.emit(f"add.u32 \t{dst}, {dst}, {slot}")
     kb.emit(f"cp.async.cg.shared.global \t[{dst}], [{addr}], {CHUNK}, {b}")
     kb.emit(f"add.u32 \t{rho}, {rho}, {c.ff.issuers // c.per_row}")
