@@ -208,6 +208,10 @@ def _buffer(em, op, nbytes: int, span, at=None) -> str:
     return sym
 
 
+def _first_fills_issued(em) -> int:
+    return sum(p.first.issued for p in em.first_fills)
+
+
 def load_into_shared(em, loads, meanwhile=None) -> list[Tile]:
     """The tiles of `loads` (op, fill, load_registers, span), the first op's turn,
     each in a pooled shared buffer. `fill(dst)` issues an op's cp.async copies
@@ -243,11 +247,16 @@ def load_into_shared(em, loads, meanwhile=None) -> list[Tile]:
             copied = True
         out.append(Tile(t.element_type, shape, em.layout_for(shape), regs, base))
     if copied and meanwhile is not None:
-        # the copies are one group, so the wait is for them alone and not for the first
-        # fills `meanwhile` may issue (first_fills.py: a wait_all would take those too)
-        kb.emit("cp.async.commit_group")
+        spot, before = kb.section(), _first_fills_issued(em)
         meanwhile()
-        kb.emit("cp.async.wait_group \t0")
+        if _first_fills_issued(em) > before:
+            # the copies are one group, so the wait is for them alone and not for the
+            # first fills `meanwhile` issued (first_fills.py: a wait_all would take those too)
+            with kb.into(spot):
+                kb.emit("cp.async.commit_group")
+            kb.emit("cp.async.wait_group \t0")
+        else:
+            kb.emit("cp.async.wait_all")
     elif copied:
         kb.emit("cp.async.wait_all")
     if em.target.hopper:
