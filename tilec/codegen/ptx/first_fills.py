@@ -25,14 +25,15 @@ wait: the addresses of a pipeline's first trips are known at the entry.
   async one); every other wait is on `full`, as before.
 
 Where it applies: a pipeline filled by one TMA load per trip through a map the
-batch being emitted builds, with no multicast; its produce_one directly in a
-counted loop directly in the first region of an agent_switch of the kernel's
-entry block, that region running at least two warps, as many threads beyond
-warp 0 as a multiple of a slot row's 16-byte chunks; the load's coordinates
-made by index casts, additions, subtractions, multiplications and signed
-divisions (induction.py's trip counts) from the loop's variable and scalars
-already in registers; its innermost coordinate a
-multiple of 16 bytes (cp.async copies 16 aligned bytes). Where the maps are
+batch being emitted builds, with no multicast. The first loop of an
+agent_switch's first region (in the kernel's entry block) to fill it is a
+counted loop with that fill directly in its body; later loops may fill it too
+(only the first loop's trips are copied). The region runs at least two warps,
+as many threads beyond warp 0 as a multiple of a slot row's 16-byte chunks.
+The load's coordinates are index casts, additions, subtractions,
+multiplications and signed divisions (induction.py's trip counts) of the
+loop's variable and scalars already in registers; the innermost is a multiple
+of 16 bytes (cp.async copies 16 aligned bytes). Where the maps are
 built ahead of their turn, while an earlier load's copies are in flight
 (operand_loads.maps_ahead: attention's Q), the pipelines' set-up between is
 emitted ahead too (set_up_ahead), and that load's copies become a cp.async-group
