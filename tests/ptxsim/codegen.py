@@ -1499,6 +1499,14 @@ class KernelCodegen:
             lines = [call]
         self._guarded(ins, lines)
 
+    def _group_count(self, ins, what) -> int:
+        """The N of a `what` N (cp.async's and the bulk copies' wait_group): an integer 0..63."""
+        self._nops(ins, 1)
+        n = ins.operands[0]
+        if not isinstance(n, Imm) or n.ival is None or not 0 <= n.ival <= 63:
+            self._fail(f"{what} takes an integer constant 0..63")
+        return n.ival
+
     def _i_cp(self, ins, written, k, nblocks):
         """cp.async.{ca,cg}.shared.global [dst], [src], cp-size[, src-size] and
         cp.async.mbarrier.arrive.noinc.shared.b64 [mbar]: the copies complete when the
@@ -1517,11 +1525,8 @@ class KernelCodegen:
             self._guarded(ins, [f"_bs_commit({self._lid}, {ep.var} & 4095)"])
             return
         if ins.mods in (["async", "bulk", "wait_group"], ["async", "bulk", "wait_group", "read"]):
-            self._nops(ins, 1)
-            n = ins.operands[0]
-            if not isinstance(n, Imm) or n.ival is None or not 0 <= n.ival <= 63:
-                self._fail("cp.async.bulk.wait_group takes an integer constant 0..63")
-            self._guarded(ins, [f"_bs_wait({self._lid}, {ep.var} & 4095, {n.ival}, {len(ins.mods) == 4})"])
+            n = self._group_count(ins, "cp.async.bulk.wait_group")
+            self._guarded(ins, [f"_bs_wait({self._lid}, {ep.var} & 4095, {n}, {len(ins.mods) == 4})"])
             return
         if ins.mods == ["async", "wait_all"]:
             self._nops(ins, 0)
@@ -1532,11 +1537,8 @@ class KernelCodegen:
             self._guarded(ins, [f"_cp_commit({self._lid}, {ep.var})"])
             return
         if ins.mods == ["async", "wait_group"]:
-            self._nops(ins, 1)
-            n = ins.operands[0]
-            if not isinstance(n, Imm) or n.ival is None or not 0 <= n.ival <= 63:
-                self._fail("cp.async.wait_group takes an integer constant 0..63")
-            self._guarded(ins, [f"_cp_wait_group({self._lid}, {ep.var}, {n.ival})"])
+            n = self._group_count(ins, "cp.async.wait_group")
+            self._guarded(ins, [f"_cp_wait_group({self._lid}, {ep.var}, {n})"])
             return
         mods = [m if m != "shared::cta" else "shared" for m in ins.mods]
         if mods == ["async", "mbarrier", "arrive", "noinc", "shared", "b64"]:

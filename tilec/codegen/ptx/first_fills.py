@@ -219,9 +219,8 @@ def _value(em, v, iv, ivreg, memo):
 def ready(em, ff) -> bool:
     """Whether every value the copies need is emitted already (the batch of maps
     comes before the agent_switch, but not every operand need)."""
-    body = ff.loop.regions[0].blocks[0]
-    iv = body.arguments[0]
-    need = list(ff.loop.operands[:3]) + [ff.load.desc.op.operands[0]]
+    iv = ff.loop.regions[0].blocks[0].arguments[0]
+    scalars = list(ff.loop.operands[:3])      # the bounds, and the coordinates' leaves
     stack = list(ff.load.coords)
     while stack:
         v = stack.pop()
@@ -231,12 +230,11 @@ def ready(em, ff) -> bool:
         if d is not None and (d.name in _SAME or d.name in _ARITH) and v not in em.env:
             stack.extend(d.operands)
         else:
-            need.append(v)
+            scalars.append(v)
     # only what is in registers already: a tile made here, in the other threads'
     # branch, would be taken for made by the code after it in every thread
-    return all(v in em.env for v in need) and all(
-        isinstance(em.env[v], Tile) and em.env[v].splat and em.env[v].regs is not None
-        for v in need[:3] + need[4:])
+    return ff.load.desc.op.operands[0] in em.env and all(
+        isinstance(em.env.get(v), Tile) and em.env[v].splat and em.env[v].regs is not None for v in scalars)
 
 
 def trips(em, ff) -> str:
