@@ -47,8 +47,11 @@ def test_the_first_slots_are_copied_while_warp_0_builds_the_maps(aligned):
     assert re.search(r"sub\.u32 \t(%r\d+), %r\d+, 32;\n\tsetp\.ge\.u32 \t%p\d+, \1, 96;", sec)
     assert sec.count("cp.async.cg.shared.global") == 2 and sec.count("cp.async.mbarrier.arrive.noinc") == 2
     assert "cp.async.bulk.tensor" not in sec and "tensormap" not in sec
-    # then the maps' barrier, with no wait for a common start: the copies left at the entry
-    assert re.search(r"\n\$L_tmap_built_\d+:\n\tbar\.sync \t0;", ptx)
+    # no wait for a common start (the copies left at the entry), and no CTA barrier after
+    # the maps: warp 0 arrives on their gate, and the threads go on to their agents
+    assert re.search(r"\tbar\.warp\.sync \t-1;\n\t@%p\d+ mbarrier\.arrive\.shared\.b64 \t%rd\d+, "
+                     r"\[(\w+\+\d+)\];\n\tbra\.uni \t\$L_tmap_built", ptx)
+    assert re.search(r"\n\$L_tmap_built_\d+:\n\tsetp\.lt\.u32 [^\n]*\n\tsetp\.ge\.u32 [^\n]*, 128;", ptx)
     assert "%globaltimer" not in ptx
     # the producer completes a copied slot's first `full` phase and copies nothing into it
     branches = re.findall(r"\n\$L_first_fill_\d+:\n(.*?)\n\$L_filled", ptx, re.S)
@@ -169,3 +172,27 @@ def test_a_pipeline_two_loops_fill_gets_its_first_loops_trips_copied(k):
     assert ptx.count("nv_tileas") == 0 and ptx.count("$L_first_fill_") >= 4     # every fill can hand over
     got, want = _run(128, 128, k, ptx)
     np.testing.assert_array_equal(got, want)
+
+
+def test_consumers_wait_for_the_maps_only_where_they_use_one(aligned):
+    """No CTA barrier ends the maps' batch: the consumers' leader waits on the
+    gate warp 0 arrives on just before its first map use (the epilogue's TMA
+    store), then reads the CTA's slot and acquires the map. Without that wait
+    the race check sees the slot read unordered with thread 0's claim."""
+    use = re.search(r"\t@!(%p\d+) bra \t(\$L_tmap_waited_\d+);\n(.*?)\n\2:\n\t@\1 cp\.async\.bulk\.tensor\.2d"
+                    r"\.global\.shared::cta", aligned, re.S)
+    assert use, "the store's map is not awaited where it is used"
+    body = use.group(3)
+    gate = re.search(r"mbarrier\.init\.shared\.b64 \t\[(\w+\+\d+)\], 1;\n\t@%p\d+ mbarrier\.init\.shared\.b64 "
+                     r"\t\[\w+\+\d+\+0\], 96;", aligned).group(1)
+    assert re.search(rf"mov\.u32 \t(%r\d+), {re.escape(gate)};\n\$L_wait_\d+:\n\tmbarrier\.try_wait\.parity"
+                     rf"\.shared\.b64 \t%p\d+, \[\1\], 0;", body)
+    assert re.search(r"ld\.shared\.u32 [^\n]*\n(.*\n){3}\tcvta\.global\.u64 \t(%rd\d+), [^\n]*\n"
+                     r"\tfence\.proxy\.tensormap::generic\.acquire\.gpu \t\[\2\], 128;$", body)
+    # the consumers' prologue neither reads the slot nor acquires the map any more
+    assert aligned.count("fence.proxy.tensormap::generic.acquire") == 3 + 1
+    cut = aligned.replace(body, re.sub(r"mbarrier\.try_wait\.parity\.shared\.b64 \t(%p\d+), [^;]*;",
+                                       r"setp.eq.u32 \t\1, 0, 0;", body))
+    assert cut != aligned
+    with pytest.raises(ptxsim.PTXRuntimeError, match="race"):
+        _run(128, 128, 128, cut)

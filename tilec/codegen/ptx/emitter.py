@@ -142,6 +142,16 @@ class Emitter:
         else:
             self.kb.emit(f"bar.sync \t{g.barrier_id}, {g.threads}")
 
+    def wait_parity(self, addr, parity):
+        """Wait until the phase of parity `parity` of the mbarrier at `addr` completes."""
+        kb = self.kb
+        again = kb.label("wait")
+        p = kb.reg(PRED)
+        kb.place(again)
+        kind = "try_wait" if self.target.hopper else "test_wait"
+        kb.emit(f"mbarrier.{kind}.parity.shared.b64 \t{p}, [{addr}], {parity}")
+        kb.emit(f"@!{p} bra \t{again}")
+
     def _prologue(self):
         return self.kb.into(self.group.prologue)
 

@@ -13,9 +13,12 @@ wait: the addresses of a pipeline's first trips are known at the entry.
   into the layout the TMA would have written (the slot's swizzle; zeros
   outside the tensor), and arrive on the slot's `landed` mbarrier
   (cp.async.mbarrier.arrive.noinc: it counts once the thread's copies are in).
-  Then they meet the maps' barrier like every thread. A launch that copies no
-  longer waits for a common start after the maps (start_phase.py): its loads
-  leave at the entry, as in step as the CTAs' starts.
+  Then they go on to their agents: no CTA barrier ends the maps' batch
+  (tensormap.py's gate: a thread outside warp 0 waits for the maps only where
+  it first uses one, the consumers at their epilogue's TMA store). A launch
+  that copies no longer waits for a common start after the maps
+  (start_phase.py): its loads leave at the entry, as in step as the CTAs'
+  starts.
 * The producer's thread 0, at those trips, copies nothing: it completes the
   slot's first `full` phase with a plain arrival, so the ring's phases stay in
   step, and goes on to the TMA loads of the later trips.
@@ -102,6 +105,8 @@ def plan(em, op, pipe):
     issuers = 32 * (warps - 1)
     if issuers % (pipe.view.shape[-1] * es // CHUNK):
         return None
+    from .tensormap import plan_gate
+    plan_gate(em)       # the maps' batch may then end at a gate, not a CTA barrier
     landed = em.kb.shared_buffer(8 * pipe.stages, 8, "landed", span=em.kb.WHOLE_KERNEL)
     lead = em.leader()
     for i in range(pipe.stages):

@@ -246,23 +246,13 @@ def _barrier(em, sym, it) -> str:
     return r
 
 
-def wait_parity(em, addr, parity):
-    kb = em.kb
-    again = kb.label("wait")
-    p = kb.reg(PRED)
-    kb.place(again)
-    kind = "try_wait" if em.target.hopper else "test_wait"
-    kb.emit(f"mbarrier.{kind}.parity.shared.b64 \t{p}, [{addr}], {parity}")
-    kb.emit(f"@!{p} bra \t{again}")
-
-
 def wait_full(em, pipe, it):
     """A consumer's wait for slot `it` to be filled: on its `full` barrier, or
     for a slot the issuers copied at the entry (first_fills.py), on its `landed`
     barrier and then a proxy fence (cp.async writes through the generic proxy,
     wgmma reads through the async one)."""
     if pipe.first is None or not pipe.first.issued:
-        wait_parity(em, _barrier(em, pipe.full, it), it.phase)
+        em.wait_parity(_barrier(em, pipe.full, it), it.phase)
         return
     from .first_fills import copied
     kb = em.kb
@@ -271,11 +261,11 @@ def wait_full(em, pipe, it):
     landed, zero = kb.reg(B32), kb.reg(B32)
     kb.emit(f"mad.lo.u32 \t{landed}, {it.stage}, 8, {em.addr_of(pipe.first.landed)}")
     kb.emit(f"mov.u32 \t{zero}, 0")
-    wait_parity(em, landed, zero)
+    em.wait_parity(landed, zero)
     kb.emit("fence.proxy.async.shared::cta")
     kb.emit(f"bra.uni \t{done}")
     kb.place(tma)
-    wait_parity(em, _barrier(em, pipe.full, it), it.phase)
+    em.wait_parity(_barrier(em, pipe.full, it), it.phase)
     kb.place(done)
 
 
@@ -298,7 +288,7 @@ def _produce_one(em, op):
     if pipe.agents:
         flip = kb.reg(B32)
         kb.emit(f"xor.b32 \t{flip}, {it.phase}, 1")
-        wait_parity(em, _barrier(em, pipe.empty, it), flip)
+        em.wait_parity(_barrier(em, pipe.empty, it), flip)
     handed = None
     if pipe.first is not None and pipe.first.issued:
         from .first_fills import copied
@@ -641,7 +631,7 @@ def drain(em, block):
         for _ in range(it.pipe.stages):
             flip = em.kb.reg(B32)
             em.kb.emit(f"xor.b32 \t{flip}, {it.phase}, 1")
-            wait_parity(em, _barrier(em, it.pipe.empty, it), flip)
+            em.wait_parity(_barrier(em, it.pipe.empty, it), flip)
             it = advanced(em, it)
 
 

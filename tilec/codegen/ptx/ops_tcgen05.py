@@ -160,8 +160,7 @@ class _Tmem:
 
     def wait(self, em, back: int):
         """The leader (the only thread here) waits for commit `issued - back`."""
-        from .ops_pipeline import wait_parity
-        wait_parity(em, *self.barrier(em, back))
+        em.wait_parity(*self.barrier(em, back))
         em.kb.emit("tcgen05.fence::after_thread_sync")
 
 
@@ -451,8 +450,7 @@ def commit(em, st, skip: str, wait: bool = True):
     mbar, parity = st.barrier(em, 0)
     kb.emit(f"tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 \t[{mbar}]")
     if wait:
-        from .ops_pipeline import wait_parity
-        wait_parity(em, mbar, parity)
+        em.wait_parity(mbar, parity)
     kb.place(skip)
     kb.emit(f"add.u32 \t{st.issued}, {st.issued}, 1")
     if wait:

@@ -114,6 +114,10 @@ def _swizzle_name(swz):
 def _acquired(em, m):
     """The group's leader predicate, once the leader may issue copies through map `m`."""
     lead = em.leader()
+    if em.group.first_thread != 0 and m.gate is not None:
+        from .tensormap import await_map
+        await_map(em, m, lead)       # no CTA barrier ended the maps' batch
+        return lead
     fenced = em.group.owners.setdefault("tensormaps_acquired", set())
     if m.addr not in fenced and em.group.first_thread != 0:
         # CTA thread 0 acquired every map when warp 0 built them (tensormap.build_maps);

@@ -27,10 +27,13 @@ global memory (TMA reads it there) in a slot of a per-kernel pool:
   there at the generation the claim saw and skip the build (only the acquire
   remains).
 * The descriptors a kernel builds together are one batch (ops_tma._batch):
-  every key is loaded before any is compared, and one CTA barrier ends it. The
-  first batch loads the keys of the slot the first atom asks for while the
-  atom is on its way, so a CTA's start-up costs one round trip however many
-  maps it has. A map is built once a kernel: a later batch builds only maps of
+  every key is loaded before any is compared, and one CTA barrier ends it
+  (or, where the other threads copy first fills meanwhile, a gate: an
+  mbarrier warp 0 arrives on, which a thread outside warp 0 waits for just
+  before it first uses a map, so the consumers start on the copied slots
+  while the maps are still being built). The first batch loads the keys of
+  the slot the first atom asks for while the atom is on its way, so a CTA's
+  start-up costs one round trip however many maps it has. A map is built once a kernel: a later batch builds only maps of
   views, boxes and swizzles no earlier batch built.
 
 Each map has its own pool (`__tilec_tmaps_K_i`, SLOTS x 128 bytes), so the
@@ -69,6 +72,7 @@ class TensorMap:
     def __init__(self, addr, etype, box, swizzle, sym=None, slot_var=None):
         self.addr, self.etype, self.box, self.swizzle = addr, etype, tuple(box), swizzle
         self.sym, self.slot_var = sym, slot_var     # the map's pool and the shared word of the CTA's slot
+        self.gate = None      # the mbarrier a thread outside warp 0 waits on first (no CTA barrier after the batch)
 
     def address(self, em) -> str:
         """The map's generic address in the current group: warp 0 computed it while
@@ -124,6 +128,8 @@ class _Pool:
         self.first_try = None    # (word, busy base, bit, atom's old value): the claim's first atom, in flight
         self.maps = 0
         self.in_step = False     # the CTA's start is aligned (start_phase.align_start)
+        self.gate = None         # shared mbarrier, initialized with the pipelines' barriers (plan_gate)
+        self.gate_taken = False  # a batch ended at the gate (it opens once)
 
 
 def _pool(em):
@@ -131,6 +137,40 @@ def _pool(em):
     if pool is None:
         pool = em.tma_pool = _Pool(em.kb.name)
     return pool
+
+
+def plan_gate(em):
+    """Where a batch may end without a CTA barrier (first fills: the threads
+    outside warp 0 have work before any map use), its gate: an mbarrier warp 0
+    arrives on once the maps are acquired. Initialized here, with the pipelines'
+    barriers, so their publication covers it; one per kernel (the first batch
+    that issues first fills takes it)."""
+    pool = _pool(em)
+    if pool.gate is None:
+        pool.gate = em.kb.shared_buffer(8, 8, "maps_ready", span=em.kb.WHOLE_KERNEL)
+        em.kb.emit(f"@{em.leader()} mbarrier.init.shared.b64 \t[{pool.gate}], 1")
+
+
+def await_map(em, m, lead):
+    """Before the group's leader `lead` (not in warp 0) first uses map `m` of a
+    batch that ended at its gate: the leader waits for the gate, then reads the
+    CTA's slot (thread 0 wrote it while claiming) and acquires the map, here and
+    not in the group's prologue, so the group runs until it needs a map. Its
+    address goes where `m.address` finds it for this use."""
+    kb = em.kb
+    done = kb.label("tmap_waited")
+    kb.emit(f"@!{lead} bra \t{done}")
+    em.wait_parity(em.addr_of(m.gate), 0)
+    slot, a, off, got = kb.reg(B32), kb.reg(B64), kb.reg(B64), kb.reg(B64)
+    kb.emit(f"ld.shared.u32 \t{slot}, [{m.slot_var}]")
+    kb.emit(f"mov.u64 \t{a}, {m.sym}")
+    kb.emit(f"mul.wide.u32 \t{off}, {slot}, {MAP_BYTES}")
+    kb.emit(f"add.s64 \t{a}, {a}, {off}")
+    kb.emit(f"cvta.global.u64 \t{got}, {a}")
+    kb.emit(f"fence.proxy.tensormap::generic.acquire.gpu \t[{got}], {MAP_BYTES}")
+    kb.place(done)
+    # defined on the leader's path only, and used only there: a later use waits again
+    em.group.owners[("tensormap", m.sym)] = got
 
 
 def _busy_symbol(kernel):
@@ -256,7 +296,8 @@ def build_maps(em, specs, meanwhile=None) -> list[TensorMap]:
     is on its way), builds the maps whose key differs, acquires them all, and
     one CTA barrier ends the batch. `meanwhile()`, when given, emits what the
     other threads do while warp 0 builds (first_fills.issue), and says whether
-    it emitted anything."""
+    it emitted anything; where it did, the batch ends at the kernel's gate
+    instead (plan_gate), once."""
     pool = _pool(em)
     # a map is built once a kernel: a later batch (before a later pipelined loop)
     # of the same view, box and swizzle takes the map the CTA built and acquired
@@ -332,10 +373,11 @@ def _build(em, pool, specs, meanwhile=None):
     for key in keys:
         kb.emit(f"not.pred \t{stale}, {key.same}")
         kb.emit(f"or.pred \t{pool.wrote}, {pool.wrote}, {stale}")
+    staged = []
     for tmap, g, tv, key in todo:
         keep = kb.label("tmap_kept")
         kb.emit(f"@{key.same} bra \t{keep}")          # the slot holds this very map already
-        _write(em, tmap, g, tv, key.dims, key.strides, lane0)
+        staged.append(_write(em, tmap, g, tv, key.dims, key.strides, lane0))
         kb.place(keep)
     _retag(em, pool, keys, slot, gen, wrote_before, lane0)
     for tmap, *_ in todo:
@@ -343,21 +385,49 @@ def _build(em, pool, specs, meanwhile=None):
         # thread 0 (the usual TMA issuer) warms the TMA unit's copy while the CTA sets up
         kb.emit(f"@{lane0} prefetch.tensormap \t[{tmap.addr}]")
     pool.keys += [(key.sym, len(key.values)) for key in keys]
+    gated = False
     if meanwhile is not None:
+        ready = kb.section()
         kb.emit(f"bra.uni \t{skip}")
         kb.place(others)
         if meanwhile():
             # the first loads left at the entry, as in step as the CTAs' starts: no
             # wait for a common start (start_phase.py) after the maps
             pool.in_step = True
+            gated = _open_gate(em, pool, ready, lane0, [t[0] for t in todo], staged)
     kb.place(skip)
     if em.phase_align and not pool.in_step:
         from .start_phase import align_start
         align_start(em)
         pool.in_step = True
-    kb.emit("bar.sync \t0")
+    if not gated:
+        kb.emit("bar.sync \t0")
     stamp(em, "maps_ready")
     return [t[0] for t in todo]
+
+
+def _open_gate(em, pool, spot, lane0, maps, staged) -> bool:
+    """End the batch at the kernel's gate (plan_gate) instead of a CTA barrier:
+    warp 0, its maps acquired, arrives at `spot` (the end of its path); the
+    other threads go on (their first fills are in flight, and the consumers
+    wait for those, not for the maps), and a thread outside warp 0 waits for
+    the gate before it first uses one of `maps` (await_map). False where the
+    gate is taken or was never planned."""
+    if pool.gate is None or pool.gate_taken:
+        return False
+    kb = em.kb
+    for sym in staged:
+        # no barrier orders warp 0's use of its map stages before a later phase's
+        # writes: they keep their bytes (128 a map) for the whole kernel
+        kb.spans[sym] = kb.WHOLE_KERNEL
+    st = kb.reg(B64)
+    with kb.into(spot):
+        kb.emit("bar.warp.sync \t-1")       # every lane's fence and the map copies before the arrival
+        kb.emit(f"@{lane0} mbarrier.arrive.shared.b64 \t{st}, [{pool.gate}]")
+    for m in maps:
+        m.gate = pool.gate
+    pool.gate_taken = True
+    return True
 
 
 def _uniform(em, preds):
@@ -431,9 +501,9 @@ def _raw_words(tmap):
     return out
 
 
-def _write(em, tmap, g, tv, dims, strides, lane0):
+def _write(em, tmap, g, tv, dims, strides, lane0) -> str:
     """Warp 0 fills a 128-byte shared stage with the map's fields and copies it
-    to the slot at `g` (a release to the tensor-map proxy)."""
+    to the slot at `g` (a release to the tensor-map proxy). Returns the stage."""
     kb = em.kb
     stage = kb.shared_buffer(MAP_BYTES, MAP_BYTES, "tmap")
     s, z = kb.reg(B32), kb.reg(B32)
@@ -463,6 +533,7 @@ def _write(em, tmap, g, tv, dims, strides, lane0):
     kb.emit("bar.warp.sync \t-1")
     kb.emit(f"tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned "
             f"\t[{g}], [{s}], {MAP_BYTES}")
+    return stage
 
 
 KEY_BYTES = 128    # per slot and map: up to 15 tagged words (base, 5 dims, 4 strides; 64-bit values take two)
