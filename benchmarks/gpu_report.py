@@ -4,8 +4,8 @@ summary: each peer's median time and TFLOP/s, tilec's throughput ratios and the
 exit status."""
 from __future__ import annotations
 
-# tilec_b: another PTX of the same kernel timed in the same run (matmul_gpu.py --ab-ptx), an A/B of tilec's own
-PEERS = ("tilec", "tilec_b", "torch", "tileiras")
+# tilec_b, tilec_c: other PTX of the same kernel timed in the same run (matmul_gpu.py --ab-ptx), A/Bs of tilec's own
+PEERS = ("tilec", "tilec_b", "tilec_c", "torch", "tileiras")
 
 
 def report(name: str, results: dict, flops: float, tilec_failed: bool, ok: bool) -> int:

@@ -241,17 +241,21 @@ if want ab; then
 fi
 
 # first fills (codegen/ptx/first_fills.py) against the maps-first start with its common-start
-# wait (TILEC_FIRST_FILLS=0), both builds in each matmul_gpu.py run (tilec / tilec_b), then each
-# build's per-CTA stamps of the f16 GEMM (first_data against entry)
+# wait (TILEC_FIRST_FILLS=0) and against first fills whose maps' batch ends at a CTA barrier
+# (TILEC_FIRST_FILLS=barrier), the three builds in each matmul_gpu.py run (tilec / tilec_b /
+# tilec_c), then each build's per-CTA stamps of the f16 GEMM (first_data against entry)
 if want firstfills; then
   A=.gpu-artifacts
-  ff() {   # label, kernel, matmul_gpu.py arguments
+  ff() {   # label, kernel, matmul_gpu.py arguments: tilec_b without first fills, tilec_c without their gate
     local label=$1 k=$2; shift 2
     echo "=== first fills: $label"
-    TILEC_FIRST_FILLS=0 python3 -c "import sys; from tilec.codegen.ptx import compile_text
-open(sys.argv[2], 'w').write(compile_text(open(sys.argv[1]).read(), arch='sm_90a'))" "$k" /tmp/ff_b.ptx || return
+    for b in 0:b barrier:c; do
+      TILEC_FIRST_FILLS=${b%%:*} python3 -c "import sys; from tilec.codegen.ptx import compile_text
+open(sys.argv[2], 'w').write(compile_text(open(sys.argv[1]).read(), arch='sm_90a'))" "$k" "/tmp/ff_${b##*:}.ptx" \
+        || return
+    done
     timeout "$(left 90)" python3 benchmarks/matmul_gpu.py --require-gpu --reps 20 --warmup 3 --kernel "$k" \
-      --ab-ptx /tmp/ff_b.ptx "$@" 2>&1 | grep -E "$KEY"
+      --ab-ptx /tmp/ff_b.ptx --ab-ptx /tmp/ff_c.ptx "$@" 2>&1 | grep -E "$KEY"
   }
   {
     ff "f16 128x128x64 4096" $A/cutile_matmul_128x128x64.mlir --tileiras-cubin $A/cutile_matmul_128x128x64.sm_90.cubin
@@ -261,7 +265,7 @@ open(sys.argv[2], 'w').write(compile_text(open(sys.argv[1]).read(), arch='sm_90a
     ff "f16 128x256x64 4096" $A/cutile_matmul_128x256x64.mlir --tileiras-cubin $A/cutile_matmul_128x256x64.sm_90.cubin
     ff "bmm 16x2048 64x128x64" $A/cutile_matmul_bmm_64x128x64.mlir --batch 16 --size 2048 \
       --tileiras-cubin $A/cutile_matmul_bmm_64x128x64.sm_90.cubin
-    for build in 1 0; do
+    for build in 1 barrier 0; do
       TILEC_FIRST_FILLS=$build timeout "$(left 60)" python3 benchmarks/matmul_gpu.py --require-gpu --reps 3 --warmup 1 \
         --kernel $A/cutile_matmul_128x128x64.mlir --stamps "$OUTDIR/ff_stamps_$build.npz" 2>&1 | grep -E "$KEY"
     done

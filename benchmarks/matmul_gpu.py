@@ -37,9 +37,10 @@ Exit status: 0 all ran and matched (also: no GPU, unless --require-gpu);
 
     python benchmarks/matmul_gpu.py [--size 4096] [--arch sm_90a] [--num-warps 4]
         [--wgmma | --no-wgmma] [--tileiras-cubin FILE] [--ptx FILE] [--save-ptx FILE] [--reps 30] [--warmup 5]
-        [--stamps FILE.npz] [--ab-ptx FILE]
+        [--stamps FILE.npz] [--ab-ptx FILE [--ab-ptx FILE]]
 
---ab-ptx: another PTX of the same kernel, timed as tilec_b in the same run (ratio tilec/tilec_b).
+--ab-ptx: another PTX of the same kernel, timed as tilec_b in the same run (ratio tilec/tilec_b); a
+second one as tilec_c.
 
 --stamps: each CTA's entry, tensor maps claimed/keyed/ready, first pipeline data and exit
 (tilec.runtime.stamps) from one more launch, to see how the CTAs of a launch move in step.
@@ -169,8 +170,9 @@ def main(argv=None):
     ap.add_argument("--tileiras-cubin", help="NVIDIA's cubin of the same kernel (make_tileiras_cubin.sh)")
     ap.add_argument("--ptx", help="launch this PTX instead of compiling the kernel")
     ap.add_argument("--save-ptx", help="write the PTX tilec produced here")
-    ap.add_argument("--ab-ptx", help="also time this PTX of the same kernel (tilec_b), same buffers and "
-                    "stream: an A/B of two tilec builds, e.g. one made with TILEC_FIRST_FILLS=0")
+    ap.add_argument("--ab-ptx", action="append", default=[],
+                    help="also time this PTX of the same kernel (tilec_b; a second --ab-ptx: tilec_c), same "
+                    "buffers and stream: an A/B of tilec builds, e.g. one made with TILEC_FIRST_FILLS=0")
     ap.add_argument("--stamps", metavar="FILE", help="compile tilec's kernel with --stamps (or launch a --ptx "
                     "compiled so), launch it once more after the timing and write each CTA's phases (us after "
                     "the launch's first entry) to FILE (.npz, with the grid)")
@@ -274,16 +276,16 @@ def main(argv=None):
         print(f"!!! tilec FAILED: {type(e).__name__}: {e}")
         tilec_failed = True
 
-    if opts.ab_ptx:       # ---- tilec's B build ----
+    for name, path in zip(("tilec_b", "tilec_c"), opts.ab_ptx):       # ---- tilec's other builds ----
         try:
-            with open(opts.ab_ptx) as fh:
+            with open(path) as fh:
                 kernel_b = load_ptx(fh.read()).kernel(entry)
             c_b, checked = torch.zeros(out_shape, dtype=out_t, device=dev_t), []
-            results["tilec_b"] = run_once_then_time(kernel_b, grid, args_for(c_b), types, stream, reps, opts.warmup,
-                                                    lambda: checked.append(_check(torch, "tilec_b", c_b, ref, scale)))
+            results[name] = run_once_then_time(kernel_b, grid, args_for(c_b), types, stream, reps, opts.warmup,
+                                               lambda: checked.append(_check(torch, name, c_b, ref, scale)))
             ok &= all(checked)
         except Exception as e:   # noqa: BLE001 - reported; the other peers still run
-            print(f"!!! tilec_b ({opts.ab_ptx}) could not run: {type(e).__name__}: {e}")
+            print(f"!!! {name} ({path}) could not run: {type(e).__name__}: {e}")
             ok = False
 
     # ---- tileiras ----

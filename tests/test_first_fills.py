@@ -108,6 +108,20 @@ def test_the_switch_restores_the_maps_first_start(monkeypatch):
     assert "cp.async.cg" not in ptx and "$L_tmap_others" not in ptx and "%globaltimer" in ptx
 
 
+def test_the_barrier_switch_keeps_the_copies_and_ends_the_maps_at_a_cta_barrier(monkeypatch, aligned):
+    """TILEC_FIRST_FILLS=barrier: the gate's own A/B. The first fills stay, the
+    batch ends at a CTA barrier, and the consumers read the slot in their prologue."""
+    monkeypatch.setenv("TILEC_FIRST_FILLS", "barrier")
+    ptx = compile_text(_text(ALIGNED), arch="sm_90a")
+    def same(sec):      # (the gate's 8 bytes move the shared offsets after it)
+        return re.sub(r"smem\+\d+", "smem", sec)
+    assert same(_section(ptx)) == same(_section(aligned))
+    assert re.search(r"\n\$L_tmap_built_\d+:\n\tbar\.sync \t0;", ptx)
+    assert "$L_tmap_waited" not in ptx and "$L_tmap_waited" in aligned
+    got, want = _run(128, 128, 128, ptx)
+    np.testing.assert_array_equal(got, want)
+
+
 @pytest.mark.parametrize("name", ["matmul_f16", "persistent_bmm_f16_aligned"])
 def test_kernels_without_a_copyable_start(name):
     """No device maps (unaligned), or a pipeline in a loop over output tiles (a

@@ -41,7 +41,8 @@ built ahead of their turn, while an earlier load's copies are in flight
 (operand_loads.maps_ahead: attention's Q), the pipelines' set-up between is
 emitted ahead too (set_up_ahead), and that load's copies become a cp.async-group
 of their own, so its wait does not take the first fills. TILEC_FIRST_FILLS=0
-turns first fills off (an A/B switch for timing)."""
+turns first fills off, TILEC_FIRST_FILLS=barrier only the gate (A/B switches
+for timing)."""
 from __future__ import annotations
 
 from ...dialects.nv_tileas.ops.pipeline import agent_warps, slot_fill
@@ -64,6 +65,13 @@ def enabled() -> bool:
     on a GPU against the maps-first start (with start_phase's wait)."""
     import os
     return os.environ.get("TILEC_FIRST_FILLS", "1") != "0"
+
+
+def gated() -> bool:
+    """TILEC_FIRST_FILLS=barrier keeps the copies but ends the maps' batch at a
+    CTA barrier, as before the gate (tensormap.plan_gate): the gate's own A/B."""
+    import os
+    return os.environ.get("TILEC_FIRST_FILLS", "1") != "barrier"
 
 
 class FirstFills:
@@ -105,8 +113,9 @@ def plan(em, op, pipe):
     issuers = 32 * (warps - 1)
     if issuers % (pipe.view.shape[-1] * es // CHUNK):
         return None
-    from .tensormap import plan_gate
-    plan_gate(em)       # the maps' batch may then end at a gate, not a CTA barrier
+    if gated():
+        from .tensormap import plan_gate
+        plan_gate(em)       # the maps' batch may then end at a gate, not a CTA barrier
     landed = em.kb.shared_buffer(8 * pipe.stages, 8, "landed", span=em.kb.WHOLE_KERNEL)
     lead = em.leader()
     for i in range(pipe.stages):
