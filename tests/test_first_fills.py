@@ -140,19 +140,66 @@ def test_ptxas_takes_the_copies_without_spills(aligned, tmp_path):
 def test_maps_built_ahead_bring_the_pipelines_set_up_and_their_first_fills_with_them():
     """The aligned attention loads Q, then builds its maps while Q's copies are in
     flight (operand_loads.maps_ahead), before its K and V pipelines' turn: their set-up
-    comes ahead too, so their first slots go out with the maps. Q's copies are a
-    cp.async-group of their own: its wait (wait_group 0, not wait_all) leaves the first
-    fills, which their `landed` barriers track, in flight."""
+    comes ahead too, so their first slots go out with the maps. Q's copies complete on
+    an mbarrier of their own (operand_loads._landed_on_barrier): initialized before the
+    pipelines' publication, each thread's arrival (tracking its Q copies only) just
+    before the batch, and the wait after it. No CTA barrier and no cp.async wait follow
+    the batch: the consumers start once Q has landed, not once warp 0's maps are built
+    and the other warps' first fills issued."""
     path = os.path.join(ROOT, "examples", "cutile", "attention_m128_f16_aligned.mlir")
     ptx = compile_text(_text(path), arch="sm_90a")
     sec = _section(ptx)
     assert sec.count("cp.async.cg.shared.global") == 2 and "%globaltimer" not in ptx
-    commit, others = ptx.index("cp.async.commit_group;"), ptx.index("\n$L_tmap_others")
-    built = ptx.index("\n$L_tmap_built")
-    assert commit < others < built < ptx.index("cp.async.wait_group \t0;")
-    assert "cp.async.wait_all" not in ptx[commit:ptx.index("cp.async.wait_group \t0;")]
+    bar = re.search(r"mbarrier\.init\.shared\.b64 \t\[(\w+\+\d+)\], 384;", ptx).group(1)
+    init = ptx.index(f"[{bar}], 384;")
+    publish = ptx.index("fence.mbarrier_init.release.cluster;\n\tbar.sync \t0;", init)
+    arrive = ptx.index(f"cp.async.mbarrier.arrive.noinc.shared.b64 \t[{bar}];")
+    others, built = ptx.index("\n$L_tmap_others"), ptx.index("\n$L_tmap_built")
+    assert ptx.index("cp.async.cg.shared.global") < init < publish < arrive < others < built
+    agents = ptx.index("\n$L_agent")
+    after = ptx[built:agents]
+    assert re.search(rf"mov\.u32 \t(%r\d+), {re.escape(bar)};\n\$L_wait_\d+:\n\tmbarrier\.try_wait\.parity"
+                     rf"\.shared\.b64 \t%p\d+, \[\1\], 0;", after)
+    assert "fence.proxy.async.shared::cta" in after and "bar.sync" not in after
+    assert "cp.async.wait" not in ptx[:agents] and "cp.async.commit_group" not in ptx
     # the pipelines' barriers are initialized before the maps' batch that fills them
-    assert ptx.rindex("mbarrier.init", 0, others) > ptx.index("cp.async.commit_group")
+    assert init < ptx.rindex("mbarrier.init", 0, others) < publish
+
+
+def _attention_case():
+    try:
+        from gpu import cases
+    except ImportError:                # pragma: no cover
+        from tests.gpu import cases
+    return cases.BY_NAME["cutile_attention_m128_f16_aligned"]
+
+
+def _run_case(case, ptx):
+    from test_ptx_sim import entry_symbol, interpreter_result
+    try:
+        from gpu import cases
+    except ImportError:                # pragma: no cover
+        from tests.gpu import cases
+    launch = case.build(case.rng())
+    args, memo = cases.copy_args(launch.args)
+    res = ptxsim.run_ptx(ptx, entry_symbol(case), launch.grid, convert_scalars(case.text(), args),
+                         check_races=True)
+    assert res.stats["race_checked"]
+    cases.compare(case, launch, cases.outputs_of(launch, memo), interpreter_result(case)[0])
+
+
+def test_the_attentions_q_is_read_once_its_own_barrier_completes():
+    """The aligned attention runs race-checked and gives the interpreter's result. Without
+    the wait on Q's barrier, the race check sees the consumers' wgmma read Q's bytes
+    unordered with the copies that wrote them."""
+    case = _attention_case()
+    ptx = compile_text(case.text(), arch="sm_90a")
+    _run_case(case, ptx)
+    built = ptx.index("\n$L_tmap_built")
+    wait = re.compile(r"mbarrier\.try_wait\.parity\.shared\.b64 \t(%p\d+), [^;]*;").search(ptx, built)
+    cut = ptx[:wait.start()] + f"setp.eq.u32 \t{wait.group(1)}, 0, 0;" + ptx[wait.end():]
+    with pytest.raises(ptxsim.DataRace, match=r"a copy completing on the mbarrier .* wgmma\.mma_async"):
+        _run_case(case, cut)
 
 
 def _two_loops():

@@ -72,6 +72,7 @@ class Emitter:
         self.tma_pool = None           # tensormap._Pool: the CTA's tensor-map slot
         self.phase_align = False       # the CTAs start their loads in step (start_phase.py)
         self.first_fills: list = []    # Pipes whose first slots are copied while the maps are built (first_fills.py)
+        self.inits_published = 0       # barrier-init publications so far (ops_pipeline._publish_inits)
         self.cluster = 1               # CTAs per cluster (split-tile-blocks), 1: none
         self.multicast_of: dict = {}   # TMA descriptor op -> CTAs its slots are multicast to (multicast.py)
         self.cluster_pending = False   # a multicast pipeline's barrier inits await the cluster barrier

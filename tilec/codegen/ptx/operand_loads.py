@@ -219,7 +219,8 @@ def load_into_shared(em, loads, meanwhile=None) -> list[Tile]:
     registers, stored to the buffer). `span`: the phases the tile is read in
     (ops_memory.live_span through same_bytes ops). The copies of all are in
     flight together, and one wait ends them; `meanwhile()` emits what may run
-    before that wait (maps_ahead's maps)."""
+    before that wait (maps_ahead's maps: it returns the section just before their
+    batch, or None where it emitted none)."""
     kb = em.kb
     head = loads[0][0]
     bases, syms = [], []
@@ -234,7 +235,7 @@ def load_into_shared(em, loads, meanwhile=None) -> list[Tile]:
             em.swizzle_of[base] = swz
         bases.append(base)
     em.guard_write(syms)          # the buffers' previous readers are done
-    out, copied = [], False
+    out, copied, stored = [], False, False
     for (op, fill, load_registers, _span), base in zip(loads, bases):
         t = op.results[0].type
         shape = tuple(t.shape)
@@ -243,13 +244,17 @@ def load_into_shared(em, loads, meanwhile=None) -> list[Tile]:
             tile = load_registers()
             em.store_shared(tile, base, linear_offsets(shape))
             regs = tile.regs
+            stored = True
         else:
             copied = True
         out.append(Tile(t.element_type, shape, em.layout_for(shape), regs, base))
     if copied and meanwhile is not None:
-        spot, before = kb.section(), _first_fills_issued(em)
-        meanwhile()
+        spot, before, published = kb.section(), _first_fills_issued(em), em.inits_published
+        batch = meanwhile()
         if _first_fills_issued(em) > before:
+            if not stored and em.inits_published > published:
+                _landed_on_barrier(em, spot, batch)
+                return out
             # the copies are one group, so the wait is for them alone and not for the
             # first fills `meanwhile` issued (first_fills.py: a wait_all would take those too)
             with kb.into(spot):
@@ -263,3 +268,22 @@ def load_into_shared(em, loads, meanwhile=None) -> list[Tile]:
         kb.emit("fence.proxy.async.shared::cta")     # wgmma reads through the async proxy
     em.sync()                     # every thread's copies have landed
     return out
+
+
+def _landed_on_barrier(em, spot, batch):
+    """Where first fills went out with the maps built ahead: the copies issued
+    before (at `spot`) complete on an mbarrier of their own, not at a CTA barrier.
+    Each thread arrives on it as they land (cp.async.mbarrier.arrive.noinc, at
+    `batch`, the start of the maps' batch: the pipelines' publication between
+    covers the init at `spot`; only these copies precede it), and each waits for
+    it and fences for the async proxy after the batch. So no thread waits for
+    warp 0's maps or the other warps' first fills to read the tiles: the readers
+    (the consumers) start once the tiles have landed."""
+    kb = em.kb
+    bar = kb.shared_buffer(8, 8, "operands_landed", span=kb.WHOLE_KERNEL)
+    with kb.into(spot):
+        kb.emit(f"@{em.leader()} mbarrier.init.shared.b64 \t[{bar}], {em.group.threads}")
+    with kb.into(batch):
+        kb.emit(f"cp.async.mbarrier.arrive.noinc.shared.b64 \t[{bar}]")
+    em.wait_parity(em.addr_of(bar), 0)
+    kb.emit("fence.proxy.async.shared::cta")     # wgmma reads through the async proxy

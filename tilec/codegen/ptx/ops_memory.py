@@ -663,10 +663,13 @@ def _tiled_load(em, op):
             loads.append((o, *_load_plan(em, o), (span[0], s[1]) if span and s else s))
         def meanwhile():          # the maps' round trips overlap the copies'
             d = maps_ahead(em, loads[-1][0], quiet)
-            if d is not None:
-                from .first_fills import set_up_ahead
-                set_up_ahead(em, loads[-1][0], d, quiet)      # the pipelines, for their first fills
-                em.emit_op(d)     # the descriptor batch (ops_tma._batch): marked early there
+            if d is None:
+                return None
+            from .first_fills import set_up_ahead
+            set_up_ahead(em, loads[-1][0], d, quiet)      # the pipelines, for their first fills
+            batch = em.kb.section()
+            em.emit_op(d)         # the descriptor batch (ops_tma._batch): marked early there
+            return batch
         for (o, *_), tile in zip(loads, load_into_shared(em, loads, meanwhile)):
             em.bind(o.results[0], tile)
             for r in o.results[1:]:

@@ -158,6 +158,7 @@ def _publish_inits(em, op):
         em.kb.emit("fence.mbarrier_init.release.cluster")
     if not multicast.publish_inits(em):
         em.sync()
+    em.inits_published += 1
 
 
 def _filled_by_tma(em, op, swizzle, shape) -> bool:
