@@ -120,6 +120,12 @@ def test_the_barrier_switch_keeps_the_copies_and_ends_the_maps_at_a_cta_barrier(
     assert "$L_tmap_waited" not in ptx and "$L_tmap_waited" in aligned
     got, want = _run(128, 128, 128, ptx)
     np.testing.assert_array_equal(got, want)
+    # the attention's Q: a cp.async-group of its own, waited for before a CTA barrier
+    att = compile_text(_text(os.path.join(ROOT, "examples", "cutile", "attention_m128_f16_aligned.mlir")),
+                       arch="sm_90a")
+    assert "cp.async.commit_group" in att and "cp.async.mbarrier.arrive.noinc.shared.b64 \t[" not in \
+        att[:att.index("\n$L_tmap_others")]
+    assert re.search(r"cp\.async\.wait_group \t0;\n\tfence\.proxy\.async\.shared::cta;\n\tbar\.sync \t0;", att)
 
 
 @pytest.mark.parametrize("name", ["matmul_f16", "persistent_bmm_f16_aligned"])

@@ -39,10 +39,12 @@ loop's variable and scalars already in registers; the innermost is a multiple
 of 16 bytes (cp.async copies 16 aligned bytes). Where the maps are
 built ahead of their turn, while an earlier load's copies are in flight
 (operand_loads.maps_ahead: attention's Q), the pipelines' set-up between is
-emitted ahead too (set_up_ahead), and that load's copies become a cp.async-group
-of their own, so its wait does not take the first fills. TILEC_FIRST_FILLS=0
-turns first fills off, TILEC_FIRST_FILLS=barrier only the gate (A/B switches
-for timing)."""
+emitted ahead too (set_up_ahead), and that load's copies complete on an
+mbarrier of their own (operand_loads._landed_on_barrier; else they are a
+cp.async-group of their own), so its wait does not take the first fills.
+TILEC_FIRST_FILLS=0 turns first fills off; TILEC_FIRST_FILLS=barrier keeps
+them but lets no thread start before the maps (no gate, no mbarrier for the
+earlier load): A/B switches for timing."""
 from __future__ import annotations
 
 from ...dialects.nv_tileas.ops.pipeline import agent_warps, slot_fill
@@ -69,7 +71,8 @@ def enabled() -> bool:
 
 def gated() -> bool:
     """TILEC_FIRST_FILLS=barrier keeps the copies but ends the maps' batch at a
-    CTA barrier, as before the gate (tensormap.plan_gate): the gate's own A/B."""
+    CTA barrier, as before the gate (tensormap.plan_gate), and an earlier load's
+    copies with it (operand_loads._landed_on_barrier): their own A/B."""
     import os
     return os.environ.get("TILEC_FIRST_FILLS", "1") != "barrier"
 

@@ -252,7 +252,8 @@ def load_into_shared(em, loads, meanwhile=None) -> list[Tile]:
         spot, before, published = kb.section(), _first_fills_issued(em), em.inits_published
         batch = meanwhile()
         if _first_fills_issued(em) > before:
-            if not stored and em.inits_published > published:
+            from .first_fills import gated
+            if not stored and em.inits_published > published and gated():
                 _landed_on_barrier(em, spot, batch)
                 return out
             # the copies are one group, so the wait is for them alone and not for the
