@@ -244,7 +244,8 @@ class Schedule(Pass):
     name = "schedule"
     argument = "Schedule"
     OPTIONS = {"arch": (str, ""), "num-stages": (int, 0), "num-warps": (int, 4), "tma": (bool, True),
-               "merge-agents": (bool, True), "sink-epilogue": (bool, True), "smem-budget": (int, 0),
+               "merge-agents": (bool, True), "sink-epilogue": (bool, True), "fork-once": (bool, True),
+               "smem-budget": (int, 0),
                "wgmma": (str, "auto"), "occupancy": (int, 0),
                "tma-store": (bool, True), "operand-copies": (bool, True), "pipeline": (bool, True)}
 
@@ -303,6 +304,12 @@ class Schedule(Pass):
         from .tma_store import stage_through_shared
         for i, plan in enumerate(staged):
             stage_through_shared(plan, i)
+        if ok and t.warp_specialized and self.options["fork-once"]:
+            from .fork_once import fork_once
+            from ..dialects.nv_tileas.attributes import BLOCKS_ARE_CLUSTERS
+            # (a tile block over a cluster drains its multicast pairs tile by tile)
+            fork_once([e.regions[0].blocks[0] for e in entries(blocks)
+                       if getattr(e.attributes.get(BLOCKS_ARE_CLUSTERS), "value", 1) <= 1])
         from .layouts import assign_layouts
         for e in entries(blocks):
             # the CTAs per SM the loops settled on (a hint they could not honour is not kept)
