@@ -33,6 +33,7 @@ from ..dialects.scf import ops as scf
 from ..ir.core import Block, Region
 from ..rewrite.clone import clone_op
 from ..rewrite.effects import has_no_memory_effect, is_side_effect_free
+from ..transforms.canonicalize._util import defined_outside
 
 AGENT_SWITCH = "nv_tileas.async.pipeline.agent_switch"
 CREATE_ITERATOR = "nv_tileas.async.pipeline.create_iterator"
@@ -76,7 +77,7 @@ def _plan(loop):
     scalars, set_up, made = [], [], set()
     for o in ops[:-2]:
         if o.name in SET_UP and not o.regions:
-            if not all(v in made or _outside(v, loop) for v in o.operands):
+            if not all(v in made or defined_outside(v, loop) for v in o.operands):
                 return None   # set-up that differs from tile to tile
             set_up.append(o)
             made.update(o.results)
@@ -105,17 +106,6 @@ def _plan(loop):
     return scalars, set_up, switch, carried
 
 
-def _outside(v, loop) -> bool:
-    """Whether `v` is defined outside `loop` (before it, in an enclosing block)."""
-    d = getattr(v, "op", None)
-    owner = d if d is not None else v.owner_block().parent_op
-    while owner is not None:
-        if owner is loop:
-            return False
-        owner = owner.parent_op
-    return True
-
-
 def _walk_region(region):
     for b in region.blocks:
         for op in b.ops:
@@ -128,11 +118,12 @@ def _last_value(block, it):
     result, an inc_iter gives the advanced one, any other top-level op only
     reads it. None where the region does not use it; False where a use is not
     one of these (a nested op reading a value of the chain)."""
-    cur, chain = it, {id(it)}
+    cur, chain, used = it, {id(it)}, False
     for op in block.ops:
         idx = [i for i, v in enumerate(op.operands) if v is cur]
         if not idx:
             continue
+        used = True
         if op.name == LOOP:
             if len(idx) != 1 or idx[0] < 3:
                 return False
@@ -144,7 +135,7 @@ def _last_value(block, it):
         for x in op.walk():
             if x is not op and any(id(v) in chain for v in x.operands):
                 return False
-    return None if len(chain) == 1 and not any(it in op.operands for op in block.ops) else cur
+    return cur if used else None
 
 
 def _rewrite(loop, scalars, set_up, switch, carried):
