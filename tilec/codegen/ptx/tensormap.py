@@ -33,8 +33,9 @@ global memory (TMA reads it there) in a slot of a per-kernel pool:
   before it first uses a map, so the consumers start on the copied slots
   while the maps are still being built). The first batch loads the keys of
   the slot the first atom asks for while the atom is on its way, so a CTA's
-  start-up costs one round trip however many maps it has. A map is built once a kernel: a later batch builds only maps of
-  views, boxes and swizzles no earlier batch built.
+  start-up costs one round trip however many maps it has. A map is built
+  once a kernel: a later batch builds only maps of views, boxes and swizzles
+  no earlier batch built.
 
 Each map has its own pool (`__tilec_tmaps_K_i`, SLOTS x 128 bytes), so the
 slot index alone addresses every map of a CTA."""
