@@ -220,7 +220,8 @@ def load_into_shared(em, loads, meanwhile=None) -> list[Tile]:
     (ops_memory.live_span through same_bytes ops). The copies of all are in
     flight together, and one wait ends them; `meanwhile()` emits what may run
     before that wait (maps_ahead's maps: it returns the section just before their
-    batch, or None where it emitted none)."""
+    batch and the barrier-init publications made by then, or None where it
+    emitted none)."""
     kb = em.kb
     head = loads[0][0]
     bases, syms = [], []
@@ -253,8 +254,8 @@ def load_into_shared(em, loads, meanwhile=None) -> list[Tile]:
         batch = meanwhile()
         if _first_fills_issued(em) > before:
             from .first_fills import gated
-            if not stored and em.inits_published > published and gated():
-                _landed_on_barrier(em, spot, batch)
+            if not stored and batch is not None and batch[1] > published and gated():
+                _landed_on_barrier(em, spot, batch[0])
                 return out
             # the copies are one group, so the wait is for them alone and not for the
             # first fills `meanwhile` issued (first_fills.py: a wait_all would take those too)

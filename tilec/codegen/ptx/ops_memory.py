@@ -667,7 +667,7 @@ def _tiled_load(em, op):
                 return None
             from .first_fills import set_up_ahead
             set_up_ahead(em, loads[-1][0], d, quiet)      # the pipelines, for their first fills
-            batch = em.kb.section()
+            batch = em.kb.section(), em.inits_published
             em.emit_op(d)         # the descriptor batch (ops_tma._batch): marked early there
             return batch
         for (o, *_), tile in zip(loads, load_into_shared(em, loads, meanwhile)):
