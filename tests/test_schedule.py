@@ -467,18 +467,14 @@ def test_cli_target_flags_set_pass_options():
                  arch="sm_80", num_stages=5, num_warps=4)
     assert got[0] == ("lower-to-tileas", {"arch": "sm_80"})
     assert got[1][0] == "canonicalize"
-    assert got[2] == ("schedule", {"arch": "sm_80", "num-stages": 5, "num-warps": 8, "tma": True,
-                                   "merge-agents": True, "sink-epilogue": True, "smem-budget": 0,
-                                   "wgmma": "auto", "occupancy": 0, "tma-store": True, "operand-copies": True, "pipeline": True})
+    rest = {"tma": True, "merge-agents": True, "sink-epilogue": True, "fork-once": True, "smem-budget": 0,
+            "wgmma": "auto", "occupancy": 0, "tma-store": True, "operand-copies": True, "pipeline": True}
+    assert got[2] == ("schedule", {"arch": "sm_80", "num-stages": 5, "num-warps": 8, **rest})
     nested = passes(pipeline="builtin.module(cuda_tile.module(schedule))", arch="sm_90a", num_stages=None,
                     num_warps=None)
-    assert nested == [("schedule", {"arch": "sm_90a", "num-stages": 0, "num-warps": 4, "tma": True,
-                                    "merge-agents": True, "sink-epilogue": True, "smem-budget": 0,
-                                    "wgmma": "auto", "occupancy": 0, "tma-store": True, "operand-copies": True, "pipeline": True})]
+    assert nested == [("schedule", {"arch": "sm_90a", "num-stages": 0, "num-warps": 4, **rest})]
     # without the flags the passes keep their own defaults
-    assert passes(flags=[("schedule", None)])[0][1] == {"arch": "", "num-stages": 0, "num-warps": 4, "tma": True,
-                                                        "merge-agents": True, "sink-epilogue": True, "smem-budget": 0,
-                                                        "wgmma": "auto", "occupancy": 0, "tma-store": True, "operand-copies": True, "pipeline": True}
+    assert passes(flags=[("schedule", None)])[0][1] == {"arch": "", "num-stages": 0, "num-warps": 4, **rest}
 
 
 @pytest.mark.parametrize("flags,msg", [(("--arch", "sm_70"), "unknown target 'sm_70'"),
