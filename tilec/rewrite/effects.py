@@ -16,6 +16,14 @@ def has_no_memory_effect(op) -> bool:
     return any(t.__name__ == "NoMemoryEffect" for t in type(op).traits_all)
 
 
+def memoryless_scalar(op) -> bool:
+    """An op without regions whose results are scalars and which touches no memory:
+    Pure, or NoMemoryEffect (an integer division, which may trap). It may run
+    earlier on the same path, or be cloned where its block's path runs it."""
+    return (not op.regions and (op.has_trait(Pure) or has_no_memory_effect(op))
+            and all(not getattr(r.type, "shape", ()) for r in op.results))
+
+
 def _yield_like(op) -> bool:
     """A terminator that only hands values to its parent (not return/break/continue)."""
     return op.name.endswith(".yield")

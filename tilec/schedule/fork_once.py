@@ -32,7 +32,7 @@ from ..dialects.nv_tileas.ops import tokens
 from ..dialects.scf import ops as scf
 from ..ir.core import Block, Region
 from ..rewrite.clone import clone_op
-from ..rewrite.effects import has_no_memory_effect, is_side_effect_free
+from ..rewrite.effects import memoryless_scalar
 from ..transforms.canonicalize._util import defined_outside
 
 AGENT_SWITCH = "nv_tileas.async.pipeline.agent_switch"
@@ -57,13 +57,6 @@ def fork_once(entry_blocks) -> int:
     return done
 
 
-def _scalar(op) -> bool:
-    """A scalar op that touches no memory (pure, or a division that may trap:
-    cloned into each agent, it runs where the loop ran it)."""
-    return (not op.regions and (is_side_effect_free(op) or has_no_memory_effect(op))
-            and all(not getattr(r.type, "shape", ()) for r in op.results))
-
-
 def _plan(loop):
     """(scalar ops, set-up ops, switch, {region: [(iterator, its last value)]}) for
     a tile loop this applies to, else None."""
@@ -81,15 +74,14 @@ def _plan(loop):
                 return None   # set-up that differs from tile to tile
             set_up.append(o)
             made.update(o.results)
-        elif _scalar(o):
+        elif memoryless_scalar(o):     # cloned into each agent, it runs where the loop ran it
             scalars.append(o)
         else:
             return None
     iterators = [r for o in set_up if o.name == CREATE_ITERATOR for r in o.results]
     if not iterators:
         return None
-    inside = {id(x) for r in switch.regions for x in _walk_region(r)}
-    if any(id(u) not in inside for it in iterators for u in it.users):
+    if any(all(a is not switch for a in u.ancestors()) for it in iterators for u in it.users):
         return None           # an iterator read outside the switch
     carried = {}
     for region in switch.regions:
@@ -104,12 +96,6 @@ def _plan(loop):
                 chains.append((it, last))
         carried[region] = chains
     return scalars, set_up, switch, carried
-
-
-def _walk_region(region):
-    for b in region.blocks:
-        for op in b.ops:
-            yield from op.walk()
 
 
 def _last_value(block, it):

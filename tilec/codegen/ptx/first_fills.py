@@ -139,15 +139,13 @@ def set_up_ahead(em, after, desc, quiet):
     that sets up pipelines (stage buffers, their barriers, iterators) or computes
     scalars, where its operands are made: the pipelines then exist, and their first
     fills can go out with the maps' batch. `quiet`: emitter.quiet."""
-    from ...rewrite.effects import has_no_memory_effect
+    from ...rewrite.effects import memoryless_scalar
     if not enabled():
         return
     op = after.next_op
     while op is not None and op is not desc:
         # (a scalar division: no memory touched; ahead, but on the same path of the same block)
-        scalar = not op.regions and has_no_memory_effect(op) and all(not getattr(r.type, "shape", ())
-                                                                      for r in op.results)
-        if (op not in em.early and (op.name in SET_UP or quiet(op) or scalar)
+        if (op not in em.early and (op.name in SET_UP or quiet(op) or memoryless_scalar(op))
                 and all(v in em.env for v in op.operands)):
             em.emit_op(op)
             em.early.add(op)
@@ -425,31 +423,6 @@ def _global(em, base) -> str:
     r = em.kb.reg(B64)
     em.kb.emit(f"mov.b64 \t{r}, {base}")
     return r
-
-
-def _stored(em, swz, rho, j, pitch) -> str:
-    """The slot offset of row `rho`'s chunk `j` (registers): row-major, or the
-    slot's Swizzle (128-byte panels for wider rows, then the XOR of bits 4-6 by
-    bits 7-9)."""
-    kb = em.kb
-    x = kb.reg(B32)
-    if swz is None:
-        kb.emit(f"mul.lo.u32 \t{x}, {rho}, {pitch}")
-        kb.emit(f"mad.lo.u32 \t{x}, {j}, {CHUNK}, {x}")
-        return x
-    line = swz.row_bytes
-    per_line = line // CHUNK
-    panel, within, t = kb.reg(B32), kb.reg(B32), kb.reg(B32)
-    kb.emit(f"div.u32 \t{panel}, {j}, {per_line}")
-    kb.emit(f"rem.u32 \t{within}, {j}, {per_line}")
-    kb.emit(f"mul.lo.u32 \t{x}, {rho}, {line}")
-    kb.emit(f"mad.lo.u32 \t{x}, {within}, {CHUNK}, {x}")
-    kb.emit(f"mad.lo.u32 \t{x}, {panel}, {swz.panel_bytes}, {x}")
-    kb.emit(f"shr.u32 \t{t}, {x}, 7")
-    kb.emit(f"and.b32 \t{t}, {t}, {swz.mask}")
-    kb.emit(f"shl.b32 \t{t}, {t}, 4")
-    kb.emit(f"xor.b32 \t{x}, {x}, {t}")
-    return x
 
 
 def copied(em, pipe, it) -> str:

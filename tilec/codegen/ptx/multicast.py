@@ -193,9 +193,10 @@ def slice_box(box, c):
     return tuple(box[:-2]) + (box[-2] // c, box[-1])
 
 
-def issue(em, lead, m, swz, base, coords, shape, esize, bar, c):
-    """CTA r's slice of the slot at `base`, multicast to the cluster's c CTAs:
-    per panel of `swz` (or the whole row), rows r R/c on, `R/c` rows."""
+def issue(em, lead, m, addr, swz, base, coords, shape, esize, bar, c):
+    """CTA r's slice of the slot at `base`, multicast to the cluster's c CTAs
+    through map `m` at `addr`: per panel of `swz` (or the whole row), rows
+    r R/c on, `R/c` rows."""
     kb = em.kb
     rows = shape[-2] // c
     row_bytes = swz.row_bytes if swz is not None else shape[-1] * esize
@@ -206,7 +207,7 @@ def issue(em, lead, m, swz, base, coords, shape, esize, bar, c):
     mask = (1 << c) - 1
     for dst, where in m.panels(em, swz, at, [coords[0], row] + coords[2:], shape[-1]):
         kb.emit(f"@{lead} cp.async.bulk.tensor.{len(coords)}d.shared::cluster.global.mbarrier::complete_tx::bytes"
-                f".multicast::cluster \t[{dst}], [{m.address(em)}, {{{where}}}], [{bar}], {mask}")
+                f".multicast::cluster \t[{dst}], [{addr}, {{{where}}}], [{bar}], {mask}")
 
 
 def arrive_empty(em, pred, addr, ctas=1, count=1):

@@ -112,21 +112,21 @@ def _swizzle_name(swz):
 
 
 def _acquired(em, m):
-    """The group's leader predicate, once the leader may issue copies through map `m`."""
+    """(the group's leader predicate, map `m`'s address), once the leader may issue
+    copies through `m`."""
     lead = em.leader()
     if em.group.first_thread != 0 and m.gate is not None:
         from .tensormap import await_map
-        await_map(em, m, lead)       # no CTA barrier ended the maps' batch
-        return lead
+        return lead, await_map(em, m, lead)       # no CTA barrier ended the maps' batch
+    addr = m.address(em)
     fenced = em.group.owners.setdefault("tensormaps_acquired", set())
     if m.addr not in fenced and em.group.first_thread != 0:
         # CTA thread 0 acquired every map when warp 0 built them (tensormap.build_maps);
         # another issuing thread acquires the map the building warp released (once per group)
         fenced.add(m.addr)
-        addr = m.address(em)
         with em._prologue():
             em.kb.emit(f"@{lead} fence.proxy.tensormap::generic.acquire.gpu \t[{addr}], 128")
-    return lead
+    return lead, addr
 
 
 def _issue_tma(em, op, desc, dest, base):
@@ -140,7 +140,7 @@ def _issue_tma(em, op, desc, dest, base):
     if bar is None or m is None:
         return False
     kb = em.kb
-    lead = _acquired(em, m)
+    lead, addr = _acquired(em, m)
     nbytes = byte_size(dest.etype)
     for d in dest.shape:
         nbytes *= d
@@ -149,13 +149,13 @@ def _issue_tma(em, op, desc, dest, base):
     kb.emit(f"@{lead} mbarrier.arrive.expect_tx.shared::cta.b64 \t_, [{bar}], {nbytes}")
     if desc.cluster > 1:      # this CTA's slice, into every CTA of the cluster
         from .multicast import issue
-        issue(em, lead, m, swz, base, coords, dest.shape, byte_size(dest.etype), bar, desc.cluster)
+        issue(em, lead, m, addr, swz, base, coords, dest.shape, byte_size(dest.etype), bar, desc.cluster)
         em.async_issued = "tma"
         return True
     for dst, where in m.panels(em, swz, base, coords, dest.shape[-1]):
         kb.emit(f"@{lead} cp.async.bulk.tensor.{len(coords)}d.{em.target.tma_into_cta}.global"
                 ".mbarrier::complete_tx::bytes "
-                f"\t[{dst}], [{m.address(em)}, {{{where}}}], [{bar}]")
+                f"\t[{dst}], [{addr}, {{{where}}}], [{bar}]")
     em.async_issued = "tma"
     return True
 
@@ -224,12 +224,12 @@ def _tma_store(em, op):
         return
     kb.emit("fence.proxy.async.shared::cta")
     em.sync()
-    lead = _acquired(em, m)
+    lead, addr = _acquired(em, m)
     swz = em.swizzle_of.get(base)
     coords = [as_b32(em, c) for c in reversed(coords)]      # the map's order: innermost first
     for at, where in m.panels(em, swz, base, coords, src.shape[-1]):
         kb.emit(f"@{lead} cp.async.bulk.tensor.{len(coords)}d.global.shared::cta.bulk_group "
-                f"\t[{m.address(em)}, {{{where}}}], [{at}]")
+                f"\t[{addr}, {{{where}}}], [{at}]")
     kb.emit(f"@{lead} cp.async.bulk.commit_group")
     em.bind(op.results[0], BulkStore(op))
 

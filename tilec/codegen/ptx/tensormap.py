@@ -152,12 +152,12 @@ def plan_gate(em):
         em.kb.emit(f"@{em.leader()} mbarrier.init.shared.b64 \t[{pool.gate}], 1")
 
 
-def await_map(em, m, lead):
-    """Before the group's leader `lead` (not in warp 0) first uses map `m` of a
-    batch that ended at its gate: the leader waits for the gate, then reads the
-    CTA's slot (thread 0 wrote it while claiming) and acquires the map, here and
-    not in the group's prologue, so the group runs until it needs a map. Its
-    address goes where `m.address` finds it for this use."""
+def await_map(em, m, lead) -> str:
+    """Before the group's leader `lead` (not in warp 0) uses map `m` of a batch
+    that ended at its gate: the leader waits for the gate, then reads the CTA's
+    slot (thread 0 wrote it while claiming) and acquires the map, here and not
+    in the group's prologue, so the group runs until it needs a map. Returns the
+    map's address, defined on the leader's path only (a later use waits again)."""
     kb = em.kb
     done = kb.label("tmap_waited")
     kb.emit(f"@!{lead} bra \t{done}")
@@ -170,8 +170,7 @@ def await_map(em, m, lead):
     kb.emit(f"cvta.global.u64 \t{got}, {a}")
     kb.emit(f"fence.proxy.tensormap::generic.acquire.gpu \t[{got}], {MAP_BYTES}")
     kb.place(done)
-    # defined on the leader's path only, and used only there: a later use waits again
-    em.group.owners[("tensormap", m.sym)] = got
+    return got
 
 
 def _busy_symbol(kernel):
