@@ -160,19 +160,29 @@ def _drain(ptx):
         len(re.findall(r"mbarrier\.init\.shared\.b64 \t\[\w+\+\d+\+\d+\], 8;", ptx))
 
 
-def test_a_persistent_kernel_drains_before_it_initializes_again(tmp_path):
-    """Pipelines created per tile: the other CTAs' last remote releases of one
-    tile must land before the barriers are initialized for the next. The
-    producer drains the pipeline at the end of each tile (a wait on each empty
-    barrier, as if to fill every slot once more), so no release cluster barrier
-    (a MEMBAR.ALL.GPU in SASS) comes before the inits: only the relaxed one that
-    follows their fence."""
+@pytest.mark.parametrize("once", [True, False], ids=["fork_once", "fork_per_tile"])
+def test_a_persistent_kernel_drains_before_it_initializes_again(once, tmp_path, monkeypatch):
+    """By default the agents fork once (schedule/fork_once.py): the barriers are
+    initialized once, before the fork, the rings run on from tile to tile, and
+    the producer drains its multicast pipeline once, after its tile loop.
+    Where the fork stays per tile (here forced), the pipelines are created per
+    tile: the other CTAs' last remote releases of one tile must land before
+    the barriers are initialized for the next, so the producer drains at the
+    end of each tile. Either way no release cluster barrier (a MEMBAR.ALL.GPU in
+    SASS) comes before the inits: only the relaxed one that follows their
+    fence."""
+    if not once:
+        from tilec.schedule import fork_once
+        monkeypatch.setattr(fork_once, "fork_once", lambda blocks: 0)
     ptx = compile_text(kernel(persistent=True), arch="sm_90a")
     assert ".multicast::cluster" in ptx
     inits = re.search(r"mbarrier\.init\.shared\.b64 \t\[[^\]]+\], 8;", ptx).start()   # B's `empty`
-    assert "barrier.cluster" not in ptx[ptx.rfind("$L_for_head", 0, inits):inits]
+    tile_loop = ptx.rfind("$L_for_head", 0, inits)
+    assert (tile_loop < 0) == once
+    assert "barrier.cluster" not in ptx[max(tile_loop, 0):inits]
     assert "barrier.cluster.arrive.release" not in ptx
     assert ptx.count("barrier.cluster.arrive.relaxed") == 1
+    assert len(re.findall(r"\n\$L_agents_join_\d+:", ptx)) == 1
     drain, stages = _drain(ptx)
     assert drain.count("mbarrier.try_wait.parity") == stages > 1
     assert ptxas_stderr(ptx, tmp_path)

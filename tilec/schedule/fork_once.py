@@ -22,10 +22,12 @@ one agent_switch, the loop is turned inside out:
 
 Every agent runs the same trips (the same bounds), so producer and consumers
 stay in step across tiles, and the producer runs ahead into the next tile as
-far as the slots allow. Loops whose body does anything else (a value carried
-from tile to tile, a memory op outside the switch), and kernels whose tile
-block spans a cluster (multicast pairs are drained per tile), are left as
-they are."""
+far as the slots allow. On a cluster the same holds between the CTAs: the
+tile block is the cluster, so its CTAs walk the same tiles and fill and
+release the multicast slots in the same order; each producer drains its
+multicast pipelines once, after its tile loop (codegen ops_pipeline.drain).
+Loops whose body does anything else (a value carried from tile to tile, a
+memory op outside the switch) are left as they are."""
 from __future__ import annotations
 
 from ..dialects.nv_tileas.ops import tokens

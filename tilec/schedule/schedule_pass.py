@@ -306,10 +306,7 @@ class Schedule(Pass):
             stage_through_shared(plan, i)
         if ok and t.warp_specialized and self.options["fork-once"]:
             from .fork_once import fork_once
-            from ..dialects.nv_tileas.attributes import BLOCKS_ARE_CLUSTERS
-            # (a tile block over a cluster drains its multicast pairs tile by tile)
-            fork_once([e.regions[0].blocks[0] for e in entries(blocks)
-                       if getattr(e.attributes.get(BLOCKS_ARE_CLUSTERS), "value", 1) <= 1])
+            fork_once([e.regions[0].blocks[0] for e in entries(blocks)])
         from .layouts import assign_layouts
         for e in entries(blocks):
             # the CTAs per SM the loops settled on (a hint they could not honour is not kept)
