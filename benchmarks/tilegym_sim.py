@@ -25,7 +25,7 @@ caller would never pass: read their faults with that in mind.
 --races runs the simulator's race check (tests/ptxsim/hb.py): an access to shared
 memory that no barrier, mbarrier or wait orders after a conflicting one is a
 "race" row, whatever values the run gave; a kernel the check does not model (a
-cluster, tcgen05) says "not race-checked" in its row.
+cluster) says "not race-checked" in its row.
 
 Prints one row per (file, arch) and a summary line; --json writes the rows.
 """

@@ -32,8 +32,7 @@ def _run(case, ptx, arch="sm_90a"):
     args, memo = cases.copy_args(launch.args)
     res = ptxsim.run_ptx(ptx, entry_symbol(case), launch.grid, convert_scalars(case.text(), args),
                          check_races=True)
-    # (the race check does not follow tcgen05's tensor memory: sm_100a runs unchecked)
-    assert res.stats["race_checked"] or arch != "sm_90a"
+    assert res.stats["race_checked"]
     cases.compare(case, launch, cases.outputs_of(launch, memo), interpreter_result(case)[0])
 
 

@@ -1,12 +1,13 @@
 """The simulator's race check (tests/ptxsim/hb.py, check_races=True): happens-before
-through named barriers, mbarriers, bar.warp.sync, cp.async waits, TMA and wgmma.
+through named barriers, mbarriers, bar.warp.sync, cp.async waits, TMA, wgmma and
+tcgen05.mma.
 
 Each case runs a synchronized kernel (no race, and the check ran) and the same
 kernel with one synchronization taken out (DataRace naming both accesses),
 in both thread orders: the check must not depend on which thread the
 simulator happened to run first. The last cases take tilec's own warp-
-specialized GEMM (TMA producer, wgmma consumers) and remove one mbarrier wait
-at a time."""
+specialized GEMM (TMA producer, wgmma consumers on sm_90a, tcgen05 on sm_100a)
+and remove one mbarrier wait at a time."""
 from __future__ import annotations
 
 import re
@@ -169,13 +170,13 @@ def _gemm_case():
     return cases.BY_NAME["cutile_matmul_f16_aligned"]
 
 
-def _run_gemm(ptx, case):
+def _run_gemm(ptx, case, **kw):
     from tilec.runtime import convert_scalars
     from tilec.interp import find_kernel, parse_module
     entry, _ = find_kernel(parse_module(case.text(), case.full_path))
     launch = case.build(case.rng())
     return ptxsim.run_ptx(ptx, entry.sym_name.value, launch.grid, convert_scalars(case.text(), launch.args),
-                          check_races=True)
+                          check_races=True, **kw)
 
 
 def test_a_gemms_slots_are_ordered_by_their_full_and_empty_barriers():
@@ -208,3 +209,25 @@ def test_a_gemms_slots_are_ordered_by_their_full_and_empty_barriers():
     with pytest.raises(ptxsim.DataRace, match=r"a wgmma\.mma_async of warpgroup 1 reads it .* after a copy "
                                               r"completing on the mbarrier .* wrote it"):
         _run_gemm(without(consumer), case)
+
+
+def test_a_tcgen05_gemm_releases_a_slot_only_after_its_commit():
+    """sm_100a: the consumers' leader releases a slot once the commit of the mmas reading it
+    has arrived (it waits on the commit's mbarrier first). Without that wait the producer
+    refills the slot under them: where the commit fires late (the default), the mma reads
+    the refill's bytes; where it fires at once (eager), the refill writes bytes the mma read
+    with nothing acquiring its completion."""
+    from tilec.codegen.ptx import compile_text
+    case = _gemm_case()
+    ptx = compile_text(case.text(), arch="sm_100a")
+    assert _run_gemm(ptx, case).stats["race_checked"]
+    commit = ptx.index("tcgen05.commit")
+    m = re.compile(r"mbarrier\.try_wait\.parity\.shared\.b64 \t(%p\d+), \[(%r\d+)\].*").search(ptx, commit)
+    assert "mbarrier.arrive" in ptx[m.end():ptx.index("$L_for_head", m.end())]     # the release follows it
+    bad = ptx[:m.start()] + f"setp.eq.u32 \t{m.group(1)}, 0, 0;" + ptx[m.end():]
+    with pytest.raises(ptxsim.DataRace, match=r"a tcgen05\.mma reads it \(PTX line \d+: tcgen05\.mma.* after a copy "
+                                              r"completing on the mbarrier .* wrote it"):
+        _run_gemm(bad, case)
+    with pytest.raises(ptxsim.DataRace, match=r"a copy completing on the mbarrier .* writes it .* after a "
+                                              r"tcgen05\.mma reads it .*its completion not acquired"):
+        _run_gemm(bad, case, copy_timing="eager")

@@ -82,9 +82,8 @@ class KernelCodegen:
         # another CTA's shared memory is reached (mapa, .shared::cluster accesses): not race-checked
         self.uses_dsmem = any(isinstance(x, Instr) and (x.op in ("mapa", "getctarank") or (
             x.op in ("ld", "st") and "shared::cluster" in x.mods)) for x in entry.body)
-        # the race check (hb.py) models one CTA's synchronization, not a cluster's nor tcgen05's
-        self.race_checkable = self.cl_size == 1 and not self.uses_dsmem and not self.uses_tcgen05 \
-            and not self.uses_cbar
+        # the race check (hb.py) models one CTA's synchronization, not a cluster's
+        self.race_checkable = self.cl_size == 1 and not self.uses_dsmem and not self.uses_cbar
         self.ns = self._namespace()
         self._compile()
 

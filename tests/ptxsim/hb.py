@@ -21,20 +21,26 @@ threads through the operations the simulator runs:
 * wgmma.mma_async reads its descriptor operands as an agent of its warpgroup:
   after what any thread of the warpgroup saw at the issue, until the
   wgmma.wait_group that retires it (the warpgroup's threads acquire it there).
+* tcgen05.mma reads its shared-memory operands as the CTA's tcgen05 agent:
+  after what its issuing thread saw at the issue, when its commit fires (the
+  mmas run in CTA issue order); the commit's arrival on its mbarrier releases
+  the mmas it completes, and a wait on that phase acquires them. tcgen05.alloc
+  writes the Tensor Memory address as its warp's first thread. Tensor Memory
+  itself is checked by tcgen05.py (its ld/st/mma ordering rules).
 * ldmatrix, stmatrix and tensormap.cp_fenceproxy access shared memory per lane
   (ldmatrix, stmatrix) or for the warp (the map copy); tensormap.replace writes
   the fields it sets.
 
 Clocks: one component per thread, one per thread's copies (n + t), one per
-warpgroup's wgmma reads (2n + wg) and one per mbarrier's copies (after those,
-up to MAX_MBARRIERS). Per shared byte the latest write is one
+warpgroup's wgmma reads (2n + wg), one for the tcgen05 mmas (2n + warpgroups)
+and one per mbarrier's copies (after those, up to MAX_MBARRIERS). Per shared byte the latest write is one
 epoch (clock << 12 | component), the reads since it one epoch or, while they
 are concurrent, a dict of them (FastTrack's read-shared state), and wgmma reads
-a clock per warpgroup. A write of the value already there does not race with
+a clock per warpgroup, tcgen05 reads the number of the latest mma. A write of the value already there does not race with
 another write (duplicate threads storing one result), only with reads.
 
 Not modelled (the kernel is then not race-checked): clusters of more than one
-CTA (distributed shared memory, multicast), barrier.cluster, tcgen05. Shared
+CTA (distributed shared memory, multicast), barrier.cluster. Shared
 atomics and TMA stores' reads are not checked (tma.py checks the stores'
 sources against later writes in the simulated order).
 """
@@ -58,7 +64,8 @@ class HbState:
     def __init__(self, nthreads, shared_total):
         n = self.n = nthreads
         self.nwg = (n + 127) // 128
-        self.mb_base = 2 * n + self.nwg
+        self.tc_comp = 2 * n + self.nwg   # the tcgen05 mmas' reads (they run in CTA issue order)
+        self.mb_base = self.tc_comp + 1
         self.width = self.mb_base + MAX_MBARRIERS
         assert self.width < 4096
         self.mb_comps = {}             # mbarrier address -> its copies' component
@@ -75,6 +82,10 @@ class HbState:
         self.G = [[0] * shared_total for _ in range(self.nwg)]     # wgmma reads: the op's clock
         self.GL = [[0] * shared_total for _ in range(self.nwg)]
         self.g_live = [False] * self.nwg                           # any G entry set
+        self.tc_ops = 0                # tcgen05.mma run so far
+        self.T = [0] * shared_total    # per byte: the number of the latest tcgen05.mma reading it
+        self.TL = [0] * shared_total
+        self.t_live = False            # any T entry set
 
     def row(self, t):
         r = self.rows[t]
@@ -88,8 +99,10 @@ class HbState:
             return f"thread {comp}"
         if comp < 2 * n:
             return f"a copy thread {comp - n} issued"
-        if comp < self.mb_base:
+        if comp < self.tc_comp:
             return f"a wgmma.mma_async of warpgroup {comp - 2 * n}"
+        if comp == self.tc_comp:
+            return "a tcgen05.mma"
         addr = next(a for a, c in self.mb_comps.items() if c == comp)
         return f"a copy completing on the mbarrier at shared offset {addr - SHARED_BASE}"
 
@@ -212,6 +225,13 @@ class HbRuntime:
                                           " (issued, not yet retired by a wgmma.wait_group the writer is "
                                           "ordered after)")
                         h.G[wg][i] = 0
+            if h.t_live:
+                g = h.T[i]
+                if g:
+                    if clock[h.tc_comp] < g:
+                        self._hb_race(i, comp, "writes", lid, h.tc_comp, "reads", h.TL[i],
+                                      " (issued, its completion not acquired through its commit's mbarrier)")
+                    h.T[i] = 0
             W[i] = e
             WL[i] = lid
             R[i] = EMPTY
@@ -250,22 +270,48 @@ class HbRuntime:
         k = h.wg_ops[wg]
         comp = 2 * h.n + wg
         clock = h.vc[threads].max(axis=0)
-        W, WL, G, GL = h.W, h.WL, h.G[wg], h.GL[wg]
+        G, GL = h.G[wg], h.GL[wg]
         for offs in reads:
-            offs = np.unique(offs)
-            w = np.asarray([W[i] for i in offs.tolist()], np.int64)
-            live = w >= 0
-            if live.any():
-                wc = np.where(live, w & 4095, comp)
-                bad = live & (clock[wc] < (w >> 12))
-                if bad.any():
-                    i = int(offs[bad].min())
-                    self._hb_race(i, comp, "reads", lid, W[i] & 4095, "wrote", WL[i])
-            for i in offs.tolist():
+            for i in self._hb_async_reads(offs, clock, comp, lid):
                 G[i] = k
                 GL[i] = lid
         h.g_live[wg] = True
         return k
+
+    def _hb_async_reads(self, offs, clock, comp, lid):
+        """An asynchronous reader (component `comp`, vector clock `clock`) reads shared offsets
+        `offs`: DataRace unless each byte's latest write is ordered before it. Returns the
+        offsets as a list of unique ints."""
+        W = self.cta.hb.W
+        offs = np.unique(offs)
+        w = np.asarray([W[i] for i in offs.tolist()], np.int64)
+        live = w >= 0
+        if live.any():
+            wc = np.where(live, w & 4095, comp)
+            bad = live & (clock[wc] < (w >> 12))
+            if bad.any():
+                i = int(offs[bad].min())
+                self._hb_race(i, comp, "reads", lid, W[i] & 4095, "wrote", self.cta.hb.WL[i])
+        return offs.tolist()
+
+    def _hb_tc_reads(self, clock, offs, lid):
+        """A tcgen05.mma runs (its commit fired): it reads shared offsets `offs` after `clock`, its
+        issuing thread's at the issue. Returns the mma's clock, which its commit's arrival
+        releases."""
+        h = self.cta.hb
+        h.tc_ops += 1
+        clock = clock.copy()
+        clock[h.tc_comp] = h.tc_ops
+        T, TL, k = h.T, h.TL, h.tc_ops
+        for i in self._hb_async_reads(offs, clock, h.tc_comp, lid):
+            T[i] = k
+            TL[i] = lid
+        h.t_live = True
+        return clock
+
+    def _hb_thread_write(self, t, offs, lid):
+        """Thread t writes shared offsets `offs` outside generated code (tcgen05.alloc's address)."""
+        self._hb_access(offs, self.cta.hb.row(t), t, lid, True)
 
     def _hb_wgmma_retired(self, threads, wg, k):
         """wgmma.wait_group retired the warpgroup's ops up to clock k: its threads acquire them."""

@@ -366,6 +366,8 @@ class TcMma:
         self.reads = []            # TMEM cells it reads besides D: (lanes, column, count)
         self.a_cells = None        # those of an A in Tensor Memory (one of `reads`)
         self.done = False
+        self.hb = None             # the race check: (issuing thread's clock at the issue, shared offsets read)
+        self.hb_clock = None       # the race check: the mma's clock once it ran
 
 
 class TcCommit:
@@ -542,6 +544,9 @@ class Tcgen05Runtime:
         tc.data[:, start:start + n] = POISON
         tc.wkind[:, start:start + n] = 0
         self._st_shared_checked(w.instr.lid, "I", dst, start, 4, warp * 32)
+        if self.cta.hb is not None:
+            o = dst - SHARED_BASE
+            self._hb_thread_write(warp * 32, range(o, o + 4), w.instr.lid)
 
     def _tc_dealloc(self, w, lanes, warp):
         tc, where = self._tc(), w.instr.where()
@@ -698,6 +703,8 @@ class Tcgen05Runtime:
             reads.append((offs[..., None] + np.arange(es)).ravel())
         if self.tracks_proxy:
             self._tc_proxy_check(np.concatenate(reads), tid, where)
+        if self.cta.hb is not None:
+            op.hb = (self.cta.hb.vc[tid].copy(), np.concatenate(reads) if reads else np.zeros(0, np.int64))
         self._tc_pending_ld_on(tc, lanes, col, n, "tcgen05.mma writes", where)
         self._tc_readers_ok(tc, lanes, col, n, tid, "tcgen05.mma writes", where, mma_rule=False)
         for rl, rc, rn in op.reads:
@@ -777,7 +784,12 @@ class Tcgen05Runtime:
             run, tc.queue = tc.queue[:last + 1], tc.queue[last + 1:]
             for op in run:
                 self._tc_run(op)
-        self._mb_arrive(c.lid, c.mbar, 1)
+        clock = None
+        if self.cta.hb is not None:         # the arrival releases the mmas it completes
+            clock = np.zeros(self.cta.hb.width, np.int64)
+            for op in c.ops:
+                np.maximum(clock, op.hb_clock, out=clock)
+        self._mb_arrive(c.lid, c.mbar, 1, clock=clock)
 
     def _tc_fire_one(self, cta):
         """Nothing in `cta` (current) can run: its oldest pending commit fires. False if none."""
@@ -850,6 +862,8 @@ class Tcgen05Runtime:
         if op.mask is not None:
             bits = np.array([(op.mask[l >> 5] >> (l & 31)) & 1 for l in op.lanes.tolist()], bool)
             out = np.where(bits[:, None], cur, out)
+        if op.hb is not None:
+            op.hb_clock = self._hb_tc_reads(op.hb[0], op.hb[1], op.lid)
         clock = tc.tick()
         tc.data[sub] = out
         tc.wkind[sub] = 2
