@@ -128,12 +128,69 @@ def test_the_barrier_switch_keeps_the_copies_and_ends_the_maps_at_a_cta_barrier(
     assert re.search(r"cp\.async\.wait_group \t0;\n\tfence\.proxy\.async\.shared::cta;\n\tbar\.sync \t0;", att)
 
 
-@pytest.mark.parametrize("name", ["matmul_f16", "persistent_bmm_f16_aligned"])
-def test_kernels_without_a_copyable_start(name):
-    """No device maps (unaligned), or a pipeline in a loop over output tiles (a
-    persistent kernel builds its maps once for many tiles): nothing changes."""
-    ptx = compile_text(_text(os.path.join(ROOT, "examples", "cutile", name + ".mlir")), arch="sm_90a")
+def test_kernels_without_a_copyable_start():
+    """No device maps (unaligned): nothing changes."""
+    ptx = compile_text(_text(os.path.join(ROOT, "examples", "cutile", "matmul_f16.mlir")), arch="sm_90a")
     assert "$L_tmap_others" not in ptx and "$L_first_fill" not in ptx
+
+
+# ---- a persistent kernel: the first fills are its first tile's -----------------------------------
+
+def _persistent():
+    try:
+        from gpu import cases
+    except ImportError:                # pragma: no cover
+        from tests.gpu import cases
+    return cases, cases.BY_NAME["cutile_persistent_bmm_f16_aligned"]
+
+
+def _run_persistent(ptx, grid=None):
+    """The persistent bmm (8 output tiles) race-checked against the interpreter over
+    `grid` blocks (default the case's 3)."""
+    from test_ptx_sim import entry_symbol
+    from tilec.interp import launch as interp_launch, parse_module
+    cases, case = _persistent()
+    launch = case.build(case.rng())
+    grid = grid or launch.grid
+    args, memo = cases.copy_args(launch.args)
+    res = ptxsim.run_ptx(ptx, entry_symbol(case), grid, convert_scalars(case.text(), args), check_races=True)
+    assert res.stats["race_checked"]
+    want_args, want_memo = cases.copy_args(launch.args)
+    interp_launch(parse_module(case.text(), case.full_path), grid=grid, args=want_args)
+    cases.compare(case, launch, cases.outputs_of(launch, memo), cases.outputs_of(launch, want_memo))
+
+
+def test_a_persistent_kernel_copies_its_first_tiles_first_slots():
+    """After fork_once the pipelines are set up after the maps (just before the agents
+    fork): they are set up ahead with the maps' batch (set_up_after), and the first
+    fills copy the K trips of the CTA's first output tile, whose coordinates the tile
+    loop's raster arithmetic (floor divisions, remainders, a minimum) gives at its lower
+    bound, the CTA's block index."""
+    _, case = _persistent()
+    ptx = compile_text(case.text(), arch="sm_90a")
+    sec = _section(ptx)
+    assert sec.count("cp.async.cg.shared.global") == 2 and sec.count("cp.async.mbarrier.arrive.noinc") == 2
+    assert "rem.s32" in sec and "min.s32" in sec        # the raster arithmetic, at the first tile
+    assert ptx.index("mbarrier.init") < ptx.index("\n$L_tmap_others")
+    _run_persistent(ptx)
+
+
+def test_a_persistent_cta_without_a_tile_copies_nothing():
+    """10 blocks for 8 tiles: blocks 8 and 9 run no tile, so they copy no slot (their
+    copies would land after the CTA had ended)."""
+    _, case = _persistent()
+    _run_persistent(compile_text(case.text(), arch="sm_90a"), grid=(10, 1, 1))
+
+
+def test_first_fills_of_the_wrong_tile_are_caught(monkeypatch):
+    """A mutation: the copies evaluate the raster arithmetic at tile 0 in every CTA,
+    not at the CTA's own first tile: blocks 1 and 2 start from block 0's data."""
+    from tilec.codegen.ptx import first_fills
+    cases, case = _persistent()
+    monkeypatch.setattr(first_fills.FirstFills, "seeds", lambda self, em: {
+        self.outer.regions[0].blocks[0].arguments[0]: first_fills._reg(em, "0")})
+    with pytest.raises(cases.Mismatch):
+        _run_persistent(compile_text(case.text(), arch="sm_90a"))
 
 
 def test_ptxas_takes_the_copies_without_spills(aligned, tmp_path):

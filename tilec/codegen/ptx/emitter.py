@@ -114,6 +114,18 @@ class Emitter:
         finally:
             self.op = saved
 
+    def emit_handler(self, op):
+        """`op`'s handler alone, without emit_op's follow-ups (layout repair,
+        after-op hooks): a scalar op emitted once more out of its turn
+        (first_fills: a persistent kernel's first tile)."""
+        saved, self.op = self.op, op
+        try:
+            HANDLERS[op.name](self, op)
+        except Unsupported as e:
+            raise CodegenError(op, f"'{op.name}' {e}") from None
+        finally:
+            self.op = saved
+
     def fail(self, message: str):
         raise CodegenError(self.op, message)
 

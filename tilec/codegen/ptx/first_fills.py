@@ -80,12 +80,20 @@ def gated() -> bool:
 class FirstFills:
     """A pipeline whose first slots the producer agent's other warps copy."""
 
-    def __init__(self, load, loop, stages, issuers, landed):
+    def __init__(self, load, loop, stages, issuers, landed, outer=None):
         self.load, self.loop = load, loop     # the slot's TMA load; the counted loop around its produce_one
+        self.outer = outer                    # a persistent kernel's tile loop around `loop`, or None
         self.stages = stages
         self.issuers = issuers                # threads 32 .. 32 + issuers - 1 copy
         self.landed = landed                  # shared symbol: one mbarrier per slot
         self.issued = False                   # the copies were emitted (issue); else TMA throughout
+
+    def seeds(self, em) -> dict:
+        """_value's starting values: the tile loop's variable at its first trip (its
+        lower bound, a register made before the agents fork)."""
+        if self.outer is None:
+            return {}
+        return {self.outer.regions[0].blocks[0].arguments[0]: _reg(em, em.tile(self.outer.operands[0]).reg)}
 
 
 def plan(em, op, pipe):
@@ -94,21 +102,23 @@ def plan(em, op, pipe):
     from ...dialects.cuda_tile.divisibility import known_divisor
     if not pipe.tma or pipe.cluster != 1 or em.group.first_thread != 0 or not enabled():
         return None
-    produce = _first_fill(op)
+    produce, outer = _first_fill(op)
     if produce is None:
         return None
     loop = produce.parent_op
-    sw = loop.parent_op
+    sw = (outer or loop).parent_op
     warps = agent_warps(sw)[0]
     load = slot_fill(produce.regions[0].blocks[0])
     desc = getattr(getattr(load, "desc", None), "op", None)
     if warps < 2 or load is None or desc is None:     # (pipe.tma: its map is a device map)
         return None
-    body = loop.regions[0].blocks[0]
-    iv = body.arguments[0]
-    if not all(_outside(v, sw) for v in loop.operands[:3]):
-        return None
-    if not all(_affine(v, iv, sw) for v in load.coords):
+    ivs = {loop.regions[0].blocks[0].arguments[0]}
+    if outer is not None:
+        if not all(_outside(v, sw) for v in outer.operands[:3]):
+            return None
+        ivs.add(outer.regions[0].blocks[0].arguments[0])
+    seen: dict = {}
+    if not all(_computable(v, ivs, sw, outer, seen) for v in list(loop.operands[:3]) + list(load.coords)):
         return None
     es = byte_size(pipe.view.etype)
     if es > CHUNK or (pipe.view.shape[-1] * es) % CHUNK or known_divisor(load.coords[-1]) * es % CHUNK:
@@ -124,7 +134,7 @@ def plan(em, op, pipe):
     for i in range(pipe.stages):
         em.kb.emit(f"@{lead} mbarrier.init.shared.b64 \t[{landed}+{8 * i}], {issuers}")
     em.first_fills.append(pipe)
-    return FirstFills(load, loop, pipe.stages, issuers, landed)
+    return FirstFills(load, loop, pipe.stages, issuers, landed, outer)
 
 
 SET_UP = ("nv_tileas.alloc_tensor", "nv_tileas.view", "nv_tileas.async.pipeline.create_pipeline",
@@ -152,30 +162,75 @@ def set_up_ahead(em, after, desc, quiet):
         op = op.next_op
 
 
+def set_up_after(em, last, quiet):
+    """After descriptor `last` (a batch's last): the set-up that follows it up to
+    an agent_switch, emitted ahead with the batch, so the pipelines it creates
+    are planned (plan) when the batch issues their first fills. A persistent
+    kernel's pipelines come after its maps (schedule/fork_once.py hoists them
+    out of the tile loop to just before the agents fork). Nothing is moved past
+    an op that is not set-up or a scalar, nor one whose operands are not made."""
+    from ...rewrite.effects import memoryless_scalar
+    if not enabled():
+        return
+    ops, op = [], last.next_op
+    while op is not None and op.name != AGENT_SWITCH:
+        if op.name == last.name or op in em.early:
+            op = op.next_op
+            continue
+        if not (op.name in SET_UP or quiet(op) or memoryless_scalar(op)):
+            return
+        ops.append(op)
+        op = op.next_op
+    if op is None or not any(o.name == "nv_tileas.async.pipeline.create_pipeline" for o in ops):
+        return
+    for o in ops:
+        if all(v in em.env for v in o.operands):
+            em.emit_op(o)
+            em.early.add(o)
+
+
 def _first_fill(op):
-    """The produce_one of pipeline `op` whose trips fill its first slots: the one
-    directly in the counted loop that is the first op of an agent_switch's first
-    region (in the kernel's entry block) to fill the pipeline at all; its only
-    fill of it. Later loops may fill it too (a causal attention's masked and
-    unmasked key loops): they come after, so the ring's first round starts with
-    this loop's trips. None where the pipeline is filled otherwise."""
+    """(produce_one, tile loop) of pipeline `op`: the produce_one whose trips fill
+    its first slots, the one directly in the counted loop that is the first op of
+    an agent_switch's first region (in the kernel's entry block) to fill the
+    pipeline at all, its only fill of it; the tile loop None. Later loops may
+    fill it too (a causal attention's masked and unmasked key loops): they come
+    after, so the ring's first round starts with this loop's trips. In a
+    persistent kernel whose agents fork once (schedule/fork_once.py) that first
+    op is the loop over output tiles: then the same holds of the first op of its
+    body, at the first tile, and the tile loop is returned with it. (None, None)
+    where the pipeline is filled otherwise."""
     produces = [u for u in op.results[0].users if u.name.endswith("produce_one")]
     if not produces:
-        return None
+        return None, None
     sw = produces[0].parent_op
     while sw is not None and sw.name != AGENT_SWITCH:
         sw = sw.parent_op
     if sw is None or sw.parent_op is None or sw.parent_op.name != "cuda_tile.entry" or not sw.regions[0].blocks:
-        return None
-    for top in sw.regions[0].blocks[0].ops:
+        return None, None
+    top, inside = _first_filling(sw.regions[0].blocks[0], produces)
+    if _fills_directly(top, inside):
+        return inside[0], None
+    if top is not None and top.name == LOOP:
+        inner, inside = _first_filling(top.regions[0].blocks[0], inside)
+        if _fills_directly(inner, inside):
+            return inside[0], top
+    return None, None
+
+
+def _first_filling(block, produces):
+    """(the first op of `block` that is or holds one of `produces`, those it holds)."""
+    for top in block.ops:
         inside = [p for p in produces if top is p or any(a is top for a in p.ancestors())]
-        if not inside:
-            continue
-        if (top.name != LOOP or len(inside) != 1 or inside[0].parent_op is not top
-                or inside[0].parent is not top.regions[0].blocks[0]):
-            return None
-        return inside[0]
-    return None
+        if inside:
+            return top, inside
+    return None, []
+
+
+def _fills_directly(top, inside) -> bool:
+    """Whether `top` is a counted loop with the one produce_one of `inside` directly in its body."""
+    return (top is not None and top.name == LOOP and len(inside) == 1 and inside[0].parent_op is top
+            and inside[0].parent is top.regions[0].blocks[0])
 
 
 def filled_through(em, batch) -> list:
@@ -192,13 +247,29 @@ def _outside(v, sw) -> bool:
     return d.parent is sw.parent
 
 
-def _affine(v, iv, sw, depth=0) -> bool:
-    if v is iv or _outside(v, sw):
+def _defined_in(v, loop) -> bool:
+    """Whether `v` is made inside `loop` (its block arguments, its ops, nested ones)."""
+    op = getattr(v, "op", None)
+    if op is None:
+        op = v.owner_block().parent_op
+    return op is loop or any(a is loop for a in op.ancestors())
+
+
+def _computable(v, ivs, sw, outer, seen, depth=0) -> bool:
+    """Whether the copies can compute `v` from the loop variables `ivs` and values
+    made outside agent_switch `sw`: through index casts and _ARITH ops, and inside
+    a persistent kernel's tile loop `outer` through any scalar op that touches no
+    memory (the output tile's raster arithmetic, run at the first tile)."""
+    if v in ivs or _outside(v, sw):
         return True
+    if v in seen:
+        return seen[v]
+    from ...rewrite.effects import memoryless_scalar
     d = getattr(v, "op", None)
-    if d is None or depth > 16 or (d.name not in _SAME and d.name not in _ARITH):
-        return False
-    return all(_affine(x, iv, sw, depth + 1) for x in d.operands)
+    ok = d is not None and depth <= 64 and (
+        d.name in _SAME or d.name in _ARITH or (outer is not None and _defined_in(v, outer) and memoryless_scalar(d)))
+    seen[v] = ok = ok and all(_computable(x, ivs, sw, outer, seen, depth + 1) for x in d.operands)
+    return ok
 
 
 def _reg(em, x) -> str:
@@ -212,37 +283,66 @@ def _reg(em, x) -> str:
     return r
 
 
-def _value(em, v, iv, ivreg, memo):
-    """Emit `v` (an _affine expression) with the loop variable at `ivreg`."""
-    if v is iv:
-        return ivreg
+def _value(em, v, memo, outer=None):
+    """Emit `v` (a _computable expression) from `memo`'s values (the loop
+    variables' registers; it collects those made here). Inside the tile loop
+    `outer` every value is made again (the registers the loop binds belong to
+    a later tile, and to code after this)."""
     if v in memo:
         return memo[v]
     d = getattr(v, "op", None)
-    if v in em.env or d is None or d.name not in _SAME and d.name not in _ARITH:
+    if d is None or (v in em.env and (outer is None or not _defined_in(v, outer))):
         out = _reg(em, em.tile(v).reg)      # made already (ready: in registers)
     elif d.name in _SAME:
-        out = _value(em, d.operands[0], iv, ivreg, memo)
-    else:
-        a, b = (_value(em, x, iv, ivreg, memo) for x in d.operands)
+        out = _value(em, d.operands[0], memo, outer)
+    elif d.name in _ARITH:
+        a, b = (_value(em, x, memo, outer) for x in d.operands)
         out = em.kb.reg(B32)
         em.kb.emit(f"{_ARITH[d.name]} \t{out}, {a}, {b}")
+    else:
+        out = _by_handler(em, d, memo, outer)
     memo[v] = out
     return out
+
+
+def _by_handler(em, d, memo, outer):
+    """Scalar op `d` emitted by its own handler on the registers of its operands
+    (those made here are bound for the call only): its result's register. The
+    environment is left as it was: nothing after the copies may take a value
+    made in the issuers' branch."""
+    made = {x: _value(em, x, memo, outer) for x in d.operands
+            if x not in em.env or (outer is not None and _defined_in(x, outer))}
+    keys = list(made) + list(d.results)
+    saved = {x: em.env[x] for x in keys if x in em.env}
+    for x, r in made.items():
+        em.bind(x, Tile(getattr(x.type, "element_type", x.type), (), None, [r]))
+    try:
+        em.emit_handler(d)
+        out = em.tile(d.results[0]).reg
+    finally:
+        for x in keys:
+            em.env.pop(x, None)
+        em.env.update(saved)
+    return out if not isinstance(out, int) else str(out)
 
 
 def ready(em, ff) -> bool:
     """Whether every value the copies need is emitted already (the batch of maps
     comes before the agent_switch, but not every operand need)."""
-    iv = ff.loop.regions[0].blocks[0].arguments[0]
-    scalars = list(ff.loop.operands[:3])      # the bounds, and the coordinates' leaves
-    stack = list(ff.load.coords)
+    outer = ff.outer
+    ivs = {ff.loop.regions[0].blocks[0].arguments[0]}
+    scalars = []          # the leaves of the coordinates and of the loops' bounds
+    if outer is not None:
+        ivs.add(outer.regions[0].blocks[0].arguments[0])
+        scalars.extend(outer.operands[:2])
+    stack = list(ff.loop.operands[:3]) + list(ff.load.coords)
     while stack:
         v = stack.pop()
         d = getattr(v, "op", None)
-        if v is iv:
+        if v in ivs:
             continue
-        if d is not None and (d.name in _SAME or d.name in _ARITH) and v not in em.env:
+        if d is not None and ((d.name in _SAME or d.name in _ARITH) and v not in em.env
+                              or outer is not None and _defined_in(v, outer)):
             stack.extend(d.operands)
         else:
             scalars.append(v)
@@ -253,9 +353,12 @@ def ready(em, ff) -> bool:
 
 
 def trips(em, ff) -> str:
-    """min(stages, the loop's trip count): the slots copied, in a register."""
+    """min(stages, the loop's trip count): the slots copied, in a register. In a
+    persistent kernel, the first tile's trips, and none where the CTA has no
+    tile."""
     kb = em.kb
-    lb, ub, step = (_reg(em, em.tile(v).reg) for v in ff.loop.operands[:3])
+    memo = ff.seeds(em)
+    lb, ub, step = (_value(em, v, memo, ff.outer) for v in ff.loop.operands[:3])
     n, p = kb.reg(B32), kb.reg(PRED)
     kb.emit(f"sub.s32 \t{n}, {ub}, {lb}")
     kb.emit(f"setp.le.s32 \t{p}, {n}, 0")
@@ -263,6 +366,10 @@ def trips(em, ff) -> str:
     kb.emit(f"sub.s32 \t{n}, {n}, 1")
     kb.emit(f"div.s32 \t{n}, {n}, {step}")
     kb.emit(f"selp.u32 \t{n}, 0, {n}, {p}")
+    if ff.outer is not None:
+        olb, oub = (_reg(em, em.tile(v).reg) for v in ff.outer.operands[:2])
+        kb.emit(f"setp.ge.s32 \t{p}, {olb}, {oub}")
+        kb.emit(f"selp.u32 \t{n}, 0, {n}, {p}")
     kb.emit(f"min.s32 \t{n}, {n}, {ff.stages}")
     return n
 
@@ -330,9 +437,11 @@ def _copies(em, group, t):
     `landed` barriers."""
     kb = em.kb
     cols = [_Column(em, pipe, t) for pipe in group]
-    loop = group[0].first.loop
+    ff = group[0].first
+    loop, outer = ff.loop, ff.outer
     iv = loop.regions[0].blocks[0].arguments[0]
-    lb, step = (_reg(em, em.tile(v).reg) for v in (loop.operands[0], loop.operands[2]))
+    seeds = ff.seeds(em)
+    lb, step = (_value(em, v, seeds, outer) for v in (loop.operands[0], loop.operands[2]))
     last = kb.reg(B32)
     kb.emit(f"mov.u32 \t{last}, {cols[0].n}")
     for c in cols[1:]:
@@ -345,12 +454,12 @@ def _copies(em, group, t):
     kb.emit(f"setp.ge.s32 \t{p}, {k}, {last}")
     kb.emit(f"@{p} bra \t{end_k}")
     kb.emit(f"mad.lo.s32 \t{ivr}, {k}, {step}, {lb}")
-    memo = {}
+    memo = {**seeds, iv: ivr}
     for c in cols:
         skip = kb.label("first_slot_done")
         kb.emit(f"setp.ge.s32 \t{p}, {k}, {c.n}")
         kb.emit(f"@{p} bra \t{skip}")
-        _slot(em, c, k, [_value(em, v, iv, ivr, memo) for v in c.ff.load.coords])
+        _slot(em, c, k, [_value(em, v, memo, outer) for v in c.ff.load.coords])
         kb.place(skip)
     kb.emit(f"add.u32 \t{k}, {k}, 1")
     kb.emit(f"bra.uni \t{next_k}")

@@ -82,7 +82,8 @@ def _make_desc(em, op):
              for v, d, c in zip(views, batch, ctas)]
     # descriptors of one tensor view with one box and swizzle share a map
     distinct = list({(id(v), box, mode): (v, box, mode) for v, box, mode in specs}.values())
-    from .first_fills import filled_through, issue
+    from .first_fills import filled_through, issue, set_up_after
+    set_up_after(em, batch[-1], quiet)     # pipelines set up after the maps, before the agents fork
     pipes = filled_through(em, batch)
     meanwhile = (lambda: issue(em, pipes)) if pipes else None
     built = dict(zip([(id(v), box, mode) for v, box, mode in distinct], build_maps(em, distinct, meanwhile)))
