@@ -41,6 +41,8 @@ Each map has its own pool (`__tilec_tmaps_K_i`, SLOTS x 128 bytes), so the
 slot index alone addresses every map of a CTA."""
 from __future__ import annotations
 
+import re
+
 from .ptxtypes import B32, B64, PRED, byte_size
 
 SLOTS = 8192             # more CTAs than any GPU holds at once
@@ -597,6 +599,18 @@ class _Key:
             em.kb.emit(f"@{lane0} st.relaxed.gpu.global.u64 \t[{self.addr}+{8 * k}], {w}")
 
 
+def _synced_on_arrival(kb, label) -> bool:
+    """Whether every thread reaching `label`, just placed, comes through the CTA
+    barrier just before it: the code ends `bar.sync 0; bra.uni label; label:`
+    (an agent_switch's join, then the entry's return) and nothing else branches
+    to it. A second barrier there would order nothing more."""
+    tail = [x for x in kb.out[-6:] if isinstance(x, list) or not x.startswith(kb.PHASE)][-3:]
+    if tail != ["\tbar.sync \t0;", f"\tbra.uni \t{label};", f"{label}:"]:
+        return False
+    pattern = re.compile(re.escape(label) + r"\b")
+    return sum(len(pattern.findall(x)) for x in kb._flat_lines()) == 2
+
+
 def release_slot(em):
     """At the kernel's exit: once every thread is done, thread 0 gives the slot back,
     at the next generation where the CTA wrote a map or a key."""
@@ -604,7 +618,8 @@ def release_slot(em):
     if pool is None or pool.slot_var is None:
         return
     kb = em.kb
-    kb.emit("bar.sync \t0")
+    if not _synced_on_arrival(kb, em.exit_label):
+        kb.emit("bar.sync \t0")
     skip = kb.label("tmap_kept")
     kb.emit(f"@!{em.leader()} bra \t{skip}")
     slot, w, i, gen, a, off, f = (kb.reg(B32), kb.reg(B32), kb.reg(B32), kb.reg(B32), kb.reg(B64), kb.reg(B64),
