@@ -114,6 +114,9 @@ class Emitter:
         finally:
             self.op = saved
 
+    def can_emit(self, op) -> bool:
+        return op.name in HANDLERS
+
     def emit_handler(self, op):
         """`op`'s handler alone, without emit_op's follow-ups (layout repair,
         after-op hooks): a scalar op emitted once more out of its turn

@@ -118,7 +118,7 @@ def plan(em, op, pipe):
             return None
         ivs.add(outer.regions[0].blocks[0].arguments[0])
     seen: dict = {}
-    if not all(_computable(v, ivs, sw, outer, seen) for v in list(loop.operands[:3]) + list(load.coords)):
+    if not all(_computable(em, v, ivs, sw, outer, seen) for v in list(loop.operands[:3]) + list(load.coords)):
         return None
     es = byte_size(pipe.view.etype)
     if es > CHUNK or (pipe.view.shape[-1] * es) % CHUNK or known_divisor(load.coords[-1]) * es % CHUNK:
@@ -255,7 +255,7 @@ def _defined_in(v, loop) -> bool:
     return op is loop or any(a is loop for a in op.ancestors())
 
 
-def _computable(v, ivs, sw, outer, seen, depth=0) -> bool:
+def _computable(em, v, ivs, sw, outer, seen, depth=0) -> bool:
     """Whether the copies can compute `v` from the loop variables `ivs` and values
     made outside agent_switch `sw`: through index casts and _ARITH ops, and inside
     a persistent kernel's tile loop `outer` through any scalar op that touches no
@@ -267,8 +267,9 @@ def _computable(v, ivs, sw, outer, seen, depth=0) -> bool:
     from ...rewrite.effects import memoryless_scalar
     d = getattr(v, "op", None)
     ok = d is not None and depth <= 64 and (
-        d.name in _SAME or d.name in _ARITH or (outer is not None and _defined_in(v, outer) and memoryless_scalar(d)))
-    seen[v] = ok = ok and all(_computable(x, ivs, sw, outer, seen, depth + 1) for x in d.operands)
+        d.name in _SAME or d.name in _ARITH
+        or (outer is not None and _defined_in(v, outer) and memoryless_scalar(d) and em.can_emit(d)))
+    seen[v] = ok = ok and all(_computable(em, x, ivs, sw, outer, seen, depth + 1) for x in d.operands)
     return ok
 
 
