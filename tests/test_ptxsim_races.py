@@ -231,3 +231,23 @@ def test_a_tcgen05_gemm_releases_a_slot_only_after_its_commit():
     with pytest.raises(ptxsim.DataRace, match=r"a copy completing on the mbarrier .* writes it .* after a "
                                               r"tcgen05\.mma reads it .*its completion not acquired"):
         _run_gemm(bad, case, copy_timing="eager")
+
+
+def test_a_tcgen05_accumulator_is_read_only_after_its_completion_is_acquired():
+    """sm_100a: after the K loop the leader waits for the last commit, then a group barrier
+    hands the completion to the other threads before they read D with tcgen05.ld. Without
+    that barrier (the fences kept), a thread reads D with nothing ordering it after the
+    mma: where commits fire late the mma is still queued (tcgen05.py's own check); where
+    they fire at once (eager) only the race check's clocks can tell."""
+    from tilec.codegen.ptx import compile_text
+    case = _gemm_case()
+    ptx = compile_text(case.text(), arch="sm_100a")
+    handoff = re.compile(r"tcgen05\.fence::before_thread_sync;\n\tbar\.sync \t\d+, \d+;\n"
+                         r"\ttcgen05\.fence::after_thread_sync;")
+    m = list(handoff.finditer(ptx, 0, ptx.index("tcgen05.ld.")))[-1]
+    bad = ptx[:m.start()] + "tcgen05.fence::before_thread_sync;\n\ttcgen05.fence::after_thread_sync;" + ptx[m.end():]
+    with pytest.raises(ptxsim.PTXRuntimeError, match=r"tcgen05\.ld reads TMEM .* has not completed"):
+        _run_gemm(bad, case)
+    with pytest.raises(ptxsim.PTXRuntimeError, match=r"tcgen05\.ld reads TMEM lane \d+ column \d+, which the "
+                                                     r"tcgen05\.mma .* wrote, but nothing orders thread \d+ after"):
+        _run_gemm(bad, case, copy_timing="eager")

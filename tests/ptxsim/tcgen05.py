@@ -128,10 +128,14 @@ Checked orderings (CTA-wide clock; fences per thread)
   write must be followed by a fence.proxy.async of its thread or of the issuing thread (the
   wgmma rule).
 * At the CTA's end: no TMEM allocated, no mma queued or commit unfired.
+* With the race check on (hb.py), the synchronization a fence pair stands for too: a reader of
+  cells a completed mma wrote must have acquired that mma's completion (the commit's mbarrier
+  phase, directly or through a barrier after another thread's wait), and a reader of another
+  thread's tcgen05.st must be ordered after the writer's fence::before_thread_sync.
 Not checked: fence ordering between mmas of different threads on one accumulator (they run in
 CTA issue order), the fence pair between a waited tcgen05.ld and another thread's mma or st
-over its cells, the cross-thread synchronization a fence pair stands for (only the clock order
-of the fences), .aligned beyond the warp join, the "same .cta_group in a kernel" rule (only ::1
+over its cells, the cross-thread synchronization of a fence pair without the race check (only
+the clock order of the fences), .aligned beyond the warp join, the "same .cta_group in a kernel" rule (only ::1
 decodes). In copy_timing="eager" an ld that skips the mbarrier wait reads the right D (the late
 default catches it).
 """
@@ -389,6 +393,7 @@ class TcState:
         self.wclock = np.zeros((LANES, COLS), np.int64)
         self.wtid = np.zeros((LANES, COLS), np.int32)
         self.wlid = np.zeros((LANES, COLS), np.int32)
+        self.wmma = np.zeros((LANES, COLS), np.int64)  # the race check: the number of the mma that wrote it
         self.queue = []            # TcMma issued and not run, in issue order (CTA-wide)
         self.commits = []          # TcCommit not yet fired, in issue order
         self.pending_ld = {}       # warp -> [(lid, lane0, columns start, count)] not yet followed by wait::ld
@@ -396,6 +401,7 @@ class TcState:
         self.shadow_lid = {}       # thread -> lid of the tcgen05.ld whose registers are pending
         self.wait_st = {}          # warp -> clocks of its tcgen05.wait::st
         self.fence_before = {}     # thread -> clocks of its tcgen05.fence::before_thread_sync
+        self.fence_before_hb = {}  # the race check: thread -> its own clock component at each of them
         self.fence_after = {}      # thread -> clock of its latest tcgen05.fence::after_thread_sync
         self.clock = 0
 
@@ -485,6 +491,17 @@ class Tcgen05Runtime:
                     f"{self._where(int(tc.wlid[sub][i, j]))} wrote, but thread {int(rows[i])} executed no "
                     f"tcgen05.fence::after_thread_sync after that mma completed (wait on its commit's mbarrier, "
                     f"then fence) ({where})")
+            h = self.cta.hb
+            if h is not None:        # the race check: the reader acquired the mma's completion
+                seen = h.vc[rows, h.tc_comp][:, None]
+                bad = (kinds == 2) & (seen < tc.wmma[sub])
+                if bad.any():
+                    i, j = np.argwhere(bad)[0]
+                    raise PTXRuntimeError(
+                        f"{what} TMEM lane {lanes[i]} column {col + j}, which the tcgen05.mma at "
+                        f"{self._where(int(tc.wlid[sub][i, j]))} wrote, but nothing orders thread {int(rows[i])} "
+                        f"after that mma's completion (a wait on its commit's mbarrier phase, or a barrier after "
+                        f"another thread's wait) ({where})")
         st = kinds == 1
         if not st_rule or not st.any():
             return
@@ -509,6 +526,12 @@ class Tcgen05Runtime:
                     f"{what} TMEM that thread {u} wrote by tcgen05.st ({self._where(lid)}): another thread's st "
                     f"needs, after its tcgen05.wait::st, a tcgen05.fence::before_thread_sync of the writer, the "
                     f"synchronization, and a tcgen05.fence::after_thread_sync of thread {t} ({where})")
+            h = self.cta.hb
+            if h is not None and h.vc[t, u] < tc.fence_before_hb[u][kb]:
+                raise PTXRuntimeError(
+                    f"{what} TMEM that thread {u} wrote by tcgen05.st ({self._where(lid)}): no synchronization "
+                    f"orders thread {t} after thread {u}'s tcgen05.fence::before_thread_sync (a barrier or an "
+                    f"mbarrier between the fences) ({where})")
 
     # ---- warp-collective instructions ------------------------------------------------------------
     def _tc_collective(self, w, lanes, warp):
@@ -654,6 +677,8 @@ class Tcgen05Runtime:
             tc.fence_after[tid] = c
         else:
             tc.fence_before.setdefault(tid, []).append(c)
+            if self.cta.hb is not None:
+                tc.fence_before_hb.setdefault(tid, []).append(int(self.cta.hb.vc[tid, tid]))
 
     def _tc_mma(self, lid, tid, kind, taddr, adesc, bdesc, idesc, enable, mask, scale, sf=None, a_tmem=False):
         """tcgen05.mma; `sf` for .block_scale: (scale_vec X, [scale-A-tmem], [scale-B-tmem]);
@@ -864,6 +889,7 @@ class Tcgen05Runtime:
             out = np.where(bits[:, None], cur, out)
         if op.hb is not None:
             op.hb_clock = self._hb_tc_reads(op.hb[0], op.hb[1], op.lid)
+            tc.wmma[sub] = op.hb_clock[self.cta.hb.tc_comp]
         clock = tc.tick()
         tc.data[sub] = out
         tc.wkind[sub] = 2
