@@ -246,6 +246,17 @@ def test_the_simulated_clusters_match_the_interpreter(name):
     np.testing.assert_array_equal(simulate(ptx, m, n, k, grid, copy_timing="eager"), c)
 
 
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_cta_copies_its_first_slots_whole(name):
+    """First fills (first_fills.py) of a multicast slot: each CTA's other warps copy the
+    whole slot into their own CTA's slot with cp.async (no CTA can write another's), both
+    pipelines of each kernel. The values are checked in the simulations above."""
+    kw = CASES[name][0]
+    ptx = compile_text(kernel(**kw), arch="sm_90a")
+    sec = ptx[ptx.index("\n$L_tmap_others"):ptx.index("\n$L_tmap_built")]
+    assert sec.count("cp.async.cg.shared.global") == 2 and "multicast" not in sec
+
+
 def test_a_release_to_this_cta_alone_is_caught():
     """Mutation: a consumer that releases a multicast slot in its own CTA only
     (and an `empty` barrier that counts its own warps) lets the other CTA's

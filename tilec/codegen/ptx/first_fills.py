@@ -28,7 +28,11 @@ wait: the addresses of a pipeline's first trips are known at the entry.
   async one); every other wait is on `full`, as before.
 
 Where it applies: a pipeline filled by one TMA load per trip through a map the
-batch being emitted builds, with no multicast. The first loop of an
+batch being emitted builds. A multicast slot (a cluster's CTAs fill it
+alike, each a slice for all: multicast.py) is copied whole by each CTA into
+its own slot: the CTAs count the same trips, so at those trips no CTA
+multicasts and every `full` phase completes on its own thread 0's arrival.
+The first loop of an
 agent_switch's first region (in the kernel's entry block) to fill it is a
 counted loop with that fill directly in its body; later loops may fill it too
 (only the first loop's trips are copied). The region runs at least two warps,
@@ -100,7 +104,7 @@ def plan(em, op, pipe):
     """At pipeline `op`'s creation (Pipe `pipe`, TMA-filled): a FirstFills with
     its `landed` barriers initialized, where the pipeline qualifies; else None."""
     from ...dialects.cuda_tile.divisibility import known_divisor
-    if not pipe.tma or pipe.cluster != 1 or em.group.first_thread != 0 or not enabled():
+    if not pipe.tma or em.group.first_thread != 0 or not enabled():
         return None
     produce, outer = _first_fill(op)
     if produce is None:
