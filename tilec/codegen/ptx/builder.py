@@ -114,6 +114,11 @@ class KernelBuilder:
             if entry[0] == sym:
                 entry[1] = max(entry[1], size)
 
+    def mentions(self, label: str) -> int:
+        """How many times `label` (a whole label name) appears in the code so far."""
+        pattern = re.compile(re.escape(label) + r"\b")
+        return sum(len(pattern.findall(x)) for x in self._flat_lines())
+
     def _flat_lines(self):
         def flat(items):
             for x in items:

@@ -115,6 +115,7 @@ class Emitter:
             self.op = saved
 
     def can_emit(self, op) -> bool:
+        """Whether the emitter has a handler for `op`."""
         return op.name in HANDLERS
 
     def emit_handler(self, op):

@@ -41,8 +41,6 @@ Each map has its own pool (`__tilec_tmaps_K_i`, SLOTS x 128 bytes), so the
 slot index alone addresses every map of a CTA."""
 from __future__ import annotations
 
-import re
-
 from .ptxtypes import B32, B64, PRED, byte_size
 
 SLOTS = 8192             # more CTAs than any GPU holds at once
@@ -607,8 +605,7 @@ def _synced_on_arrival(kb, label) -> bool:
     tail = [x for x in kb.out[-6:] if isinstance(x, list) or not x.startswith(kb.PHASE)][-3:]
     if tail != ["\tbar.sync \t0;", f"\tbra.uni \t{label};", f"{label}:"]:
         return False
-    pattern = re.compile(re.escape(label) + r"\b")
-    return sum(len(pattern.findall(x)) for x in kb._flat_lines()) == 2
+    return kb.mentions(label) == 2
 
 
 def release_slot(em):
