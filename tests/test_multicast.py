@@ -87,7 +87,8 @@ def pipelines(ptx):
     (without the `landed` barriers of first fills, which the other threads' start-up
     copies between `$L_tmap_others` and `$L_tmap_built` arrive on: first_fills.py)."""
     start = ptx.find("\n$L_tmap_others")
-    landed = set(re.findall(r"smem\+(\d+);", ptx[start:ptx.find("\n$L_tmap_built", start)])) if start >= 0 else set()
+    landed = set(re.findall(r"smem\+(\d+);\n\tmad\.lo\.u32 [^\n]*\n\tcp\.async\.mbarrier\.arrive\.noinc",
+                            ptx[start:ptx.find("\n$L_tmap_built", start)])) if start >= 0 else set()
     inits = [i for i in re.findall(r"mbarrier\.init\.shared\.b64 \t\[\w+\+(\d+)\+0\], (\d+);", ptx)
              if i[0] not in landed]
     return [(int(inits[i][1]), int(inits[i + 1][1])) for i in range(0, len(inits), 2)]

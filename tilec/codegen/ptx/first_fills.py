@@ -19,9 +19,14 @@ wait: the addresses of a pipeline's first trips are known at the entry.
   that copies no longer waits for a common start after the maps
   (start_phase.py): its loads leave at the entry, as in step as the CTAs'
   starts.
-* The producer's thread 0, at those trips, copies nothing: it completes the
-  slot's first `full` phase with a plain arrival, so the ring's phases stay in
-  step, and goes on to the TMA loads of the later trips.
+* The first issuer completes each copied slot's first `full` phase (a plain
+  arrival) before its copies of the slot, so before any consumer can have
+  the slot's `landed` phase: a consumer's wait on `full` in the ring's second
+  round then waits for that round's fill, not for a first phase that is still
+  open. The producer's thread 0 skips those trips whole: no copy, no arrival,
+  and no wait on `empty` (the consumers, who need nothing from it there, may
+  have released the slot already, and a wait for the phase before the first
+  would then be a wait for the second).
 * A consumer waiting for a slot in the ring's first round below the trips
   copied (Iter.first) waits on `landed` instead, then fences for the async
   proxy (cp.async writes through the generic proxy; wgmma reads through the
@@ -31,7 +36,7 @@ Where it applies: a pipeline filled by one TMA load per trip through a map the
 batch being emitted builds. A multicast slot (a cluster's CTAs fill it
 alike, each a slice for all: multicast.py) is copied whole by each CTA into
 its own slot: the CTAs count the same trips, so at those trips no CTA
-multicasts and every `full` phase completes on its own thread 0's arrival.
+multicasts and every `full` phase completes on its own first issuer's arrival.
 The first loop of an
 agent_switch's first region (in the kernel's entry block) to fill it is a
 counted loop with that fill directly in its body; later loops may fill it too
@@ -460,10 +465,18 @@ def _copies(em, group, t):
     kb.emit(f"@{p} bra \t{end_k}")
     kb.emit(f"mad.lo.s32 \t{ivr}, {k}, {step}, {lb}")
     memo = {**seeds, iv: ivr}
+    first = kb.reg(PRED)
+    kb.emit(f"setp.eq.u32 \t{first}, {t}, 0")
     for c in cols:
         skip = kb.label("first_slot_done")
         kb.emit(f"setp.ge.s32 \t{p}, {k}, {c.n}")
         kb.emit(f"@{p} bra \t{skip}")
+        # the slot's first `full` phase completes here, before any consumer can have
+        # its `landed` phase (this issuer's arrival on it comes after): a consumer's
+        # wait on `full` in the ring's second round then waits for that round's fill
+        full = kb.reg(B32)
+        kb.emit(f"mad.lo.u32 \t{full}, {k}, 8, {em.addr_of(c.pipe.full)}")
+        kb.emit(f"@{first} mbarrier.arrive.shared.b64 \t_, [{full}]")
         _slot(em, c, k, [_value(em, v, memo, outer) for v in c.ff.load.coords])
         kb.place(skip)
     kb.emit(f"add.u32 \t{k}, {k}, 1")

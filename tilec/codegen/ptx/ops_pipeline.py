@@ -286,15 +286,19 @@ def release_slot(em, addr, ctas=1):
 def _produce_one(em, op):
     pipe, it = em.get(op.operands[0]), em.get(op.operands[1])
     kb = em.kb
+    handed = None
+    if pipe.first is not None and pipe.first.issued:
+        # a slot the issuers copied at the entry (first_fills.py): nothing to wait for or
+        # fill. Not even the round's `empty` wait: the consumers may have released the
+        # slot already, and a wait for the phase before the first would then be a wait
+        # for the second.
+        from .first_fills import copied
+        handed = kb.label("filled")
+        kb.emit(f"@{copied(em, pipe, it)} bra \t{handed}")
     if pipe.agents:
         flip = kb.reg(B32)
         kb.emit(f"xor.b32 \t{flip}, {it.phase}, 1")
         em.wait_parity(_barrier(em, pipe.empty, it), flip)
-    handed = None
-    if pipe.first is not None and pipe.first.issued:
-        from .first_fills import copied
-        handed = kb.label("first_fill"), kb.label("filled")
-        kb.emit(f"@{copied(em, pipe, it)} bra \t{handed[0]}")
     slot = slot_address(em, pipe, it)
     block = op.regions[0].blocks[0]
     shape = pipe.view.shape[1:]
@@ -321,12 +325,7 @@ def _produce_one(em, op):
     em.async_targets.pop(load, None)
     em.async_issued = em.async_barrier = None
     if handed is not None:
-        # a slot the issuers copied at the entry: its consumers wait for the copies on
-        # `landed`; `full` completes its first phase at once, so its phases stay in step
-        kb.emit(f"bra.uni \t{handed[1]}")
-        kb.place(handed[0])
-        arrive(em, _barrier(em, pipe.full, it), em.leader())
-        kb.place(handed[1])
+        kb.place(handed)
 
 
 def _arrive_full(em, addr, issued):
