@@ -482,26 +482,21 @@ class Tcgen05Runtime:
         sub = np.ix_(lanes, np.arange(col, col + n))
         kinds, clocks = tc.wkind[sub], tc.wclock[sub]
         if mma_rule and (kinds == 2).any():
-            fa = np.array([tc.fence_after.get(int(t), -1) for t in rows], np.int64)[:, None]
-            bad = (kinds == 2) & (fa <= clocks)
-            if bad.any():
-                i, j = np.argwhere(bad)[0]
-                raise PTXRuntimeError(
-                    f"{what} TMEM lane {lanes[i]} column {col + j}, which the tcgen05.mma at "
-                    f"{self._where(int(tc.wlid[sub][i, j]))} wrote, but thread {int(rows[i])} executed no "
-                    f"tcgen05.fence::after_thread_sync after that mma completed (wait on its commit's mbarrier, "
-                    f"then fence) ({where})")
-            h = self.cta.hb
-            if h is not None:        # the race check: the reader acquired the mma's completion
-                seen = h.vc[rows, h.tc_comp][:, None]
-                bad = (kinds == 2) & (seen < tc.wmma[sub])
+            def check(bad, why):
                 if bad.any():
                     i, j = np.argwhere(bad)[0]
                     raise PTXRuntimeError(
                         f"{what} TMEM lane {lanes[i]} column {col + j}, which the tcgen05.mma at "
-                        f"{self._where(int(tc.wlid[sub][i, j]))} wrote, but nothing orders thread {int(rows[i])} "
-                        f"after that mma's completion (a wait on its commit's mbarrier phase, or a barrier after "
-                        f"another thread's wait) ({where})")
+                        f"{self._where(int(tc.wlid[sub][i, j]))} wrote, but {why(int(rows[i]))} ({where})")
+            fa = np.array([tc.fence_after.get(int(t), -1) for t in rows], np.int64)[:, None]
+            check((kinds == 2) & (fa <= clocks),
+                  lambda t: f"thread {t} executed no tcgen05.fence::after_thread_sync after that mma completed "
+                            f"(wait on its commit's mbarrier, then fence)")
+            h = self.cta.hb
+            if h is not None:        # the race check: the reader acquired the mma's completion
+                check((kinds == 2) & (h.vc[rows, h.tc_comp][:, None] < tc.wmma[sub]),
+                      lambda t: f"nothing orders thread {t} after that mma's completion (a wait on its commit's "
+                                f"mbarrier phase, or a barrier after another thread's wait)")
         st = kinds == 1
         if not st_rule or not st.any():
             return
