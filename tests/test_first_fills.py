@@ -359,3 +359,30 @@ def test_consumers_wait_for_the_maps_only_where_they_use_one(aligned):
     assert cut != aligned
     with pytest.raises(ptxsim.PTXRuntimeError, match="race"):
         _run(128, 128, 128, cut)
+
+
+LAGGING = ["cutile_matmul_f16_aligned", "cutile_attention_m128_f16_aligned", "cutile_persistent_bmm_f16_aligned",
+           "cutile_matmul_cluster_f16_aligned", "cutile_bmm_tt_f16_aligned"]
+
+
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_100a"])
+@pytest.mark.parametrize("name", LAGGING)
+def test_a_lagging_warp_0_is_overtaken_safely(name, arch):
+    """The simulator's "lagging" order runs warp 0 only while no other thread can (a map
+    build that takes long), and eager copies let the consumers of the copied slots run
+    through them meanwhile: the first fills' hand-over must hold in any order. (Before
+    the producer skipped copied slots, the GEMM and the attention deadlocked here.)"""
+    try:
+        from gpu import cases
+    except ImportError:                # pragma: no cover
+        from tests.gpu import cases
+    from test_ptx_sim import entry_symbol, interpreter_result
+    case = cases.BY_NAME[name]
+    ptx = compile_text(case.text(), arch=arch)
+    assert "$L_tmap_others" in ptx and "cp.async.cg.shared.global" in ptx
+    launch = case.build(case.rng())
+    args, memo = cases.copy_args(launch.args)
+    res = ptxsim.run_ptx(ptx, entry_symbol(case), launch.grid, convert_scalars(case.text(), args),
+                         thread_order="lagging", copy_timing="eager", check_races=True)
+    assert res.stats["race_checked"] or "cluster" in name
+    cases.compare(case, launch, cases.outputs_of(launch, memo), interpreter_result(case)[0])

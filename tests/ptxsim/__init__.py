@@ -216,9 +216,11 @@ def run_ptx(ptx_text, kernel_name, grid, args, block=None, *, shared_bytes=None,
     for an `.extern .shared` array (default: tilec's `// tilec.dynamic_shared_bytes`
     note). vprintf output goes to `stdout` (if given) and SimResult.printed.
     `thread_order`: which thread of a CTA runs first ("forward": tid 0, "reverse":
-    the last, "alternate": forward in even CTAs, reverse in odd ones).
+    the last, "alternate": forward in even CTAs, reverse in odd ones; "lagging":
+    forward, but warp 0 runs only while no other thread of its CTA can, as if
+    its work, a map build say, took long).
     `check_races`: raise DataRace for shared-memory accesses no synchronization
-    orders (hb.py; not for clusters, barrier.cluster or tcgen05: SimResult.stats
+    orders (hb.py; not for clusters or barrier.cluster: SimResult.stats
     ["race_checked"] says whether the check ran).
     `copy_timing`: "late" (asynchronous copies land as late as possible) or
     "eager" (at issue; see the module docstring).

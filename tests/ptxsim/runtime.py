@@ -723,8 +723,9 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
 
     def launch(self, grid, args, block=None, shared_bytes=None, max_steps=MAX_BLOCK_STEPS, stdout=None,
                thread_order="alternate", check_races=False, copy_timing="late", globals_init=None):
-        if thread_order not in ("forward", "reverse", "alternate"):
-            raise PTXSimError(f"thread_order {thread_order!r}: forward, reverse or alternate")
+        if thread_order not in ("forward", "reverse", "alternate", "lagging"):
+            raise PTXSimError(f"thread_order {thread_order!r}: forward, reverse, alternate or lagging")
+        self.lagging = thread_order == "lagging"
         if copy_timing not in ("late", "eager"):
             raise PTXSimError(f"copy_timing {copy_timing!r}: late or eager")
         self.eager = copy_timing == "eager"
@@ -912,8 +913,15 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
                 if self.cta is not cta:
                     self._enter(cta)
                 gens = cta.gens
-                while runnable:
+                held = []                  # "lagging": warp 0's threads, while others can run
+                while runnable or held:
+                    if not runnable:
+                        runnable.extend(held)
+                        held.clear()
                     t = runnable.popleft()
+                    if self.lagging and t < 32 and any(u >= 32 for u in runnable):
+                        held.append(t)
+                        continue
                     self.hb_t = t                  # the thread the generated code's calls run for
                     try:
                         w = next(gens[t])
