@@ -24,8 +24,8 @@ caller would never pass: read their faults with that in mind.
 
 --races runs the simulator's race check (tests/ptxsim/hb.py): an access to shared
 memory that no barrier, mbarrier or wait orders after a conflicting one is a
-"race" row, whatever values the run gave; a kernel the check does not model (a
-cluster) says "not race-checked" in its row.
+"race" row, whatever values the run gave; the CTAs of a cluster are checked
+against each other too.
 
 Prints one row per (file, arch) and a summary line; --json writes the rows.
 """

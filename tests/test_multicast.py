@@ -243,8 +243,8 @@ def test_the_simulated_clusters_match_the_interpreter(name):
     c = interpreted(text, m, n, k, grid)
     ptx = compile_text(text, arch="sm_90a")
     for order in ("forward", "reverse"):
-        np.testing.assert_array_equal(simulate(ptx, m, n, k, grid, thread_order=order), c)
-    np.testing.assert_array_equal(simulate(ptx, m, n, k, grid, copy_timing="eager"), c)
+        np.testing.assert_array_equal(simulate(ptx, m, n, k, grid, thread_order=order, check_races=True), c)
+    np.testing.assert_array_equal(simulate(ptx, m, n, k, grid, copy_timing="eager", check_races=True), c)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -258,19 +258,37 @@ def test_each_cta_copies_its_first_slots_whole(name):
     assert sec.count("cp.async.cg.shared.global") == 2 and "multicast" not in sec
 
 
-def test_a_release_to_this_cta_alone_is_caught():
-    """Mutation: a consumer that releases a multicast slot in its own CTA only
-    (and an `empty` barrier that counts its own warps) lets the other CTA's
-    producer overwrite the slot while this CTA's wgmma still reads it."""
+def _early_remote_release(ptx):
+    """Mutation: the consumers release a multicast slot to the peer CTA before the
+    wgmma.wait_group that retires their reads of it (to their own CTA still after)."""
+    pat = re.compile(r"(\twgmma\.wait_group\.sync\.aligned \t1;\n)(\tand\.pred \t(%p\d+), (%p\d+), (%p\d+);\n"
+                     r"\t@%p\d+ mbarrier\.arrive\.shared\.b64 \t%rd\d+, \[%r\d+\];\n)\tand\.pred \t(%p\d+), (%p\d+), \5;\n"
+                     r"\tmapa\.shared::cluster\.u32 \t(%r\d+), (%r\d+), 0;\n\t@\6 mbarrier\.arrive\.shared::cluster\.b64 "
+                     r"\t_, \[\8\];\n\tmapa\.shared::cluster\.u32 \t(%r\d+), \9, 1;\n\t@\6 mbarrier\.arrive"
+                     r"\.shared::cluster\.b64 \t_, \[\10\];\n")
+
+    def early(m):
+        p, q, ok, bar = m.group(6), m.group(7), m.group(5), m.group(9)
+        return (f"\tand.pred \t{p}, {q}, {ok};\n\tmov.u32 \t%mx0, %cluster_ctarank;\n\txor.b32 \t%mx0, %mx0, 1;\n"
+                f"\tmapa.shared::cluster.u32 \t%mx1, {bar}, %mx0;\n\t@{p} mbarrier.arrive.shared::cluster.b64 \t_, [%mx1];\n"
+                f"{m.group(1)}{m.group(2)}\t@{p} mbarrier.arrive.shared.b64 \t_, [{bar}];\n")
+    bad, n = pat.subn(early, ptx)
+    assert n == 1
+    return bad.replace("\t.reg .b32 \t%r<", "\t.reg .b32 \t%mx<2>;\n\t.reg .b32 \t%r<", 1)
+
+
+@pytest.mark.parametrize("timing", ["late", "eager"])
+def test_an_early_release_to_the_peer_is_caught(timing):
+    """The race check follows the cluster (hb.py): a peer's multicast copy into this
+    CTA's slot is ordered after this CTA's wgmma reads only through this CTA's remote
+    release and the peer producer's wait. Released early, the copy races with the
+    reads, whichever the simulated order, and the report names the CTA."""
     kw, m, n, k, grid = CASES["m_cut"]
-    ptx = compile_text(kernel(**kw), arch="sm_90a")
-    bad = re.sub(r"(mbarrier\.init\.shared\.b64 \t\[[^\]]+\], )8;", r"\g<1>4;", ptx)
-    bad = re.sub(r"\tmapa\.shared::cluster\.u32 \t(%r\d+), %r\d+, 1;\n\t@%p\d+ mbarrier\.arrive"
-                 r"\.shared::cluster\.b64 \t_, \[\1\];\n", "", bad)
-    assert bad.count("mapa.shared::cluster.u32") == ptx.count("mapa.shared::cluster.u32") // 2
-    with pytest.raises(Exception):
-        got = simulate(bad, m, n, k, grid, copy_timing="eager")
-        np.testing.assert_array_equal(got, want(m, n, k))
+    bad = _early_remote_release(compile_text(kernel(**kw), arch="sm_90a"))
+    with pytest.raises(ptxsim.DataRace, match=r"a copy completing on the mbarrier at shared offset \d+ "
+                                              r"\(of the CTA of rank (\d)\) writes it \(.*multicast.*after a "
+                                              r"wgmma\.mma_async of warpgroup \d \(of the CTA of rank \1\) reads it"):
+        simulate(bad, m, n, k, grid, copy_timing=timing, check_races=True)
 
 
 def _random_configs(n, seed=2026):
@@ -301,4 +319,4 @@ def test_random_cluster_shapes_match_the_interpreter(case):
     c = interpreted(text, m, n, k, grid)
     ptx = compile_text(text, arch="sm_90a")
     assert ".multicast::cluster" in ptx
-    np.testing.assert_array_equal(simulate(ptx, m, n, k, grid, thread_order="reverse"), c)
+    np.testing.assert_array_equal(simulate(ptx, m, n, k, grid, thread_order="reverse", check_races=True), c)

@@ -642,6 +642,62 @@ def test_a_multicast_mask_outside_the_cluster_is_an_error():
         run_multicast(ptx)
 
 
+# ---- the race check across the CTAs of a cluster (hb.py) ---------------------------------------------
+
+CROSS_READ = (r"thread (\d+) \(of the CTA of rank (\d)\) reads it \(PTX line \d+: {load}\) after thread \1 \(of "
+              r"the CTA of rank (?!\2)\d\) wrote it \(PTX line \d+: {store}\)")
+
+
+@pytest.mark.parametrize("order", ["forward", "reverse"])
+def test_barrier_cluster_orders_the_peers_stores(order):
+    """barrier.cluster.arrive (release) and .wait (acquire) order each CTA's stores before its
+    peer's ld.shared::cluster of them: the race check passes."""
+    out = np.zeros((4, 64), np.uint32)
+    res = ptxsim.run_ptx(peer_kernel(), "peer", 4, [out], thread_order=order, check_races=True)
+    assert res.stats["race_checked"] and (out[:, :32] >= 100).all()
+
+
+@pytest.mark.parametrize("order", ["forward", "reverse"])
+def test_a_relaxed_barrier_cluster_orders_no_data(order):
+    """barrier.cluster.arrive.relaxed: the wait still waits for the peer, and the simulation reads
+    the right values, but nothing orders the peer's stores before the reads."""
+    ptx = edit_ptx(peer_kernel(), "barrier.cluster.arrive.release.aligned", "barrier.cluster.arrive.relaxed.aligned")
+    with pytest.raises(ptxsim.DataRace, match=CROSS_READ.format(load=r"ld\.shared::cluster\.u32 %r8, \[%r7\]",
+                                                                store=r"st\.shared\.u32 \[%r4\], %r5")):
+        ptxsim.run_ptx(ptx, "peer", 2, [np.zeros((2, 64), np.uint32)], thread_order=order, check_races=True)
+
+
+def test_a_remote_arrive_releases_the_stores_before_it():
+    """Each thread's st.shared::cluster into the peer comes before its arrival on the peer's
+    mbarrier, whose waiters then read the values ordered; stored after the arrival, they race."""
+    out = np.zeros((2, 64), np.uint32)
+    assert ptxsim.run_ptx(REMOTE_ARRIVE, "remote", 1, [out], check_races=True).stats["race_checked"]
+    store = "  st.shared::cluster.u32 [%r7], %r8;\n"
+    arrive = "  mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r9];\n"
+    late = edit_ptx(REMOTE_ARRIVE, store + "  mapa.shared::cluster.u32 %r9, %r2, %r3;\n" + arrive,
+                    "  mapa.shared::cluster.u32 %r9, %r2, %r3;\n" + arrive + store)
+    with pytest.raises(ptxsim.DataRace, match=CROSS_READ.format(load=r"ld\.shared\.u32 %r10, \[%r6\]",
+                                                                store=r"st\.shared::cluster\.u32 \[%r7\], %r8")):
+        ptxsim.run_ptx(late, "remote", 1, [out], check_races=True)
+
+
+@pytest.mark.parametrize("mode", ["full", "half", "peer"])
+@pytest.mark.parametrize("timing", ["late", "eager"])
+def test_copies_into_a_peer_are_race_checked(mode, timing):
+    """A multicast (or a copy into the peer) is a copy of the destination CTA's mbarrier phase:
+    each CTA's reads after its wait are ordered. Rank 1 reading its slot without the wait races
+    with rank 0's copy into it (copied at the issue; landing late, the copy is still in flight
+    when rank 1 exits: MC_MISUSE)."""
+    out, want, res = run_multicast(multicast_kernel(mode), copy_timing=timing, check_races=True)
+    assert res.stats["race_checked"]
+    np.testing.assert_array_equal(unswizzle(out[1]).view(np.uint16), want.view(np.uint16))
+    if mode != "full" or timing != "eager":
+        return
+    with pytest.raises(ptxsim.DataRace, match=r"a copy completing on the mbarrier at shared offset \d+ \(of the CTA of "
+                                              r"rank 1\).*thread \d+ \(of the CTA of rank 1\)"):
+        run_multicast(multicast_kernel(mode, wait="rank 0"), copy_timing=timing, check_races=True)
+
+
 # ---- every kernel is PTX ptxas accepts --------------------------------------------------------------
 
 KERNELS = {

@@ -79,7 +79,9 @@ Model
   write (of a different value, between two writes), that nothing orders raise
   DataRace naming both PTX lines (hb.py: happens-before by vector clocks
   through bar.sync/arrive/red, bar.warp.sync, mbarriers, cp.async waits, TMA
-  copies and wgmma issue/wait; not for clusters, barrier.cluster or tcgen05).
+  copies, wgmma issue/wait, tcgen05.mma commits, and across the CTAs of a
+  cluster: distributed shared memory, remote arrivals, multicast copies and
+  barrier.cluster).
   Such a race may give the right numbers in this schedule and wrong ones on a
   GPU, and the check does not depend on the schedule the simulator ran.
 * Warp-level and calls: mma.sync.m16n8k16.row.col (f32 += f16/bf16) is a
@@ -220,8 +222,7 @@ def run_ptx(ptx_text, kernel_name, grid, args, block=None, *, shared_bytes=None,
     forward, but warp 0 runs only while no other thread of its CTA can, as if
     its work, a map build say, took long).
     `check_races`: raise DataRace for shared-memory accesses no synchronization
-    orders (hb.py; not for clusters or barrier.cluster: SimResult.stats
-    ["race_checked"] says whether the check ran).
+    orders (hb.py; SimResult.stats["race_checked"] says whether the check ran).
     `copy_timing`: "late" (asynchronous copies land as late as possible) or
     "eager" (at issue; see the module docstring).
     `globals_init`: initial bytes of module globals by PTX name (in place of their

@@ -79,11 +79,6 @@ class KernelCodegen:
         self.cl_size = cl[0] * cl[1] * cl[2]
         self.uses_cbar = any(isinstance(x, Instr) and x.op == "barrier" and x.mods[:1] == ["cluster"]
                              for x in entry.body)
-        # another CTA's shared memory is reached (mapa, .shared::cluster accesses): not race-checked
-        self.uses_dsmem = any(isinstance(x, Instr) and (x.op in ("mapa", "getctarank") or (
-            x.op in ("ld", "st") and "shared::cluster" in x.mods)) for x in entry.body)
-        # the race check (hb.py) models one CTA's synchronization, not a cluster's
-        self.race_checkable = self.cl_size == 1 and not self.uses_dsmem and not self.uses_cbar
         self.ns = self._namespace()
         self._compile()
 
@@ -1185,7 +1180,7 @@ class KernelCodegen:
                 lines.append(f"_tq = {ep.var} & 4095")
                 lines.append(f"PXW[_x - {SHARED_BASE}:_x - {SHARED_BASE - total}] = "
                              f"(PXC[0] << 32) | {lid << 12} | _tq")
-            if not store and self.race_checkable:
+            if not store:
                 ep = self.regs["%%epkey"]
                 self._used.add(ep)
                 lines.append(f"if RC: _rc_ld({lid}, _x, {total}, {ep.var})")
@@ -1329,7 +1324,7 @@ class KernelCodegen:
                 lines.append(f"_st_generic({self._lid}, '{fmt}', _x + {j * t.bytes}, {val}{tid})")
             else:
                 ix = idx if j == 0 else f"(_x >> {_SHIFT[t.bytes]}) + {j}"
-                if view == "S" and self.race_checkable:
+                if view == "S":
                     ep = self.regs["%%epkey"]
                     self._used.add(ep)
                     lines.append(f"if RC: _rc_st({self._lid}, _x + {j * t.bytes}, {t.bytes}, {ep.var}, "

@@ -30,27 +30,40 @@ threads through the operations the simulator runs:
 * ldmatrix, stmatrix and tensormap.cp_fenceproxy access shared memory per lane
   (ldmatrix, stmatrix) or for the warp (the map copy); tensormap.replace writes
   the fields it sets.
+* Clusters: the clocks span every thread of the cluster, so one CTA's accesses
+  are checked against another's. ld/st.shared::cluster (and generic accesses
+  through mapa's addresses) access the peer's bytes as the running thread; an
+  mbarrier.arrive on a peer's barrier releases what the arriving thread did;
+  a TMA load, multicast or not, writes each destination CTA as a copy of that
+  CTA's mbarrier phase, after what its issuing thread saw at the issue.
+  barrier.cluster.arrive releases (not .relaxed), and the wait acquires every
+  release of its phase. Scopes are not told apart: an arrival at the default
+  .cta scope on a peer's barrier counts as a release to the cluster.
 
-Clocks: one component per thread, one per thread's copies (n + t), one per
-warpgroup's wgmma reads (2n + wg), one for the tcgen05 mmas (2n + warpgroups)
-and one per mbarrier's copies (after those, up to MAX_MBARRIERS). Per shared byte the latest write is one
-epoch (clock << 12 | component), the reads since it one epoch or, while they
-are concurrent, a dict of them (FastTrack's read-shared state), and wgmma reads
-a clock per warpgroup, tcgen05 reads the number of the latest mma. A write of the value already there does not race with
-another write (duplicate threads storing one result), only with reads.
+Clocks: per CTA of rank r (of a cluster of ncl CTAs of n threads, N = ncl * n),
+one component per thread (rn + t), one per thread's copies (N + rn + t), one
+per warpgroup's wgmma reads (2N + r * warpgroups + wg), one for the CTA's
+tcgen05 mmas, and one per mbarrier's copies (after those, up to MAX_MBARRIERS
+a CTA). A CTA keeps its threads' rows of the clocks and the shadow of its own
+shared memory. Per shared byte the latest write is one epoch (clock <<
+COMP_BITS | component), the reads since it one epoch or, while they are
+concurrent, a dict of them (FastTrack's read-shared state), and wgmma reads a
+clock per warpgroup, tcgen05 reads the number of the latest mma. A write of the
+value already there does not race with another write (duplicate threads
+storing one result), only with reads.
 
-Not modelled (the kernel is then not race-checked): clusters of more than one
-CTA (distributed shared memory, multicast), barrier.cluster. Shared
-atomics and TMA stores' reads are not checked (tma.py checks the stores'
-sources against later writes in the simulated order).
+Not modelled: shared atomics and TMA stores' reads are not checked (tma.py
+checks the stores' sources against later writes in the simulated order).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .base import DataRace, PTXRuntimeError, SHARED_BASE
+from .base import DataRace, PTXRuntimeError, PTXSimError, SHARED_BASE
 
-MAX_MBARRIERS = 256
+MAX_MBARRIERS = 256   # per CTA
+COMP_BITS = 16        # an epoch is (clock << COMP_BITS) | component
+COMP_MASK = (1 << COMP_BITS) - 1
 EMPTY = -1        # no access recorded
 SHARED = -2       # concurrent reads: see HbState.shared_reads
 
@@ -61,16 +74,24 @@ class HbState:
     a list copy made when it changes (per-byte checks of small accesses are
     scalar work, faster on lists than on NumPy scalars)."""
 
-    def __init__(self, nthreads, shared_total):
+    def __init__(self, nthreads, shared_total, rank=0, ncl=1, mb_comps=None):
         n = self.n = nthreads
+        self.rank, self.ncl = rank, ncl
         self.nwg = (n + 127) // 128
-        self.tc_comp = 2 * n + self.nwg   # the tcgen05 mmas' reads (they run in CTA issue order)
-        self.mb_base = self.tc_comp + 1
-        self.width = self.mb_base + MAX_MBARRIERS
-        assert self.width < 4096
-        self.mb_comps = {}             # mbarrier address -> its copies' component
+        nall = n * ncl                 # the cluster's threads: clocks span all of its CTAs
+        self.tb = rank * n             # thread t's component: tb + t
+        self.cb = nall + rank * n      # its copies' (cp.async, eager TMA): cb + t
+        self.wb = 2 * nall + rank * self.nwg       # warpgroup wg's wgmma reads: wb + wg
+        self.tc_comp = 2 * nall + ncl * self.nwg + rank   # the tcgen05 mmas' reads (they run in CTA issue order)
+        self.mb_base = 2 * nall + ncl * (self.nwg + 1)
+        self.width = self.mb_base + MAX_MBARRIERS * ncl
+        if self.width > COMP_MASK:
+            raise PTXSimError(f"the race check follows at most {COMP_MASK} clock components; a cluster of {ncl} "
+                              f"CTAs of {n} threads needs {self.width} (check_races=False runs the kernel)")
+        # (rank, mbarrier address) -> its copies' component; one table for the whole cluster
+        self.mb_comps = {} if mb_comps is None else mb_comps
         self.vc = np.zeros((n, self.width), np.int64)
-        self.vc[np.arange(n), np.arange(n)] = 1
+        self.vc[np.arange(n), self.tb + np.arange(n)] = 1
         self.rows = [None] * n         # per thread: vc[t] as a list, None once it changed
         self.copies = [0] * n          # per thread: the copies it issued
         self.wg_ops = [0] * self.nwg   # per warpgroup: the wgmma.mma_async it issued
@@ -94,17 +115,21 @@ class HbState:
         return r
 
     def describe(self, comp):
-        n = self.n
-        if comp < n:
-            return f"thread {comp}"
-        if comp < 2 * n:
-            return f"a copy thread {comp - n} issued"
-        if comp < self.tc_comp:
-            return f"a wgmma.mma_async of warpgroup {comp - 2 * n}"
-        if comp == self.tc_comp:
-            return "a tcgen05.mma"
-        addr = next(a for a, c in self.mb_comps.items() if c == comp)
-        return f"a copy completing on the mbarrier at shared offset {addr - SHARED_BASE}"
+        """Component `comp` in words (a CTA of the cluster by its rank, when there are several)."""
+        n, ncl = self.n, self.ncl
+        nall = n * ncl
+        if comp < 2 * nall:
+            rank, t = divmod(comp % nall, n)
+            what = f"thread {t}" if comp < nall else f"a copy thread {t} issued"
+        elif comp < 2 * nall + ncl * self.nwg:
+            rank, wg = divmod(comp - 2 * nall, self.nwg)
+            what = f"a wgmma.mma_async of warpgroup {wg}"
+        elif comp < self.mb_base:
+            rank, what = comp - 2 * nall - ncl * self.nwg, "a tcgen05.mma"
+        else:
+            rank, addr = next(k for k, c in self.mb_comps.items() if c == comp)
+            what = f"a copy completing on the mbarrier at shared offset {addr - SHARED_BASE}"
+        return what if ncl == 1 else f"{what} (of the CTA of rank {rank})"
 
 
 class HbRuntime:
@@ -116,7 +141,7 @@ class HbRuntime:
         h = self.cta.hb
         row = h.vc[t]
         out = row.copy()
-        row[t] += 1
+        row[h.tb + t] += 1
         h.rows[t] = None
         return out
 
@@ -132,7 +157,7 @@ class HbRuntime:
         h = self.cta.hb
         ix = np.asarray(threads)
         h.vc[ix] = h.vc[ix].max(axis=0)
-        h.vc[ix, ix] += 1
+        h.vc[ix, h.tb + ix] += 1
         for t in threads:
             h.rows[t] = None
 
@@ -149,9 +174,10 @@ class HbRuntime:
     def _hb_mb_comp(self, addr):
         """The clock component of the copies completing on the mbarrier at `addr`."""
         h = self.cta.hb
-        comp = h.mb_comps.get(addr)
+        key = (h.rank, addr)
+        comp = h.mb_comps.get(key)
         if comp is None:
-            comp = h.mb_comps[addr] = h.mb_base + len(h.mb_comps)
+            comp = h.mb_comps[key] = h.mb_base + len(h.mb_comps)
             if comp >= h.width:
                 raise PTXRuntimeError(f"the race check follows at most {MAX_MBARRIERS} mbarriers per CTA "
                                       f"(check_races=False runs the kernel)")
@@ -179,7 +205,7 @@ class HbRuntime:
         h = self.cta.hb
         h.copies[t] += 1
         clock = h.vc[t].copy()
-        clock[h.n + t] = h.copies[t]
+        clock[h.cb + t] = h.copies[t]
         return clock
 
     # ---- accesses -------------------------------------------------------------------------------
@@ -190,27 +216,27 @@ class HbRuntime:
         h = self.cta.hb
         W, WL, R, RL = h.W, h.WL, h.R, h.RL
         k = clock[comp]
-        e = (k << 12) | comp
+        e = (k << COMP_BITS) | comp
         for i in offs:
             w = W[i]
             if w >= 0:
-                c = w & 4095
-                if c != comp and clock[c] < (w >> 12) and not (write and same):
+                c = w & COMP_MASK
+                if c != comp and clock[c] < (w >> COMP_BITS) and not (write and same):
                     self._hb_race(i, comp, "writes" if write else "reads", lid, c, "wrote", WL[i])
             r = R[i]
             if not write:
-                if r == EMPTY or (r >= 0 and ((r & 4095) == comp or clock[r & 4095] >= (r >> 12))):
+                if r == EMPTY or (r >= 0 and ((r & COMP_MASK) == comp or clock[r & COMP_MASK] >= (r >> COMP_BITS))):
                     R[i] = e               # it supersedes the read before (ordered before it)
                     RL[i] = lid
                 elif r >= 0:               # concurrent reads: keep them all
-                    h.shared_reads[i] = {r & 4095: (r >> 12, RL[i]), comp: (k, lid)}
+                    h.shared_reads[i] = {r & COMP_MASK: (r >> COMP_BITS, RL[i]), comp: (k, lid)}
                     R[i] = SHARED
                 else:
                     h.shared_reads[i][comp] = (k, lid)
                 continue
             if r >= 0:
-                c = r & 4095
-                if c != comp and clock[c] < (r >> 12):
+                c = r & COMP_MASK
+                if c != comp and clock[c] < (r >> COMP_BITS):
                     self._hb_race(i, comp, "writes", lid, c, "read", RL[i])
             elif r == SHARED:
                 for c, (ck, clid) in h.shared_reads.pop(i).items():
@@ -220,8 +246,8 @@ class HbRuntime:
                 if h.g_live[wg]:
                     g = h.G[wg][i]
                     if g:
-                        if clock[2 * h.n + wg] < g:
-                            self._hb_race(i, comp, "writes", lid, 2 * h.n + wg, "reads", h.GL[wg][i],
+                        if clock[h.wb + wg] < g:
+                            self._hb_race(i, comp, "writes", lid, h.wb + wg, "reads", h.GL[wg][i],
                                           " (issued, not yet retired by a wgmma.wait_group the writer is "
                                           "ordered after)")
                         h.G[wg][i] = 0
@@ -246,12 +272,25 @@ class HbRuntime:
     def _rc_ld(self, lid, x, size, ep):
         t = ep & 4095
         o = x - SHARED_BASE
-        self._hb_access(range(o, o + size), self.cta.hb.row(t), t, lid, False)
+        h = self.cta.hb
+        self._hb_access(range(o, o + size), h.row(t), h.tb + t, lid, False)
 
     def _rc_st(self, lid, x, size, ep, same):
         t = ep & 4095
         o = x - SHARED_BASE
-        self._hb_access(range(o, o + size), self.cta.hb.row(t), t, lid, True, same)
+        h = self.cta.hb
+        self._hb_access(range(o, o + size), h.row(t), h.tb + t, lid, True, same)
+
+    def _hb_cluster_access(self, lid, cta, a, size, what, write, same=False):
+        """The running thread accesses `size` bytes at shared::cta address `a` of `cta` (a CTA of its
+        cluster, maybe its own, reached through a shared::cluster address)."""
+        h, t = self.cta.hb, self.hb_t
+        o = a - SHARED_BASE
+        args = (range(o, o + size), h.row(t), h.tb + t, lid, write, same)
+        if cta is self.cta:
+            self._hb_access(*args)
+        else:
+            self._on_peer(lid, cta, what, self._hb_access, *args)
 
     def _hb_copy_lands(self, clock, comp, offs, lid):
         """A copy (cp.async, TMA load) writes shared offsets `offs` (a slice or index array)."""
@@ -268,7 +307,7 @@ class HbRuntime:
         h = self.cta.hb
         h.wg_ops[wg] += 1
         k = h.wg_ops[wg]
-        comp = 2 * h.n + wg
+        comp = h.wb + wg
         clock = h.vc[threads].max(axis=0)
         G, GL = h.G[wg], h.GL[wg]
         for offs in reads:
@@ -287,11 +326,11 @@ class HbRuntime:
         w = np.asarray([W[i] for i in offs.tolist()], np.int64)
         live = w >= 0
         if live.any():
-            wc = np.where(live, w & 4095, comp)
-            bad = live & (clock[wc] < (w >> 12))
+            wc = np.where(live, w & COMP_MASK, comp)
+            bad = live & (clock[wc] < (w >> COMP_BITS))
             if bad.any():
                 i = int(offs[bad].min())
-                self._hb_race(i, comp, "reads", lid, W[i] & 4095, "wrote", self.cta.hb.WL[i])
+                self._hb_race(i, comp, "reads", lid, W[i] & COMP_MASK, "wrote", self.cta.hb.WL[i])
         return offs.tolist()
 
     def _hb_tc_reads(self, clock, offs, lid):
@@ -311,12 +350,13 @@ class HbRuntime:
 
     def _hb_thread_write(self, t, offs, lid):
         """Thread t writes shared offsets `offs` outside generated code (tcgen05.alloc's address)."""
-        self._hb_access(offs, self.cta.hb.row(t), t, lid, True)
+        h = self.cta.hb
+        self._hb_access(offs, h.row(t), h.tb + t, lid, True)
 
     def _hb_wgmma_retired(self, threads, wg, k):
         """wgmma.wait_group retired the warpgroup's ops up to clock k: its threads acquire them."""
         h = self.cta.hb
-        comp = 2 * h.n + wg
+        comp = h.wb + wg
         col = h.vc[threads, comp]
         h.vc[threads, comp] = np.maximum(col, k)
         for t in threads:

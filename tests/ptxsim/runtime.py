@@ -110,6 +110,8 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
     def _ld_generic(self, lid, fmt, addr):
         size = struct.calcsize(fmt)
         space, views, off = self._resolve_generic(lid, addr, size)
+        if space == "cluster":
+            return self._ld_cluster(lid, fmt, addr, size)
         if space == "shared" and self.cta.hb is not None:
             self._rc_ld(lid, addr, size, self.hb_t)
         return views[fmt][off // size]
@@ -215,11 +217,17 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
     def _ld_cluster(self, lid, fmt, addr, align):
         """ld.shared::cluster: `align` is the whole (vector) access's size."""
         cta, a = self._cl_resolve(lid, addr, align, "ld.shared::cluster")
-        return cta.sviews[fmt][a // struct.calcsize(fmt)]
+        size = struct.calcsize(fmt)
+        if cta.hb is not None:
+            self._hb_cluster_access(lid, cta, a, size, "ld.shared::cluster", False)
+        return cta.sviews[fmt][a // size]
 
     def _st_cluster(self, lid, fmt, addr, val, align, tid):
         cta, a = self._cl_resolve(lid, addr, align, "st.shared::cluster")
         size = struct.calcsize(fmt)
+        if cta.hb is not None:
+            self._hb_cluster_access(lid, cta, a, size, "st.shared::cluster", True,
+                                    cta.sviews[fmt][a // size] == val)
         if cta is self.cta:
             self._st_shared_checked(lid, fmt, a, val, size, tid)
         else:
@@ -267,7 +275,9 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
             self._mb_arrive(lid, a, count, tx)
             return
         self._mb_check_published(lid, cta, a, "mbarrier.arrive")
-        self._on_peer(lid, cta, "mbarrier.arrive", self._mb_arrive, lid, a, count, tx)
+        # the race check: the arrival releases what the arriving thread (of this CTA) did
+        clock = self._hb_release(self.hb_t) if self.cta.hb is not None else None
+        self._on_peer(lid, cta, "mbarrier.arrive", self._mb_arrive, lid, a, count, tx, clock)
 
     def _mb_expect_tx_cl(self, lid, addr, tx):
         cta, a = self._cl_resolve(lid, addr, 8, "mbarrier.expect_tx")
@@ -617,7 +627,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
                 self._wg_check_copy(lid, "cp.async", slice(o, o + size))
             if clock is not None:
                 o = dst - SHARED_BASE
-                self._hb_copy_lands(clock, self.cta.hb.n + (tid & 4095), slice(o, o + size), lid)
+                self._hb_copy_lands(clock, self.cta.hb.cb + (tid & 4095), slice(o, o + size), lid)
             self.sviews["B"][dst:dst + size] = data
             data = None
         # by thread, not barrier interval: a wait takes every earlier copy of its thread,
@@ -630,7 +640,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
         phase of `mb` or at its thread's wait_all (mb None)."""
         if clock is not None:
             o = dst - SHARED_BASE
-            comp = self.cta.hb.n + (ep & 4095)
+            comp = self.cta.hb.cb + (ep & 4095)
             if mb is not None:
                 clock, comp = self._hb_phase_clock(mb, clock)
             self._hb_copy_lands(clock, comp, slice(o, o + len(data)), lid)
@@ -659,7 +669,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
         done = groups[:max(0, len(groups) - n)]
         self.cta.cp_groups[t] = groups[len(done):]
         copies = [c for g in done for c in g]
-        last = max((c[4][self.cta.hb.n + t] for c in copies if c[4] is not None), default=None) \
+        last = max((c[4][self.cta.hb.cb + t] for c in copies if c[4] is not None), default=None) \
             if self.cta.hb is not None else None
         self._cp_land(copies, t, last)
 
@@ -671,7 +681,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
                 self._cp_lands(clid, ep, dst, data, clock)
         h = self.cta.hb
         if h is not None and (upto is None or copies):
-            h.vc[t, h.n + t] = max(h.vc[t, h.n + t], h.copies[t] if upto is None else upto)
+            h.vc[t, h.cb + t] = max(h.vc[t, h.cb + t], h.copies[t] if upto is None else upto)
             h.rows[t] = None
 
     def _px_async_write(self, addrs):
@@ -837,20 +847,21 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
         self.gtimer_reads = 0
         fill = bytes([SHARED_FILL]) * shared_total
         self.printed, self.stdout = [], stdout
-        ns["RC"] = bool(check_races and self.race_checkable)
+        ns["RC"] = bool(check_races)
         self.hb_t = 0
         stats = {"ctas": 0, "blocks": 0, "clusters": 0}
         for cz in range(ncl[2]):
             for cy in range(ncl[1]):
                 for cx in range(ncl[0]):
                     ctas = []
+                    mb_comps = {}             # the race check's mbarrier components, cluster-wide
                     for rank in range(self.cl_size):
                         rx, ry, rz = rank % cl[0], rank // cl[0] % cl[1], rank // (cl[0] * cl[1])
                         smems[rank][SHARED_BASE:SHARED_BASE + shared_total] = fill
                         cta = CTA((cx * cl[0] + rx, cy * cl[1] + ry, cz * cl[2] + rz), nthreads)
                         cta.rank, cta.sviews = rank, sviews[rank]
                         if ns["RC"]:
-                            cta.hb = HbState(nthreads, shared_total)
+                            cta.hb = HbState(nthreads, shared_total, rank, self.cl_size, mb_comps)
                         nsd = cta.nsd = {"S" + fmt: mv for fmt, mv in cta.sviews.items()}
                         nsd["MBW"], nsd["BSP"] = set(), cta.bs_unread
                         nsd["CTAID_X"], nsd["CTAID_Y"], nsd["CTAID_Z"] = cta.ctaid
@@ -1041,6 +1052,9 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
                                       f"since the thread's arrive in phase {ph}")
             if w.args["release"] and self.cl_size > 1:
                 self._cl_release(w.instr.lid)
+            if w.args["release"] and cta.hb is not None:
+                clock = self._hb_release(t)
+                cl.hb_acc = clock if cl.hb_acc is None else np.maximum(cl.hb_acc, clock)
             cta.cb_arrived[t] = cl.cb_phase
             cl.cb_pending -= 1
             if cl.cb_pending == 0:
@@ -1051,6 +1065,8 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
         while cl.cb_phase == ph:
             cta.waiting_at[t] = w
             yield cta.cbw
+        if cta.hb is not None:            # the wait acquires (.acquire is its only semantics)
+            self._hb_acquire(t, cl.hb_done.get(ph))
         cta.cb_arrived[t] = -1
 
     def _cb_aligned(self, cta, w, t):
@@ -1067,6 +1083,9 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
         cta.cb_count[t] = k + 1
 
     def _cb_complete(self, cl):
+        cl.hb_done[cl.cb_phase] = cl.hb_acc
+        cl.hb_done.pop(cl.cb_phase - 2, None)      # a waiter of an older phase has waited
+        cl.hb_acc = None
         cl.cb_phase += 1
         cl.cb_pending = cl.alive
         for c in cl.ctas:
@@ -1662,6 +1681,8 @@ class Cluster:
         self.alive = len(ctas) * nthreads   # threads not exited
         self.cb_phase = 0
         self.cb_pending = self.alive        # non-exited threads not arrived in the current phase
+        self.hb_acc = None                  # the race check: what the phase's arrivals release
+        self.hb_done = {}                   # phase -> what its wait acquires
         for cta in ctas:
             cta.cluster = self
 

@@ -522,7 +522,7 @@ class Tcgen05Runtime:
                     f"needs, after its tcgen05.wait::st, a tcgen05.fence::before_thread_sync of the writer, the "
                     f"synchronization, and a tcgen05.fence::after_thread_sync of thread {t} ({where})")
             h = self.cta.hb
-            if h is not None and h.vc[t, u] < tc.fence_before_hb[u][kb]:
+            if h is not None and h.vc[t, h.tb + u] < tc.fence_before_hb[u][kb]:
                 raise PTXRuntimeError(
                     f"{what} TMEM that thread {u} wrote by tcgen05.st ({self._where(lid)}): no synchronization "
                     f"orders thread {t} after thread {u}'s tcgen05.fence::before_thread_sync (a barrier or an "
@@ -673,7 +673,7 @@ class Tcgen05Runtime:
         else:
             tc.fence_before.setdefault(tid, []).append(c)
             if self.cta.hb is not None:
-                tc.fence_before_hb.setdefault(tid, []).append(int(self.cta.hb.vc[tid, tid]))
+                tc.fence_before_hb.setdefault(tid, []).append(int(self.cta.hb.vc[tid, self.cta.hb.tb + tid]))
 
     def _tc_mma(self, lid, tid, kind, taddr, adesc, bdesc, idesc, enable, mask, scale, sf=None, a_tmem=False):
         """tcgen05.mma; `sf` for .block_scale: (scale_vec X, [scale-A-tmem], [scale-B-tmem]);

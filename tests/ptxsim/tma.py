@@ -205,8 +205,8 @@ class TmaRuntime:
     def _tm_hb_write(self, lid, addr, off, size):
         """The race check: the running thread writes `size` bytes at `off` of the shared map at `addr`."""
         o = addr - SHARED_BASE + off
-        t = self.hb_t
-        self._hb_access(range(o, o + size), self.cta.hb.row(t), t, lid, True)
+        t, h = self.hb_t, self.cta.hb
+        self._hb_access(range(o, o + size), h.row(t), h.tb + t, lid, True)
 
     def _tm_written(self, addr, lid):
         self.tm_seq += 1
@@ -248,7 +248,8 @@ class TmaRuntime:
             ep = self.regs["%%epkey"].slot
             threads = sorted(R[ep] & 4095 for R in lanes.values())
             o = src - SHARED_BASE
-            self._hb_access(range(o, o + TM_BYTES), h.vc[threads].max(axis=0).tolist(), threads[0], lid, False)
+            self._hb_access(range(o, o + TM_BYTES), h.vc[threads].max(axis=0).tolist(), h.tb + threads[0], lid,
+                             False)
         G, gi, _ = self._tm_locate(lid, "global", dst, "tensormap.cp_fenceproxy destination")
         G[gi:gi + TM_BYTES] = S[si:si + TM_BYTES]
         self._tm_written(dst, lid)
@@ -461,8 +462,8 @@ class TmaRuntime:
             self._bs_clobber(lid, lo, hi - lo, "cp.async.bulk.tensor load")
         self.bulk_seq += 1
         copy = BulkCopy(self.bulk_seq, lid, lo, hi, addrs, data, n * esize, issuer)
-        if cta.hb is not None and issuer is cta:
-            copy.hb = cta.hb.vc[self.hb_t].copy()      # _mb_add_bulk makes it its phase's copy
+        if cta.hb is not None:     # the issuing thread's clock; _mb_add_bulk makes it its phase's copy
+            copy.hb = issuer.hb.vc[self.hb_t].copy()
         cta.bulk_inflight.append(copy)
         self._mb_add_bulk(lid, mb, copy)
 
