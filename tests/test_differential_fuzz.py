@@ -10,9 +10,13 @@ simulator (tests/ptxsim) and compared with the reference interpreter.
   tests once fixed (an open one is xfail(strict), its feature skipped through
   KNOWN, so it flips to XPASS when fixed).
 
+Every kernel runs race-checked (hb.py; the CTAs of a cluster too), odd seeds with
+eager copies (a slot refilled too early shows), even ones with late copies (a read
+before the wait shows).
+
 A kernel fails on: a compile exception (other than a clean "not supported"
 diagnostic), ptxas rejecting the PTX, a simulator error (fault, deadlock,
-uninitialized read, ...), or an output that differs from the interpreter's
+uninitialized read, data race, ...), or an output that differs from the interpreter's
 (exactly where the generator proves both must agree bit for bit, else within
 the tolerance it derived; see kernelgen's docstring).
 """
@@ -94,7 +98,7 @@ def check(k, arch, tmp_path=None, ptxas=False, **compile_kw):
     if ptxas and tmp_path is not None:
         ptxas_check(ptx, arch, tmp_path)
     want = interpreter_result(k)
-    got = k.run_sim(ptx)
+    got = k.run_sim(ptx, check_races=True, copy_timing="eager" if k.seed % 2 else "late")
     k.compare(got, want)
 
 

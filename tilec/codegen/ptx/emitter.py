@@ -99,32 +99,26 @@ class Emitter:
     def emit_op(self, op):
         if op in self.early:
             return
-        handler = HANDLERS.get(op.name)
-        if handler is None:
+        if op.name not in HANDLERS:
             raise CodegenError(op, f"'{op.name}' is not supported by the PTX emitter")
-        saved, self.op = self.op, op
-        try:
-            handler(self, op)
-            if op.results:
-                follow(self, op)
-            for fn in self.after_op.pop(op, ()):
-                fn(self)
-        except Unsupported as e:
-            raise CodegenError(op, f"'{op.name}' {e}") from None
-        finally:
-            self.op = saved
+        self.emit_handler(op, follow_ups=True)
 
     def can_emit(self, op) -> bool:
         """Whether the emitter has a handler for `op`."""
         return op.name in HANDLERS
 
-    def emit_handler(self, op):
-        """`op`'s handler alone, without emit_op's follow-ups (layout repair,
-        after-op hooks): a scalar op emitted once more out of its turn
-        (first_fills: a persistent kernel's first tile)."""
+    def emit_handler(self, op, follow_ups=False):
+        """`op`'s handler; with `follow_ups`, then the layout repair of its results and
+        its after-op hooks (emit_op). Without them: a scalar op emitted once more out of
+        its turn (first_fills: a persistent kernel's first tile)."""
         saved, self.op = self.op, op
         try:
             HANDLERS[op.name](self, op)
+            if follow_ups:
+                if op.results:
+                    follow(self, op)
+                for fn in self.after_op.pop(op, ()):
+                    fn(self)
         except Unsupported as e:
             raise CodegenError(op, f"'{op.name}' {e}") from None
         finally:
