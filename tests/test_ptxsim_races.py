@@ -251,3 +251,28 @@ def test_a_tcgen05_accumulator_is_read_only_after_its_completion_is_acquired():
     with pytest.raises(ptxsim.PTXRuntimeError, match=r"tcgen05\.ld reads TMEM lane \d+ column \d+, which the "
                                                      r"tcgen05\.mma .* wrote, but nothing orders thread \d+ after"):
         _run_gemm(bad, case, copy_timing="eager")
+
+
+@pytest.mark.parametrize("kw", [dict(thread_order="forward"), dict(thread_order="reverse"),
+                                dict(copy_timing="eager")], ids=["forward", "reverse", "eager"])
+def test_a_tma_stores_staging_tile_is_rewritten_only_after_its_read_is_retired(kw):
+    """A persistent kernel's epilogue stages each tile in one shared buffer: the issuing
+    thread's cp.async.bulk.wait_group.read retires the TMA store's read of it, and the
+    group barrier after the wait hands that on to the warps that write the next tile. The
+    kernel runs race-checked and clean; without that barrier a warp's stmatrix of the
+    next tile races with the store's read, whichever order the simulator runs (the
+    simulated order alone showed nothing: the issuing thread's wait came first)."""
+    from tilec.codegen.ptx import compile_text
+    try:
+        from gpu import cases
+    except ImportError:                # pragma: no cover
+        from tests.gpu import cases
+    case = cases.BY_NAME["cutile_persistent_bmm_f16_aligned"]
+    ptx = compile_text(case.text(), arch="sm_90a")
+    assert _run_gemm(ptx, case, **kw).stats["race_checked"]
+    m = re.search(r"\t@%p\d+ cp\.async\.bulk\.wait_group\.read \t0;\n(\tbar\.sync \t\d+, \d+;\n)", ptx)
+    bad = ptx[:m.start(1)] + ptx[m.end(1):]
+    with pytest.raises(ptxsim.DataRace, match=r"thread \d+ writes it \(PTX line \d+: stmatrix\..*after a TMA store "
+                                              r"thread \d+ issued reads it \(PTX line \d+: @%p\d+ cp\.async\.bulk\.tensor"
+                                              r"\.3d\.global.*not yet retired by a cp\.async\.bulk\.wait_group\.read"):
+        _run_gemm(bad, case, **kw)

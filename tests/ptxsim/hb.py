@@ -27,6 +27,10 @@ threads through the operations the simulator runs:
   the mmas it completes, and a wait on that phase acquires them. tcgen05.alloc
   writes the Tensor Memory address as its warp's first thread. Tensor Memory
   itself is checked by tcgen05.py (its ld/st/mma ordering rules).
+* A TMA store (cp.async.bulk.tensor to global) reads its shared source as an
+  agent of its issuing thread: after what the thread saw at the issue, until
+  a cp.async.bulk.wait_group{.read} of the thread retires it (the thread
+  acquires it there, and a barrier passes that on to the next writer).
 * ldmatrix, stmatrix and tensormap.cp_fenceproxy access shared memory per lane
   (ldmatrix, stmatrix) or for the warp (the map copy); tensormap.replace writes
   the fields it sets.
@@ -42,18 +46,18 @@ threads through the operations the simulator runs:
 
 Clocks: per CTA of rank r (of a cluster of ncl CTAs of n threads, N = ncl * n),
 one component per thread (rn + t), one per thread's copies (N + rn + t), one
-per warpgroup's wgmma reads (2N + r * warpgroups + wg), one for the CTA's
-tcgen05 mmas, and one per mbarrier's copies (after those, up to MAX_MBARRIERS
-a CTA). A CTA keeps its threads' rows of the clocks and the shadow of its own
-shared memory. Per shared byte the latest write is one epoch (clock <<
-COMP_BITS | component), the reads since it one epoch or, while they are
-concurrent, a dict of them (FastTrack's read-shared state), and wgmma reads a
-clock per warpgroup, tcgen05 reads the number of the latest mma. A write of the
-value already there does not race with another write (duplicate threads
+per thread's TMA stores (2N + rn + t), one per warpgroup's wgmma reads (3N +
+r * warpgroups + wg), one for the CTA's tcgen05 mmas, and one per mbarrier's
+copies (after those, up to MAX_MBARRIERS a CTA). A CTA keeps its threads' rows
+of the clocks and the shadow of its own shared memory. Per shared byte the
+latest write is one epoch (clock << COMP_BITS | component), the reads since it
+one epoch or, while they are concurrent, a dict of them (FastTrack's
+read-shared state); wgmma reads keep a clock per warpgroup, tcgen05 reads the
+number of the latest mma, TMA stores the epoch of the latest one. A write of
+the value already there does not race with another write (duplicate threads
 storing one result), only with reads.
 
-Not modelled: shared atomics and TMA stores' reads are not checked (tma.py
-checks the stores' sources against later writes in the simulated order).
+Not modelled: shared atomics are not checked.
 """
 from __future__ import annotations
 
@@ -81,9 +85,10 @@ class HbState:
         nall = n * ncl                 # the cluster's threads: clocks span all of its CTAs
         self.tb = rank * n             # thread t's component: tb + t
         self.cb = nall + rank * n      # its copies' (cp.async, eager TMA): cb + t
-        self.wb = 2 * nall + rank * self.nwg       # warpgroup wg's wgmma reads: wb + wg
-        self.tc_comp = 2 * nall + ncl * self.nwg + rank   # the tcgen05 mmas' reads (they run in CTA issue order)
-        self.mb_base = 2 * nall + ncl * (self.nwg + 1)
+        self.sb = 2 * nall + rank * n  # its TMA stores' reads: sb + t
+        self.wb = 3 * nall + rank * self.nwg       # warpgroup wg's wgmma reads: wb + wg
+        self.tc_comp = 3 * nall + ncl * self.nwg + rank   # the tcgen05 mmas' reads (they run in CTA issue order)
+        self.mb_base = 3 * nall + ncl * (self.nwg + 1)
         self.width = self.mb_base + MAX_MBARRIERS * ncl
         if self.width > COMP_MASK:
             raise PTXSimError(f"the race check follows at most {COMP_MASK} clock components; a cluster of {ncl} "
@@ -94,6 +99,7 @@ class HbState:
         self.vc[np.arange(n), self.tb + np.arange(n)] = 1
         self.rows = [None] * n         # per thread: vc[t] as a list, None once it changed
         self.copies = [0] * n          # per thread: the copies it issued
+        self.stores = [0] * n          # per thread: the TMA stores it issued
         self.wg_ops = [0] * self.nwg   # per warpgroup: the wgmma.mma_async it issued
         self.W = [EMPTY] * shared_total
         self.WL = [0] * shared_total
@@ -107,6 +113,9 @@ class HbState:
         self.T = [0] * shared_total    # per byte: the number of the latest tcgen05.mma reading it
         self.TL = [0] * shared_total
         self.t_live = False            # any T entry set
+        self.S = [0] * shared_total    # per byte: the latest TMA store reading it (epoch)
+        self.SL = [0] * shared_total
+        self.s_live = False            # any S entry set
 
     def row(self, t):
         r = self.rows[t]
@@ -118,14 +127,14 @@ class HbState:
         """Component `comp` in words (a CTA of the cluster by its rank, when there are several)."""
         n, ncl = self.n, self.ncl
         nall = n * ncl
-        if comp < 2 * nall:
+        if comp < 3 * nall:
             rank, t = divmod(comp % nall, n)
-            what = f"thread {t}" if comp < nall else f"a copy thread {t} issued"
-        elif comp < 2 * nall + ncl * self.nwg:
-            rank, wg = divmod(comp - 2 * nall, self.nwg)
+            what = (f"thread {t}", f"a copy thread {t} issued", f"a TMA store thread {t} issued")[comp // nall]
+        elif comp < 3 * nall + ncl * self.nwg:
+            rank, wg = divmod(comp - 3 * nall, self.nwg)
             what = f"a wgmma.mma_async of warpgroup {wg}"
         elif comp < self.mb_base:
-            rank, what = comp - 2 * nall - ncl * self.nwg, "a tcgen05.mma"
+            rank, what = comp - 3 * nall - ncl * self.nwg, "a tcgen05.mma"
         else:
             rank, addr = next(k for k, c in self.mb_comps.items() if c == comp)
             what = f"a copy completing on the mbarrier at shared offset {addr - SHARED_BASE}"
@@ -258,6 +267,14 @@ class HbRuntime:
                         self._hb_race(i, comp, "writes", lid, h.tc_comp, "reads", h.TL[i],
                                       " (issued, its completion not acquired through its commit's mbarrier)")
                     h.T[i] = 0
+            if h.s_live:
+                s = h.S[i]
+                if s:
+                    if clock[s & COMP_MASK] < (s >> COMP_BITS):
+                        self._hb_race(i, comp, "writes", lid, s & COMP_MASK, "reads", h.SL[i],
+                                      " (issued, not yet retired by a cp.async.bulk.wait_group.read of its "
+                                      "thread that the writer is ordered after)")
+                    h.S[i] = 0
             W[i] = e
             WL[i] = lid
             R[i] = EMPTY
@@ -347,6 +364,29 @@ class HbRuntime:
             TL[i] = lid
         h.t_live = True
         return clock
+
+    def _hb_store_reads(self, t, offs, lid):
+        """Thread t issues a TMA store that reads shared offsets `offs` (an array) after what t saw
+        now, until a cp.async.bulk.wait_group{.read} of t retires it. Returns the store's number."""
+        h = self.cta.hb
+        h.stores[t] += 1
+        k, comp = h.stores[t], h.sb + t
+        clock = h.vc[t].copy()
+        clock[comp] = k
+        S, SL, e = h.S, h.SL, (k << COMP_BITS) | comp
+        for i in self._hb_async_reads(offs, clock, comp, lid):
+            S[i] = e
+            SL[i] = lid
+        h.s_live = True
+        return k
+
+    def _hb_stores_retired(self, t, k):
+        """Thread t's wait_group retired its TMA stores up to number k: t acquires their reads."""
+        h = self.cta.hb
+        c = h.sb + t
+        if h.vc[t, c] < k:
+            h.vc[t, c] = k
+            h.rows[t] = None
 
     def _hb_thread_write(self, t, offs, lid):
         """Thread t writes shared offsets `offs` outside generated code (tcgen05.alloc's address)."""

@@ -147,6 +147,7 @@ class BulkStore:
         self.addrs, self.inb, self.gaddrs, self.esize = addrs, inb, gaddrs, esize
         self.data = None         # (in-bounds elements, esize) bytes, once read from shared memory
         self.written = False     # global memory written
+        self.hb_k = 0            # the race check: its number among its thread's stores (hb.py)
 
 
 class BulkGroups:
@@ -522,6 +523,8 @@ class TmaRuntime:
         self.tma_store_count += 1
         self.bulk_seq += 1
         op = BulkStore(self.bulk_seq, lid, tid, lo, hi, addrs, inb, dst, esize)
+        if cta.hb is not None:
+            op.hb_k = self._hb_store_reads(tid & 4095, addrs - SHARED_BASE, lid)
         if self.eager:
             self._bs_read(op)
             self._bs_write(op)
@@ -552,6 +555,8 @@ class TmaRuntime:
         if st is None:
             return
         done = st.groups[:max(0, len(st.groups) - keep)]
+        if done and self.cta.hb is not None:
+            self._hb_stores_retired(tid & 4095, max((op.hb_k for g in done for op in g), default=0))
         unread = self.cta.bs_unread
         for g in done:
             for op in g:
