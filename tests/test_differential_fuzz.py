@@ -180,3 +180,114 @@ def test_minimized_masked_atomic_result(arch):
     got = np.zeros(4, np.int32)
     ptxsim.run_ptx(compile_text(MASKED_ATOMIC, arch=arch), "k", (1,), [x.copy(), got])
     assert got.tolist() == want.tolist()
+
+
+# fuzz seed 5069 (family dot, sm_100a, eager copies), the epilogue cut to one reduction
+TCGEN05_GATHERED = """cuda_tile.module @fuzz {
+  entry @fuzz(%n7: tile<i32>, %x0: tile<ptr<f16>>, %x0_s0: tile<i32>, %x0_s1: tile<i32>, %x0_t0: tile<i32>, %x0_t1: tile<i32>, %x1: tile<ptr<f16>>, %x1_s0: tile<i32>, %x1_s1: tile<i32>, %x1_t0: tile<i32>, %x1_t1: tile<i32>, %y2: tile<ptr<f32>>, %y2_s0: tile<i32>, %y2_t0: tile<i32>) {
+    %tok0 = make_token : token
+    %bx, %by, %bz = get_tile_block_id : tile<i32>
+    %c1 = constant <f32: 0.000000e+00> : tile<128x64xf32>
+    %c5 = constant <i32: 0> : tile<i32>
+    %c6 = constant <i32: 1> : tile<i32>
+    %p8 = assume div_by<16>, %x0 : tile<ptr<f16>>
+    %a9 = assume div_by<16>, %x0_t0 : tile<i32>
+    %a10 = assume bounded<0, ?>, %x0_s0 : tile<i32>
+    %a11 = assume bounded<0, ?>, %x0_s1 : tile<i32>
+    %tv12 = make_tensor_view %p8, shape = [%a10, %a11], strides = [%a9, 1] : tile<i32> -> tensor_view<?x?xf16, strides=[?, 1]>
+    %c13 = constant <i32: 127> : tile<128x1xi32>
+    %c17 = constant <i32: 128> : tile<i32>
+    %c22 = constant <i32: 64> : tile<i32>
+    %c47 = constant <f16: 0.000000e+00> : tile<128x64xf16>
+    %p50 = assume div_by<16>, %x1 : tile<ptr<f16>>
+    %a51 = assume div_by<16>, %x1_s0 : tile<i32>
+    %a52 = assume bounded<0, ?>, %x1_s1 : tile<i32>
+    %tv53 = make_tensor_view %p50, shape = [%a51, %a52], strides = [%x1_t0, 1] : tile<i32> -> tensor_view<?x?xf16, strides=[?, 1]>
+    %c78 = constant <i32: 2> : tile<i32>
+    %p82 = assume div_by<16>, %y2 : tile<ptr<f32>>
+    %a83 = assume bounded<0, ?>, %y2_s0 : tile<i32>
+    %tv84 = make_tensor_view %p82, shape = [%a83], strides = [1] : tile<i32> -> tensor_view<?xf32, strides=[1]>
+    %pv59 = make_partition_view %tv12 : partition_view<tile=(128x64), padding_value = zero, tensor_view<?x?xf16, strides=[?, 1]>>
+    %isp4:2 = get_index_space_shape %pv59 : partition_view<tile=(128x64), padding_value = zero, tensor_view<?x?xf16, strides=[?, 1]>> -> tile<i32>
+    %for58 = for %k2 in (%c5 to %n7, step %c6) : tile<i32> iter_values(%acc3 = %c1) -> (tile<128x64xf32>) {
+      %v14 = iota : tile<128xi32>
+      %v15 = reshape %v14 : tile<128xi32> -> tile<128x1xi32>
+      %v16 = subi %c13, %v15 : tile<128x1xi32>
+      %v18 = muli %bx, %c17 : tile<i32>
+      %v19 = reshape %v18 : tile<i32> -> tile<1x1xi32>
+      %v20 = broadcast %v19 : tile<1x1xi32> -> tile<128x1xi32>
+      %v21 = addi %v16, %v20 : tile<128x1xi32>
+      %v23 = muli %k2, %c22 : tile<i32>
+      %v24 = iota : tile<64xi32>
+      %v25 = reshape %v24 : tile<64xi32> -> tile<1x64xi32>
+      %v26 = reshape %v23 : tile<i32> -> tile<1x1xi32>
+      %v27 = broadcast %v26 : tile<1x1xi32> -> tile<1x64xi32>
+      %v28 = addi %v25, %v27 : tile<1x64xi32>
+      %v29 = reshape %a9 : tile<i32> -> tile<1x1xi32>
+      %v30 = broadcast %v29 : tile<1x1xi32> -> tile<128x1xi32>
+      %v31 = broadcast %v21 : tile<128x1xi32> -> tile<128x64xi32>
+      %v32 = broadcast %v28 : tile<1x64xi32> -> tile<128x64xi32>
+      %v33 = muli %v21, %v30 : tile<128x1xi32>
+      %v34 = broadcast %v33 : tile<128x1xi32> -> tile<128x64xi32>
+      %v35 = addi %v34, %v32 : tile<128x64xi32>
+      %v36 = reshape %x0_s0 : tile<i32> -> tile<1x1xi32>
+      %v37 = broadcast %v36 : tile<1x1xi32> -> tile<128x64xi32>
+      %v38 = reshape %x0_s1 : tile<i32> -> tile<1x1xi32>
+      %v39 = broadcast %v38 : tile<1x1xi32> -> tile<128x64xi32>
+      %v40 = cmpi less_than %v31, %v37, signed : tile<128x64xi32> -> tile<128x64xi1>
+      %v41 = cmpi less_than %v32, %v39, signed : tile<128x64xi32> -> tile<128x64xi1>
+      %v42 = andi %v40, %v41 : tile<128x64xi1>
+      %pr43 = reshape %p8 : tile<ptr<f16>> -> tile<1x1xptr<f16>>
+      %pb44 = broadcast %pr43 : tile<1x1xptr<f16>> -> tile<128x64xptr<f16>>
+      %v45 = exti %v35 signed : tile<128x64xi32> -> tile<128x64xi64>
+      %ptrs46 = offset %pb44, %v45 : tile<128x64xptr<f16>>, tile<128x64xi64> -> tile<128x64xptr<f16>>
+      %g48, %tk49 = load_ptr_tko weak %ptrs46, %v42, %c47 token=%tok0 : tile<128x64xptr<f16>>, tile<128x64xi1>, tile<128x64xf16> -> tile<128x64xf16>, token
+      %pv54 = make_partition_view %tv53 : partition_view<tile=(64x64), padding_value = zero, tensor_view<?x?xf16, strides=[?, 1]>>
+      %ld55, %tk56 = load_view_tko weak %pv54[%k2, %by] token = %tok0 : partition_view<tile=(64x64), padding_value = zero, tensor_view<?x?xf16, strides=[?, 1]>>, tile<i32> -> tile<64x64xf16>, token
+      %v57 = mmaf %g48, %ld55, %acc3 : tile<128x64xf16>, tile<64x64xf16>, tile<128x64xf32>
+      continue %v57 : tile<128x64xf32>
+    }
+    %red73 = reduce %for58 dim=0 identities=[0x7F800000 : f32] : tile<128x64xf32> -> tile<64xf32>
+    (%ra74: tile<f32>, %rb75: tile<f32>) {
+      %rs76 = minf %ra74, %rb75 : tile<f32>
+      yield %rs76 : tile<f32>
+    }
+    %ix77 = muli %by, %c78 : tile<i32>
+    %ix79 = addi %bx, %ix77 : tile<i32>
+    %ix80 = muli %bz, %c78 : tile<i32>
+    %ix81 = addi %ix79, %ix80 : tile<i32>
+    %pv85 = make_partition_view %tv84 : partition_view<tile=(64), tensor_view<?xf32, strides=[1]>>
+    %tk86 = store_view_tko weak %red73, %pv85[%ix81] token = %tok0 : tile<64xf32>, partition_view<tile=(64), tensor_view<?xf32, strides=[1]>>, tile<i32> -> token
+    return
+  }
+}
+"""
+
+
+def test_minimized_tcgen05_threads_that_wait_for_no_slot():
+    """On sm_100a the leader alone issues a K loop's MMAs and releases its slots. The
+    group's other threads waited on every slot's `full` barrier all the same, without a
+    part in its release: in the simulator (eager copies) lanes of the leader's warp fell
+    two phases behind, took a later fill's phase parity for the one they waited for, and
+    hung the CTA. Now only the leader waits for a slot (ops_tcgen05._leader_waits)."""
+    import numpy as np
+    try:
+        import ptxsim
+    except ImportError:                # pragma: no cover
+        from tests import ptxsim
+    import re
+    from tilec.codegen.ptx import compile_text
+    from tilec.interp import launch, parse_module
+    rng = np.random.default_rng(5069)
+    x0 = (rng.integers(-8, 9, 69632) / 4).astype(np.float16)
+    x1 = (rng.integers(-8, 9, 10240) / 4).astype(np.float16)
+    args = lambda y: [4, x0, 256, 256, 272, 1, x1, 256, 38, 40, 1, y, 67, 1]
+    want = np.zeros(67, np.float32)
+    launch(parse_module(TCGEN05_GATHERED), None, (2, 1, 1), args(want))
+    ptx = compile_text(TCGEN05_GATHERED, arch="sm_100a")
+    loop = ptx[ptx.rindex("$L_for_head", 0, ptx.index("tcgen05.mma")):ptx.index("tcgen05.commit")]
+    assert len(re.findall(r"@!%p\d+ bra \t\$L_full_skipped", loop)) == 2
+    for timing in ("late", "eager"):
+        got = np.zeros(67, np.float32)
+        ptxsim.run_ptx(ptx, "fuzz", (2, 1, 1), args(got), copy_timing=timing, check_races=True)
+        np.testing.assert_array_equal(got, want)

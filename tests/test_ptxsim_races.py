@@ -235,17 +235,21 @@ def test_a_tcgen05_gemm_releases_a_slot_only_after_its_commit():
 
 def test_a_tcgen05_accumulator_is_read_only_after_its_completion_is_acquired():
     """sm_100a: after the K loop the leader waits for the last commit, then a group barrier
-    hands the completion to the other threads before they read D with tcgen05.ld. Without
-    that barrier (the fences kept), a thread reads D with nothing ordering it after the
-    mma: where commits fire late the mma is still queued (tcgen05.py's own check); where
-    they fire at once (eager) only the race check's clocks can tell."""
+    hands the completion to the other threads before they read D with tcgen05.ld. With that
+    barrier moved before the leader's wait (the fences kept), the others read D with
+    nothing ordering them after the mma: where commits fire late the mma is still queued
+    (tcgen05.py's own check); where they fire at once (eager) only the race check's clocks
+    can tell. (Without the barrier at all, the other threads, which wait for no slot,
+    would read D before the last mma is even issued: another of tcgen05.py's checks.)"""
     from tilec.codegen.ptx import compile_text
     case = _gemm_case()
     ptx = compile_text(case.text(), arch="sm_100a")
-    handoff = re.compile(r"tcgen05\.fence::before_thread_sync;\n\tbar\.sync \t\d+, \d+;\n"
+    handoff = re.compile(r"tcgen05\.fence::before_thread_sync;\n(\tbar\.sync \t\d+, \d+;\n)"
                          r"\ttcgen05\.fence::after_thread_sync;")
     m = list(handoff.finditer(ptx, 0, ptx.index("tcgen05.ld.")))[-1]
-    bad = ptx[:m.start()] + "tcgen05.fence::before_thread_sync;\n\ttcgen05.fence::after_thread_sync;" + ptx[m.end():]
+    loop_end = list(re.compile(r"\n\$L_for_end_\d+:\n").finditer(ptx, 0, m.start()))[-1]
+    assert "mbarrier.try_wait" in ptx[loop_end.end():m.start()]         # the leader's wait for the last commit
+    bad = ptx[:loop_end.end()] + m.group(1) + ptx[loop_end.end():m.start(1)] + ptx[m.end(1):]
     with pytest.raises(ptxsim.PTXRuntimeError, match=r"tcgen05\.ld reads TMEM .* has not completed"):
         _run_gemm(bad, case)
     with pytest.raises(ptxsim.PTXRuntimeError, match=r"tcgen05\.ld reads TMEM lane \d+ column \d+, which the "

@@ -80,6 +80,9 @@ class Emitter:
         self.maxnreg = None            # registers a thread enters with (setmaxnreg rebalances them)
         self.widest = 0                # registers a thread holds of the largest register tile bound
         self.inflight: list = []       # wgmma_inflight.InFlight of the dots kept in flight
+        # consume_one op -> (section before, section after) its latest `full` wait (ops_pipeline):
+        # a dot whose leader alone reads the slot guards the wait for the leader (ops_tcgen05)
+        self.full_waits: dict = {}
         self.alias_loads: set = set()  # loads of a register view that read its registers in place
         self.operand_buffers: dict = {}  # block id -> [[symbol, last reader]]: operand_loads' pool
         self.wgmma = False             # wgmma for tensor-core dots: False, True (every one that fits) or ops_wgmma.AUTO

@@ -390,7 +390,9 @@ def _enclosing(em, kinds):
 def _consumer_wait(em, op):
     pipe, it = em.get(op.operands[0]), em.get(op.operands[1])
     if pipe.full is not None:
+        before = em.kb.section()
         wait_full(em, pipe, it)
+        em.full_waits[op.parent_op] = (before, em.kb.section())
     else:
         em.sync()
     stamp(em, "first_data", once=True)

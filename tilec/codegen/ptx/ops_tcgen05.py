@@ -36,7 +36,9 @@ How (PTX ISA, "TensorCore 5th Generation Family Instructions"), per dot:
   from pipeline slots (two stages or more), one commit stays in flight: after
   issuing iteration i, the leader waits for iteration i - 1's commit and
   releases its slots for the group's warps (mbarrier.arrive with a count);
-  the other threads wait for nothing inside the loop.
+  the other threads wait for nothing inside the loop, not even for a slot's
+  `full` barrier (_leader_waits: a ring's waiter must take part in its
+  releases, or it may fall two phases behind).
 * Only the leader waits on the commit mbarriers (_Tmem: a parity names a
   phase only while the barrier is less than two phases past it); the rest
   of the group learns of a completion through a barrier after it.
@@ -470,6 +472,8 @@ class _InFlight(InFlight):
     release its slots; after the loop, for the last."""
 
     def __init__(self, em, consumes, st):
+        for consume in consumes:
+            _leader_waits(em, consume)
         super().__init__(em, consumes)
         self.st = st
         self.prev = em.kb.reg(PRED)
@@ -501,6 +505,22 @@ class _InFlight(InFlight):
         for has, _, _ in self.consumes.values():
             em.kb.emit(f"setp.ne.u32 \t{has}, 0, 0")
         em.kb.emit(f"setp.ne.u32 \t{self.prev}, 0, 0")
+
+
+def _leader_waits(em, consume):
+    """Only the leader waits for the slots of `consume` (the MMAs it issues are their only
+    readers here): a thread that waited on a ring whose releases it takes no part in could
+    fall two phases behind, and then take a later fill's phase for the one it waits for."""
+    got = em.full_waits.get(consume)
+    if got is None:
+        return
+    before, after = got
+    kb, lead = em.kb, em.leader()
+    skip = kb.label("full_skipped")
+    with kb.into(before):
+        kb.emit(f"@!{lead} bra \t{skip}")
+    with kb.into(after):
+        kb.place(skip)
 
 
 def _staged_copies(em, a, b, M, N, K) -> bool:
