@@ -511,7 +511,7 @@ def _leader_waits(em, consume):
     """Only the leader waits for the slots of `consume` (the MMAs it issues are their only
     readers here): a thread that waited on a ring whose releases it takes no part in could
     fall two phases behind, and then take a later fill's phase for the one it waits for."""
-    got = em.full_waits.get(consume)
+    got = em.full_waits.pop(consume, None)
     if got is None:
         return
     before, after = got
