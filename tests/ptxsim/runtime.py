@@ -1053,8 +1053,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
             if w.args["release"] and self.cl_size > 1:
                 self._cl_release(w.instr.lid)
             if w.args["release"] and cta.hb is not None:
-                clock = self._hb_release(t)
-                cl.hb_acc = clock if cl.hb_acc is None else np.maximum(cl.hb_acc, clock)
+                self._hb_bar_arrive(cl, t)          # as a bar.sync arrival, into the cluster's phase
             cta.cb_arrived[t] = cl.cb_phase
             cl.cb_pending -= 1
             if cl.cb_pending == 0:
