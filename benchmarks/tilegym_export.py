@@ -7,8 +7,9 @@ Run with the reference toolchain's python (cuda.tile, tileiras; see
 shared/tools/reference-toolchain.sh) plus a CPU torch, pytest and numpy.
 
 How it works
-  * Each TileGym test file tests/ops/test_*.py (not activation/ or experimental/)
-    is run by pytest in its own worker process (``--worker``), restricted to
+  * Each TileGym test file matched by --test-glob (tests/ops/test_*.py by
+    default; tests/ops/*/test_*.py and tests/suites/*/test_*.py reach the
+    activation, experimental, Liger, FlashInfer and Unsloth tests) is run by pytest in its own worker process (``--worker``), restricted to
     the cutile backend and to the correctness tests (test_perf* are
     deselected), so the kernels are driven at exactly the parameterizations
     the tests use.
@@ -110,7 +111,11 @@ def patch_torch(capability):
         L2_cache_size=50 * 2**20, warp_size=32, regs_per_multiprocessor=65536)
 
     class FakeStream:
+        # A class, not a factory: libraries annotate with `torch.cuda.Stream | None`.
         cuda_stream = 0
+
+        def __init__(self, *a, **k):
+            pass
 
         def synchronize(self):
             pass
@@ -141,7 +146,7 @@ def patch_torch(capability):
     cuda.get_device_name = lambda *a, **k: props.name
     cuda.current_stream = lambda *a, **k: FakeStream()
     cuda.default_stream = lambda *a, **k: FakeStream()
-    cuda.Stream = lambda *a, **k: FakeStream()
+    cuda.Stream = FakeStream
     cuda.Event = FakeEvent
     for name in ("synchronize", "empty_cache", "manual_seed", "manual_seed_all", "reset_peak_memory_stats",
                  "_sleep", "init"):
@@ -157,6 +162,27 @@ def patch_torch(capability):
     cpu = torch.device("cpu")
     redirects = {torch.empty: torch.zeros, torch.empty_like: torch.zeros_like}
 
+    # The tests' references (a 8192^3 f16 bmm, say) would take minutes on the CPU, and only the
+    # kernels' launches matter here: products are zeros of the shape meta tensors give.
+    costly = {torch.matmul, torch.mm, torch.bmm, torch.Tensor.matmul, torch.Tensor.__matmul__,
+              torch.einsum, torch.baddbmm, torch.addmm, torch.nn.functional.linear,
+              torch.nn.functional.scaled_dot_product_attention, torch.nn.functional.conv2d,
+              torch.nn.functional.conv3d}
+
+    def needs_grad(args, kwargs):
+        # A product autograd must differentiate (a backward test's reference) is computed.
+        flat = list(args) + list(kwargs.values())
+        flat += [x for a in flat if isinstance(a, (list, tuple)) for x in a]
+        return torch.is_grad_enabled() and any(isinstance(a, torch.Tensor) and a.requires_grad for a in flat)
+
+    def shaped_zeros(func, args, kwargs):
+        def meta(a):
+            return a.to("meta") if isinstance(a, torch.Tensor) else a
+        with torch._C.DisableTorchFunction():
+            out = func(*[meta(a) if not isinstance(a, (list, tuple)) else type(a)(meta(x) for x in a)
+                         for a in args], **{k: meta(v) for k, v in kwargs.items()})
+            return torch.zeros(out.shape, dtype=out.dtype, device=cpu)
+
     class CudaToCpu(TorchFunctionMode):
         """Every device='cuda' becomes the CPU; Tensor.cuda() is the identity."""
 
@@ -171,6 +197,8 @@ def patch_torch(capability):
             if func in (torch.Tensor.pin_memory,):
                 return args[0]
             func = redirects.get(func, func)
+            if func in costly and not needs_grad(args, kwargs):
+                return shaped_zeros(func, args, kwargs)
             return func(*args, **kwargs)
 
     mode = CudaToCpu()
@@ -459,6 +487,12 @@ def default_bytecode_version():
     return v.as_string()
 
 
+def test_name(args, path):
+    """A test file's name in logs: its path under tests/ops (or tests/), folders joined by '_'."""
+    rel = os.path.relpath(path, os.path.join(args.tilegym_dir, "tests"))
+    return (rel[len("ops/"):] if rel.startswith("ops/") else rel).replace("/", "_")
+
+
 def parent(args):
     os.makedirs(args.outdir, exist_ok=True)
     for stale in glob.glob(os.path.join(args.outdir, "*.tilebc")) + glob.glob(os.path.join(args.outdir, "entries.jsonl")):
@@ -467,9 +501,9 @@ def parent(args):
     if not shutil.which("tileiras"):
         sys.exit("tileiras is not on PATH: source shared/tools/reference-toolchain.sh")
     bcv = args.bytecode_version or default_bytecode_version()
-    files = sorted(glob.glob(os.path.join(args.tilegym_dir, "tests", "ops", "test_*.py")))
+    files = sorted({f for pattern in args.test_glob for f in glob.glob(os.path.join(args.tilegym_dir, pattern))})
     if args.tests:
-        files = [f for f in files if any(re.search(p, os.path.basename(f)) for p in args.tests)]
+        files = [f for f in files if any(re.search(p, os.path.relpath(f, args.tilegym_dir)) for p in args.tests)]
     worker_log = {}
     for cap in args.capability.split(","):
         for f in files:
@@ -481,14 +515,14 @@ def parent(args):
                 r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.file_timeout,
                                    cwd=args.tilegym_dir)
                 os.makedirs(os.path.join(args.outdir, "logs"), exist_ok=True)
-                with open(os.path.join(args.outdir, "logs", "%s.%s.log" % (os.path.basename(f), cap)), "w") as lf:
+                with open(os.path.join(args.outdir, "logs", "%s.%s.log" % (test_name(args, f), cap)), "w") as lf:
                     lf.write(r.stdout + r.stderr)
                 tail = (r.stdout + r.stderr).strip().splitlines()[-1:] or [""]
                 status = "rc=%d %s" % (r.returncode, tail[0][:200])
             except subprocess.TimeoutExpired:
                 status = "timeout after %ds" % args.file_timeout
-            worker_log["%s@%s" % (os.path.basename(f), cap)] = status
-            print("[%6.1fs] %s (capability %s): %s" % (time.monotonic() - t0, os.path.basename(f), cap, status),
+            worker_log["%s@%s" % (test_name(args, f), cap)] = status
+            print("[%6.1fs] %s (capability %s): %s" % (time.monotonic() - t0, test_name(args, f), cap, status),
                   flush=True)
     entries = []
     log = os.path.join(args.outdir, "entries.jsonl")
@@ -562,7 +596,10 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("tilegym_dir")
     p.add_argument("outdir")
-    p.add_argument("--tests", nargs="*", help="regexes selecting tests/ops/test_*.py files")
+    p.add_argument("--test-glob", nargs="*", default=["tests/ops/test_*.py"],
+                   help="globs of test files under TILEGYM_DIR (default tests/ops/test_*.py; the activation, "
+                        "experimental and suites/* tests are further globs)")
+    p.add_argument("--tests", nargs="*", help="regexes selecting among those files (by path under TILEGYM_DIR)")
     p.add_argument("--capability", default="9.0", help="device capability to pretend, e.g. 9.0 or 9.0,8.0")
     p.add_argument("--max-configs", type=int, default=30)
     p.add_argument("--max-files-per-kernel", type=int, default=16)

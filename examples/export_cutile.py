@@ -578,6 +578,32 @@ def matmul_fp8_bt(a, bt, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.C
     ct.store(c, index=(bm, bn), tile=ct.astype(acc, c.dtype))
 
 
+# ---------------------------------------------------------------------------
+# 43. the dQ half of flash attention's backward pass: three dots a key block, the
+#     rows' log-sum-exp and delta loaded once as vectors and broadcast over the keys
+
+@ct.kernel
+def attention_bwd_dq_f16(q, k, v, do, lse, delta, dq, scale, TM: ct.Constant[int], TN: ct.Constant[int],
+                         D: ct.Constant[int]):
+    bm = ct.bid(0)
+    h = ct.bid(1)
+    tq = ct.load(q, index=(h, bm, 0), shape=(1, TM, D)).reshape((TM, D))
+    tdo = ct.load(do, index=(h, bm, 0), shape=(1, TM, D)).reshape((TM, D))
+    # log2 units: P = exp2(S * scale * log2(e) - lse)
+    row_lse = ct.load(lse, index=(h, bm), shape=(1, TM)).reshape((TM, 1))
+    row_delta = ct.load(delta, index=(h, bm), shape=(1, TM)).reshape((TM, 1))
+    acc = ct.zeros((TM, D), dtype=ct.float32)
+    for j in range(k.shape[1] // TN):
+        tk = ct.load(k, index=(h, j, 0), shape=(1, TN, D), latency=2).reshape((TN, D))
+        tv = ct.load(v, index=(h, j, 0), shape=(1, TN, D), latency=4).reshape((TN, D))
+        s = ct.mma(tq, ct.permute(tk, (1, 0)), ct.zeros((TM, TN), dtype=ct.float32))
+        p = ct.exp2(s * (scale * 1.4426950408889634) - row_lse, flush_to_zero=True)
+        dp = ct.mma(tdo, ct.permute(tv, (1, 0)), ct.zeros((TM, TN), dtype=ct.float32))
+        ds = p * (dp - row_delta)
+        acc = ct.mma(ds.astype(ct.float16), tk, acc)
+    ct.store(dq, index=(h, bm, 0), tile=(acc * scale).reshape((1, TM, D)).astype(ct.float16))
+
+
 def aligned(dtype, ndim):
     """An array parameter as cuTile specializes it for torch tensors whose
     strides (and last two extents) divide by 16 and whose base is 16-byte
@@ -647,6 +673,9 @@ def kernels():
         "persistent_bmm_f16_aligned": (persistent_bmm_f16, [aligned(f16, 3)] * 3 + [scalar(i32), 128, 128, 448, 64,
                                                                                   64, 64, 2, False]),
         "matmul_fp8_bt_aligned": (matmul_fp8_bt, [aligned(ct.float8_e4m3fn, 2)] * 2 + [aligned(f16, 2), 128, 128, 128]),
+        # flash attention backward's dQ: TMA loads, three wgmma dots a key block in one consumer warpgroup
+        "attention_bwd_dq_f16_aligned": (attention_bwd_dq_f16, [aligned(f16, 3)] * 4 + [array(f32, 2)] * 2
+                                         + [aligned(f16, 3), scalar(f32), 64, 128, 64]),
         "persistent_bmm_f16": (persistent_bmm_f16, [array(f16, 3)] * 3 + [scalar(i32), 80, 64, 48, 32, 32, 16, 2, True]),
     }
 

@@ -526,17 +526,24 @@ def test_only_values_made_from_iotas_and_uniforms_are_made_again():
 def test_data_movement_between_layouts_is_an_explicit_convert():
     """flash_attention_f16 (32-row tiles): the first dot's warp grid (2x2) and the
     second's (1x4) differ, so the row statistics move between their slices; the
-    IR shows each such move as an nv_tileas.convert_layout right before the
-    element-wise op that reads it, and the op's operands then all reach its layout."""
+    IR shows each such move as an nv_tileas.convert_layout of the 32x1 statistic
+    into the slice of the reader's layout, and the broadcast over the columns is
+    made again from it right before the element-wise op that reads it, in that
+    op's layout: 32 values move, not the 32x64 broadcast."""
     _, text = scheduled(read("examples/cutile/flash_attention_f16.mlir"), "sm_90a")
     lines = text.splitlines()
-    moves = [i for i, l in enumerate(lines) if "nv_tileas.convert_layout %bcast" in l]
-    assert moves
+    moves = [i for i, l in enumerate(lines) if re.search(r"nv_tileas.convert_layout .*: tile<32x1xf32> ->", l)]
+    assert len(moves) >= 2
     for i in moves:
         conv = re.match(r"\s*(%\S+) = ", lines[i]).group(1)
-        assert "layout mma, warps = [1, 4]" in lines[i]
-        user = next(l for l in lines[i + 1:] if conv + " " in l or conv + "," in l)
+        assert "layout slice, axes = [0, -1], parent = [32, 64] mma, warps = [1, 4]" in lines[i]
+        bcast = lines[i + 1]
+        assert re.search(rf"= broadcast {conv} .*layout mma, warps = \[1, 4\]>\]\}} : tile<32x1xf32> -> "
+                         r"tile<32x64xf32>", bcast), bcast
+        name = re.match(r"\s*(%\S+) = ", bcast).group(1)
+        user = next(l for l in lines[i + 2:] if name + " " in l or name + "," in l or l.endswith(name))
         assert "nv_tileas.layouts = [#nv_tileas<layout mma, warps = [1, 4]>]" in user
+    assert not any(re.search(r"nv_tileas.convert_layout %bcast", l) for l in lines)
 
 
 @pytest.mark.parametrize("layout,message", [

@@ -355,6 +355,20 @@ def _attention_launch(rng, h, s, d, rows):
                   [("o", o, Close(5e-3, 5e-3))])
 
 
+def _attention_bwd_dq(rng):
+    """dQ of flash attention's backward pass: two 64-row query blocks, five 128-key
+    blocks (the ring wraps), the rows' log-sum-exp of the scores in log2 units."""
+    h, s, n_keys, d = 1, 128, 640, 64
+    scale = 1 / np.sqrt(d)
+    q, k, v, do = ((rng.standard_normal((h, n, d)) * 0.5).astype(np.float16) for n in (s, n_keys, n_keys, s))
+    scores = q.astype(np.float32) @ k.astype(np.float32).transpose(0, 2, 1) * (scale * 1.4426950408889634)
+    lse = np.log2(np.exp2(scores).sum(-1)).astype(np.float32)
+    delta = (rng.standard_normal((h, s)) * 0.1).astype(np.float32)
+    dq = np.zeros_like(q)
+    return Launch((s // 64, h), arr(q) + arr(k) + arr(v) + arr(do) + arr(lse) + arr(delta) + arr(dq) + [scale],
+                  [("dq", dq, Close(1e-2, 1e-2))])
+
+
 def _flash_attention(rng):
     return _attention_launch(rng, 2, 128, 64, 32)
 
@@ -622,6 +636,7 @@ CASES = [
     Case("cutile_matmul_cluster_f16_aligned", "cutile/matmul_cluster_f16_aligned.mlir", _matmul_cluster_aligned),
     Case("cutile_matmul_bt_order_f16_aligned", "cutile/matmul_bt_order_f16_aligned.mlir", _matmul_bt_order),
     Case("cutile_attention_m128_f16_aligned", "cutile/attention_m128_f16_aligned.mlir", _attention_aligned),
+    Case("cutile_attention_bwd_dq_f16_aligned", "cutile/attention_bwd_dq_f16_aligned.mlir", _attention_bwd_dq),
     Case("cutile_bmm_tt_f16_aligned", "cutile/bmm_tt_f16_aligned.mlir", _bmm_tt_aligned),
     Case("cutile_gather_reverse_f32", "cutile/gather_reverse_f32.mlir", _gather_reverse),
     Case("cutile_grid_stride_i32", "cutile/grid_stride_i32.mlir", _grid_stride),

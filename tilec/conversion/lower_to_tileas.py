@@ -6,6 +6,7 @@ from ..ir import attributes as A
 from ..ir.diagnostics import current_engine
 from ..passes.base import Pass, target_blocks
 from ..rewrite.driver import GreedyDriver
+from .broadcasts import ElementwiseBeforeBroadcast
 from .control import FoldIndexCastPair, ForToScf, IfToScf, LoopToWhile, SinkEarlyContinue
 from .layout import PermuteToShuffle
 from .legality import check_legal
@@ -24,7 +25,8 @@ def lowering_patterns(target):
             LowerMma(target, "cuda_tile.mmai"), LowerMmaScaled(target), ForToScf(), FoldIndexCastPair(),
             PermuteToShuffle(),
             LowerLoadPtr(), LowerStorePtr(), LowerAtomicRedView(target), LowerCombining("cuda_tile.reduce"),
-            LowerCombining("cuda_tile.scan"), SinkEarlyContinue(), IfToScf(), LoopToWhile(), SinkUnitReshape()]
+            LowerCombining("cuda_tile.scan"), SinkEarlyContinue(), IfToScf(), LoopToWhile(), SinkUnitReshape(),
+            ElementwiseBeforeBroadcast()]
 
 
 def entries(blocks):

@@ -18,6 +18,12 @@ class ConstantLike(Trait):
     pass
 
 
+class Elementwise(Trait):
+    """The op computes each result element from the operands' elements at the same
+    position (MLIR's OpTrait::Elementwise): its tile operands and results have
+    one shape, and it may run on any sub-tile or broadcast source alike."""
+
+
 class Terminator(Trait):
     @classmethod
     def verify(cls, op):

@@ -95,7 +95,8 @@ def live_peak(analysis, threads: int) -> int:
     A tile is freed at its last reader, whose results may take its registers (a
     dot accumulates in place). Splats take one register, loaded tiles only dots
     read stay in shared memory, and the loads' own index arithmetic runs in the
-    producer: all are left out."""
+    producer: all are left out, and so are broadcasts of smaller tiles (their
+    source's registers, copied into the reader's layout)."""
     from ..dialects.cuda_tile.types import TileType
     body = analysis.body
     ops = list(body.ops)
@@ -115,6 +116,10 @@ def live_peak(analysis, threads: int) -> int:
         t = v.type
         if v in slots or v in producer or not isinstance(t, TileType) or not t.shape or _splat(v):
             return 0
+        d = getattr(v, "op", None)
+        if d is not None and d.name == "cuda_tile.broadcast" and tile_regs(d.operands[0].type, threads) * 2 \
+                <= tile_regs(t, threads):
+            return 0        # made in its reader's layout from its source's registers (propagate_layouts)
         return tile_regs(t, threads)
 
     last, outside = {}, set()

@@ -53,6 +53,7 @@ from ..dialects.nv_tileas.ops import pipeline as pipeline_ops
 from ..dialects.nv_tileas.linear_layout import reduced_layout, register_moves, relabel, slice_layout, to_linear
 from ..ir.attributes import ArrayAttr
 from .layouts import AGENT_SWITCH, cta_threads
+from ..rewrite.clone import clone_op
 from .remat_layouts import is_free, plan, rematerialize
 
 NONE = LayoutAttr("none")
@@ -109,6 +110,25 @@ def _linear_ok(layout) -> bool:
     return lin is not None and lin.axis_aligned() and not lin.free_bits("reg") and lin.nslots == layout.nslots
 
 
+HOIST_THROUGH = LOOPS + ("scf.while", pipeline_ops.P + "consume_one")
+
+
+def _invariant_anchor(user, v):
+    """The op before which a value computed from `v` alone is computed once for
+    `user`: the outermost loop (or pipeline slot scope) around `user` that does
+    not define `v`, within the same agent and branch; else `user`."""
+    d = getattr(v, "op", None)
+    if d is not None:
+        outer = set(d.ancestors())
+    else:                               # a block argument: defined inside its block's op
+        owner = v.block.parent_op
+        outer = {owner, *owner.ancestors()} if owner is not None else set()
+    anchor, op = user, user.parent_op
+    while op is not None and op.name in HOIST_THROUGH and op not in outer:
+        anchor, op = op, op.parent_op
+    return anchor
+
+
 class Propagation:
     def __init__(self, entry, num_warps: int):
         self.entry = entry
@@ -149,11 +169,39 @@ class Propagation:
         it: the IR shows each data movement between layouts."""
         for user, index, layout in self.moves:
             v = user.operands[index]
+            if self.rebroadcast(user, index, layout):
+                continue
             conv = ConvertLayoutOp.create(source=v, layout=LayoutAttr.of(layout), result_types=[v.type],
                                           location=user.location)
             user.parent.insert_before(conv, user)
             user.set_operand(index, conv.results[0])
         return bool(self.moves)
+
+    def rebroadcast(self, user, index, layout) -> bool:
+        """A broadcast `user` reads in another layout is made again right before
+        it, from its source converted into the slice of `layout` it needs: the
+        source has fewer elements to move than the broadcast. Where that source
+        is the same on every trip of the loops around the user (a row vector
+        loaded before them), the conversion goes before the outermost such loop
+        of the user's agent, and the trips read its registers."""
+        v = user.operands[index]
+        d = getattr(v, "op", None)
+        if d is None or d.name != "cuda_tile.broadcast":
+            return False
+        src = d.operands[0]
+        src_shape, shape = _shape(src), _shape(v)
+        part = slice_layout(layout, broadcast_axes(src_shape, shape), src_shape) if src_shape else None
+        if part is None:
+            return False
+        conv = ConvertLayoutOp.create(source=src, layout=LayoutAttr.of(part), result_types=[src.type],
+                                      location=user.location)
+        anchor = _invariant_anchor(user, src)
+        anchor.parent.insert_before(conv, anchor)
+        again = clone_op(d, {src: conv.results[0]})
+        user.parent.insert_before(again, user)
+        user.set_operand(index, again.results[0])
+        self.forced[again.results[0]] = layout
+        return True
 
     def sweeps(self):
         for last in (False, False, False, True):

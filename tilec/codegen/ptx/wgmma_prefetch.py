@@ -31,6 +31,7 @@ from __future__ import annotations
 from .ptxtypes import PRED, bits
 
 LOOPS = ("scf.for", "cuda_tile.for")
+AGENT_SWITCH = "nv_tileas.async.pipeline.agent_switch"
 CONSUME = "nv_tileas.async.pipeline.consume_one"
 INC_ITER = "nv_tileas.async.pipeline.inc_iter"
 EXITS = ("cuda_tile.break", "cuda_tile.return", "cuda_tile.continue")
@@ -120,9 +121,95 @@ def plan(em, dot):
             return None
         slots[i] = consume
     anchor = _anchor(dot)
-    if not slots or anchor is None:
+    if not slots or anchor is None or not _room(loop, dot, anchor):
         return None
     return Plan(loop, anchor, slots, acc)
+
+
+def _room(loop, dot, anchor) -> bool:
+    """Whether the agent's registers hold the next trip's accumulator beside
+    what the trip keeps live from the anchor on. A prefetch that does not fit
+    costs more than it hides: ptxas spills and serializes every wgmma (C7512),
+    as TileGym's flash-attention backward (dQ) did with S_{j+1} beside P_j,
+    dP_j and the dQ accumulator in a 216-register consumer."""
+    from ...schedule.budget import OVERHEAD_REGS, tile_regs
+    from ...dialects.nv_tileas.ops.pipeline import agent_warps
+    switch, region = loop, None
+    while switch is not None and switch.name != AGENT_SWITCH:
+        region, switch = switch.parent.parent, switch.parent_op
+    budgets = switch.attributes.get("max_regs") if switch is not None else None
+    if budgets is None:
+        return True
+    index = switch.regions.index(region)
+    threads = 32 * agent_warps(switch)[index]
+    need = _peak_from(loop, anchor, threads) + tile_regs(dot.results[0].type, threads) + OVERHEAD_REGS
+    return need <= budgets.values[index]
+
+
+def _peak_from(loop, anchor, threads: int) -> int:
+    """Registers per thread of the distributed tiles live at once in `loop`'s
+    body from `anchor` to the end of the trip: the carried tiles, the tiles made
+    above the loop that the body reads, and the body's own from their
+    definition to their last reader (in the walk's order). Splats, tiles in
+    shared memory, and values that share another's registers (a broadcast of a
+    smaller tile, a reshape, a read of a register cell) count nothing."""
+    from ...schedule.budget import tile_regs
+    order = {o: i for i, o in enumerate(loop.walk())}
+    start, last = order[anchor], {}
+    for o, i in order.items():
+        for v in o.operands:
+            last[v] = i
+    body = loop.regions[0].blocks[0]
+    live = [0] * (len(order) + 1)
+    fixed = 0
+    for v, end in last.items():
+        n = _regs(v, threads, tile_regs)
+        d = getattr(v, "op", None)
+        if not n or end < start:
+            continue
+        if d is None or d not in order:
+            if d is None and v.block is not body and v.block.parent_op in order:
+                begin = order[v.block.parent_op]      # a nested region's argument
+            else:
+                fixed += n                          # carried, or made above the loop
+                continue
+        else:
+            begin = order[d]
+        live[max(begin, start)] += n
+        live[end] -= n
+    peak = run = 0
+    for i in range(start, len(live)):
+        run += live[i]
+        peak = max(peak, run)
+    return fixed + peak
+
+
+SHARED_REGS = ("cuda_tile.reshape", "nv_tileas.load", "cuda_tile.permute", "nv_tileas.shuffle")
+
+
+def _regs(v, threads: int, tile_regs) -> int:
+    from ...dialects.cuda_tile.types import TileType
+    t = v.type
+    if not isinstance(t, TileType) or not t.shape:
+        return 0
+    d = getattr(v, "op", None)
+    if d is not None:
+        lay = d.attributes.get("nv_tileas.layouts")
+        kind = getattr(lay.elements[v.index], "kind", None) if lay is not None and len(lay) > v.index else None
+        if kind is not None and kind not in ("blocked", "mma", "wgmma", "slice"):
+            return 0
+        if d.name in SHARED_REGS:
+            return 0
+        if d.name == "cuda_tile.broadcast" and d.operands and _numel(d.operands[0].type) < _numel(t):
+            return 0
+    return tile_regs(t, threads)
+
+
+def _numel(t) -> int:
+    n = 1
+    for x in getattr(t, "shape", ()) or ():
+        n *= x
+    return n
 
 
 def _trip_exists(em, loop, ahead: bool) -> str:

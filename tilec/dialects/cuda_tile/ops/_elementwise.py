@@ -5,7 +5,7 @@ Declares no op itself."""
 from __future__ import annotations
 
 from ....ir.opdef import AttrDef, Constraint, Operand, Result
-from ....ir.traits import Pure, Trait, all_types_match
+from ....ir.traits import Elementwise, Pure, Trait, all_types_match
 from ....ir.types import FloatType, IntegerType
 from ..attributes import IntegerOverflowAttr, RoundingModeAttr
 from ..types import INT_TILE, UNLISTED_FLOATS, PointerType, TileType
@@ -63,14 +63,14 @@ class RoundingDefault:
 
 
 class FloatUnaryOp(CudaTileOp):
-    traits = (Pure, all_types_match("source", "result"))
+    traits = (Pure, Elementwise, all_types_match("source", "result"))
     source = Operand(BASE_FLOAT_TILE)
     result = Result(BASE_FLOAT_TILE)
     assembly_format = UNARY_FORMAT
 
 
 class FloatBinaryOp(CudaTileOp):
-    traits = (Pure, all_types_match("lhs", "rhs", "result"))
+    traits = (Pure, Elementwise, all_types_match("lhs", "rhs", "result"))
     lhs = Operand(BASE_FLOAT_TILE)
     rhs = Operand(BASE_FLOAT_TILE)
     result = Result(BASE_FLOAT_TILE)
@@ -78,14 +78,14 @@ class FloatBinaryOp(CudaTileOp):
 
 
 class IntUnaryOp(CudaTileOp):
-    traits = (Pure, all_types_match("source", "result"))
+    traits = (Pure, Elementwise, all_types_match("source", "result"))
     source = Operand(INT_TILE)
     result = Result(INT_TILE)
     assembly_format = UNARY_FORMAT
 
 
 class IntBinaryOp(CudaTileOp):
-    traits = (Pure, all_types_match("lhs", "rhs", "result"))
+    traits = (Pure, Elementwise, all_types_match("lhs", "rhs", "result"))
     lhs = Operand(INT_TILE)
     rhs = Operand(INT_TILE)
     result = Result(INT_TILE)

@@ -3,7 +3,7 @@ negf, maxf, minf, fma, cmpf. The math functions are in math.py."""
 from __future__ import annotations
 
 from ....ir.opdef import AttrDef, Operand, Result
-from ....ir.traits import Pure, SameOperandsAndResultShape, all_types_match
+from ....ir.traits import Elementwise, Pure, SameOperandsAndResultShape, all_types_match
 from ..attributes import ComparisonOrderingAttr, ComparisonPredicateAttr, RoundingModeAttr
 from ..types import I1_TILE
 from ._elementwise import (BASE_FLOAT_TILE, IEEE_MODES, TYPE_ONLY, FloatBinaryOp, FloatUnaryOp, I1SameShape,
@@ -24,7 +24,7 @@ class _RoundedBinaryOp(RoundingDefault, FloatBinaryOp):
 
 class AbsFOp(FloatUnaryOp):
     name = "cuda_tile.absf"
-    traits = (Pure, SameOperandsAndResultShape, all_types_match("source", "result"))
+    traits = (Pure, Elementwise, SameOperandsAndResultShape, all_types_match("source", "result"))
 
 
 class NegFOp(FloatUnaryOp):
@@ -75,7 +75,7 @@ class MinFOp(_MinMaxFOp):
 
 class FmaOp(_RoundedBinaryOp):
     name = "cuda_tile.fma"
-    traits = (Pure, all_types_match("lhs", "rhs", "acc", "result"))
+    traits = (Pure, Elementwise, all_types_match("lhs", "rhs", "acc", "result"))
     acc = Operand(BASE_FLOAT_TILE)
     assembly_format = ("$lhs `,` $rhs `,` $acc custom<IEEERoundingMode>($rounding_mode) "
                        "(`flush_to_zero` $flush_to_zero^)? " + TYPE_ONLY)
@@ -83,7 +83,7 @@ class FmaOp(_RoundedBinaryOp):
 
 class CmpFOp(CudaTileOp):
     name = "cuda_tile.cmpf"
-    traits = (Pure, all_types_match("lhs", "rhs"), I1SameShape)
+    traits = (Pure, Elementwise, all_types_match("lhs", "rhs"), I1SameShape)
     comparison_predicate = AttrDef(ComparisonPredicateAttr)
     comparison_ordering = AttrDef(ComparisonOrderingAttr)
     lhs = Operand(BASE_FLOAT_TILE)

@@ -3,7 +3,7 @@ muli, mulhii, divi, remi, negi, maxi, mini, cmpi, andi, ori, xori, shli, shri.""
 from __future__ import annotations
 
 from ....ir.opdef import AttrDef, Operand, Result
-from ....ir.traits import Pure, SameOperandsAndResultShape, Trait, all_shapes_match, all_types_match
+from ....ir.traits import Elementwise, Pure, SameOperandsAndResultShape, Trait, all_shapes_match, all_types_match
 from ..attributes import ComparisonPredicateAttr, RoundingModeAttr, SignednessAttr
 from ..types import I1_TILE, INT_TILE
 from ._elementwise import (OVERFLOW_BINARY_FORMAT, TYPE_ONLY, I1SameShape, IntBinaryOp, IntUnaryOp,
@@ -27,7 +27,7 @@ class NoMemoryEffect(Trait):
 
 class AbsIOp(IntUnaryOp):
     name = "cuda_tile.absi"
-    traits = (Pure, SameOperandsAndResultShape, all_types_match("source", "result"))
+    traits = (Pure, Elementwise, SameOperandsAndResultShape, all_types_match("source", "result"))
 
 
 class NegIOp(IntUnaryOp):
@@ -62,7 +62,7 @@ class ShLIOp(_OverflowBinaryOp):
 
 class MulhiIOp(CudaTileOp):
     name = "cuda_tile.mulhii"
-    traits = (Pure, all_types_match("x", "y", "result"))
+    traits = (Pure, Elementwise, all_types_match("x", "y", "result"))
     x = Operand(INT_TILE)
     y = Operand(INT_TILE)
     result = Result(INT_TILE)
@@ -71,7 +71,7 @@ class MulhiIOp(CudaTileOp):
 
 class DivIOp(_SignedBinaryOp):
     name = "cuda_tile.divi"
-    traits = (NoMemoryEffect, all_types_match("lhs", "rhs", "result"))
+    traits = (NoMemoryEffect, Elementwise, all_types_match("lhs", "rhs", "result"))
     rounding = AttrDef(RoundingModeAttr, default=RoundingModeAttr("zero"))
     assembly_format = ("$lhs `,` $rhs custom<Signedness>($signedness) (`rounding` `` $rounding^)? "
                        + TYPE_ONLY)
@@ -91,7 +91,7 @@ class DivIOp(_SignedBinaryOp):
 
 class RemIOp(_SignedBinaryOp):
     name = "cuda_tile.remi"
-    traits = (Pure, all_types_match("result", "lhs", "rhs"), all_shapes_match("result", "lhs", "rhs"))
+    traits = (Pure, Elementwise, all_types_match("result", "lhs", "rhs"), all_shapes_match("result", "lhs", "rhs"))
 
 
 class MaxIOp(_SignedBinaryOp):
@@ -120,7 +120,7 @@ class XOrIOp(IntBinaryOp):
 
 class CmpIOp(CudaTileOp):
     name = "cuda_tile.cmpi"
-    traits = (Pure, all_types_match("lhs", "rhs"), I1SameShape)
+    traits = (Pure, Elementwise, all_types_match("lhs", "rhs"), I1SameShape)
     comparison_predicate = AttrDef(ComparisonPredicateAttr)
     lhs = Operand(INT_TILE)
     rhs = Operand(INT_TILE)

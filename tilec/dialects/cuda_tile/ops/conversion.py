@@ -3,7 +3,7 @@ ptr_to_int, ptr_to_ptr."""
 from __future__ import annotations
 
 from ....ir.opdef import AttrDef, Operand, Result
-from ....ir.traits import Pure, all_shapes_match
+from ....ir.traits import Elementwise, Pure, all_shapes_match
 from ....ir.types import FloatType
 from ..attributes import RoundingModeAttr, SignednessAttr
 from ..types import INT_TILE
@@ -23,7 +23,7 @@ def _cast_format(middle=""):
 
 class _ConvertOp(CudaTileOp):
     """from -> to, same shape, different element type."""
-    traits = (Pure, all_shapes_match("from_", "to"))
+    traits = (Pure, Elementwise, all_shapes_match("from_", "to"))
 
 
 def _rounding_only(op, allowed, what=""):
@@ -38,7 +38,7 @@ def _rounding_only(op, allowed, what=""):
 
 class BitcastOp(CudaTileOp):
     name = "cuda_tile.bitcast"
-    traits = (Pure, all_shapes_match("source", "result"))
+    traits = (Pure, Elementwise, all_shapes_match("source", "result"))
     source = Operand(NUMBER_TILE)
     result = Result(NUMBER_TILE)
     assembly_format = CAST_FORMAT
@@ -127,7 +127,7 @@ class IToFOp(RoundingDefault, _ConvertOp):
 
 class IntToPtrOp(CudaTileOp):
     name = "cuda_tile.int_to_ptr"
-    traits = (Pure, all_shapes_match("source", "result"))
+    traits = (Pure, Elementwise, all_shapes_match("source", "result"))
     source = Operand(I64_TILE)
     result = Result(POINTER_TILE)
     assembly_format = CAST_FORMAT
@@ -135,7 +135,7 @@ class IntToPtrOp(CudaTileOp):
 
 class PtrToIntOp(CudaTileOp):
     name = "cuda_tile.ptr_to_int"
-    traits = (Pure, all_shapes_match("source", "result"))
+    traits = (Pure, Elementwise, all_shapes_match("source", "result"))
     source = Operand(POINTER_TILE)
     result = Result(I64_TILE)
     assembly_format = CAST_FORMAT
@@ -143,7 +143,7 @@ class PtrToIntOp(CudaTileOp):
 
 class PtrToPtrOp(CudaTileOp):
     name = "cuda_tile.ptr_to_ptr"
-    traits = (Pure, all_shapes_match("source", "result"))
+    traits = (Pure, Elementwise, all_shapes_match("source", "result"))
     source = Operand(POINTER_TILE)
     result = Result(POINTER_TILE)
     assembly_format = CAST_FORMAT

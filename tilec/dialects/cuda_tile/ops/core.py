@@ -9,7 +9,7 @@ import math
 from ....ir import attributes as A
 from ....ir.opdef import (ANY_TYPE, AttrDef, Constraint, OptOperand, Operand, RegionDef, Result, VarOperand,
                           VarResult)
-from ....ir.traits import (ConstantLike, IsolatedFromAbove, NoTerminator, Pure, RecursiveMemoryEffects,
+from ....ir.traits import (ConstantLike, Elementwise, IsolatedFromAbove, NoTerminator, Pure, RecursiveMemoryEffects,
                            ReturnLike, SameOperandsAndResultElementType, SingleBlock, Symbol, SymbolTable,
                            Terminator, all_types_match, has_parent)
 from ....ir.types import FloatType, IntegerType
@@ -563,7 +563,7 @@ class ReshapeOp(_ReshapeLike):
 class SelectOp(CudaTileOp):
     name = "cuda_tile.select"
     summary = "Select values based on condition"
-    traits = (Pure, all_types_match("val_if_true", "val_if_false", "result"))
+    traits = (Pure, Elementwise, all_types_match("val_if_true", "val_if_false", "result"))
     cond = Operand(I1_TILE)
     val_if_true = Operand(TILE)
     val_if_false = Operand(TILE)
@@ -585,7 +585,7 @@ class SelectOp(CudaTileOp):
 class OffsetOp(CudaTileOp):
     name = "cuda_tile.offset"
     summary = "Offsets a tile of pointers"
-    traits = (Pure, all_types_match("result", "ptr"))
+    traits = (Pure, Elementwise, all_types_match("result", "ptr"))
     ptr = Operand(PTR_TILE)
     offset = Operand(INT_TILE)
     result = Result(PTR_TILE)

@@ -3,7 +3,7 @@ sqrt, rsqrt, pow, fpowi, sin, sinh, cos, cosh, tan, tanh, atan2."""
 from __future__ import annotations
 
 from ....ir.opdef import AttrDef, Operand, Result
-from ....ir.traits import Pure, all_ranks_match, all_shapes_match, all_types_match
+from ....ir.traits import Elementwise, Pure, all_ranks_match, all_shapes_match, all_types_match
 from ..attributes import RoundingModeAttr
 from ._elementwise import (BASE_FLOAT_TILE, IEEE_MODES, TYPE_ONLY, FloatUnaryOp, RoundingDefault,
                            check_float_modifiers, tile_of_types)
@@ -96,7 +96,7 @@ class PowOp(CudaTileOp):
     tileirdisasm spelling `fpowf` still parse, as pow."""
     name = "cuda_tile.pow"
     aliases = ("cuda_tile.powf", "cuda_tile.fpowf")
-    traits = (Pure, all_types_match("result", "source", "exponent"), all_ranks_match("source", "exponent", "result"))
+    traits = (Pure, Elementwise, all_types_match("result", "source", "exponent"), all_ranks_match("source", "exponent", "result"))
     source = Operand(BASE_FLOAT_TILE)
     exponent = Operand(BASE_FLOAT_TILE)
     result = Result(BASE_FLOAT_TILE)
@@ -106,7 +106,7 @@ class PowOp(CudaTileOp):
 class FpowiOp(CudaTileOp):
     """x ** n with a signed integer exponent tile of the same shape (13.4)."""
     name = "cuda_tile.fpowi"
-    traits = (Pure, all_types_match("result", "source"), all_shapes_match("source", "exponent"))
+    traits = (Pure, Elementwise, all_types_match("result", "source"), all_shapes_match("source", "exponent"))
     source = Operand(BASE_FLOAT_TILE)
     exponent = Operand(tile_of_types("i1", "i8", "i16", "i32"))
     result = Result(BASE_FLOAT_TILE)
@@ -116,7 +116,7 @@ class FpowiOp(CudaTileOp):
 
 class Atan2Op(CudaTileOp):
     name = "cuda_tile.atan2"
-    traits = (Pure, all_types_match("x", "y", "result"))
+    traits = (Pure, Elementwise, all_types_match("x", "y", "result"))
     x = Operand(BASE_FLOAT_TILE)
     y = Operand(BASE_FLOAT_TILE)
     result = Result(BASE_FLOAT_TILE)
