@@ -78,6 +78,7 @@ class Emitter:
         self.cluster_pending = False   # a multicast pipeline's barrier inits await the cluster barrier
         self.cluster_synced = False    # multicast is used: the CTAs meet again before the exit
         self.maxnreg = None            # registers a thread enters with (setmaxnreg rebalances them)
+        self.agent_regs = None         # the running agent's count after setmaxnreg, if it has one
         self.widest = 0                # registers a thread holds of the largest register tile bound
         self.inflight: list = []       # wgmma_inflight.InFlight of the dots kept in flight
         # consume_one op -> (section before, section after) its latest `full` wait (ops_pipeline):

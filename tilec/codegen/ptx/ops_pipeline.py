@@ -536,6 +536,8 @@ def _agent_switch(em, op):
         # does so after it, the prologue still at the entry count
         if regs is not None and regs[1][i] > regs[0]:
             _set_registers(em, regs[0], regs[1][i])
+        # what the agent's threads may hold (wgmma_prefetch weighs a prefetch against it)
+        em.agent_regs = regs[1][i] if regs is not None else None
         group = em.enter_group(tid, 32 if lone else nw * 32, i + 1, outer.first_thread + start * 32)
         if regs is not None and regs[1][i] < regs[0]:
             _set_registers(em, regs[0], regs[1][i])

@@ -121,32 +121,35 @@ def plan(em, dot):
             return None
         slots[i] = consume
     anchor = _anchor(dot)
-    if not slots or anchor is None or not _room(loop, dot, anchor):
+    if not slots or anchor is None or not _room(em, loop, dot, anchor):
         return None
     return Plan(loop, anchor, slots, acc)
 
 
-def _room(loop, dot, anchor) -> bool:
+def _room(em, loop, dot, anchor) -> bool:
     """Whether the agent's registers hold the next trip's accumulator beside
     what the trip keeps live from the anchor on, or the trip is over its budget
-    anyway. A prefetch that is what breaks the budget costs more than it hides: ptxas spills and serializes every wgmma (C7512),
-    as TileGym's flash-attention backward (dQ) did with S_{j+1} beside P_j,
-    dP_j and the dQ accumulator in a 216-register consumer."""
+    anyway. A prefetch that is what breaks the budget costs more than it hides:
+    ptxas spills and serializes every wgmma (C7512), as TileGym's flash-attention
+    backward did with S_{j+1} beside P_j, dP_j and the dQ accumulator in a
+    216-register consumer, and with dK's and dV's in 168 registers a thread."""
     from ...schedule.budget import OVERHEAD_REGS, tile_regs
+    from ...conversion.target import target_for
     from ...dialects.nv_tileas.ops.pipeline import agent_warps
     switch, region = loop, None
     while switch is not None and switch.name != AGENT_SWITCH:
         region, switch = switch.parent.parent, switch.parent_op
-    budgets = switch.attributes.get("max_regs") if switch is not None else None
-    if budgets is None:
+    if switch is None:
         return True
-    index = switch.regions.index(region)
-    threads = 32 * agent_warps(switch)[index]
-    held = _peak_from(loop, anchor, threads) + OVERHEAD_REGS
-    budget = budgets.values[index]
-    # a trip over its budget without the prefetch spills either way; ptxas did no
-    # worse with it there (TileGym's 256-row fmha: 3048 spilled bytes with, 3816 without)
-    return held > budget or held + tile_regs(dot.results[0].type, threads) <= budget
+    warps = agent_warps(switch)
+    threads = 32 * warps[switch.regions.index(region)]
+    # after setmaxnreg the agent's own count; else every thread's share of the file
+    budget = em.agent_regs or min(255, target_for(em.target.arch).regs_per_sm // (32 * sum(warps)) // 8 * 8)
+    held = _peak_from(loop, anchor, threads)
+    # a trip whose tiles alone are over the budget spills either way; ptxas did no
+    # worse with the prefetch there (TileGym's 256-row fmha: 3048 spilled bytes with, 3816
+    # without). The estimate errs high, so the overhead counts only against the prefetch.
+    return held > budget or held + tile_regs(dot.results[0].type, threads) + OVERHEAD_REGS <= budget
 
 
 def _peak_from(loop, anchor, threads: int) -> int:
