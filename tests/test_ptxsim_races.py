@@ -160,6 +160,24 @@ def test_a_write_of_the_same_value_is_no_race_but_a_read_of_it_is():
     _races(_kernel(same.replace("bar.sync 0;", ""), threads=64), r"thread \d+ (reads|writes) it")
 
 
+def test_a_nan_stored_over_the_same_nan_is_no_race():
+    """Duplicate threads storing one f32 result that is NaN (TileGym's mHC finalize on random
+    data: rsqrt of a negative mean) leave the bytes as they were: NaN != NaN must not make
+    them a race; a different value still is one."""
+    nan = """
+  .reg .f32 %f<4>;
+  mov.f32 %f1, 0f7FC00000;
+  st.shared.f32 [%r1], %f1;
+  bar.sync 0;
+  ld.shared.b32 %r5, [%r1];
+  mul.wide.u32 %rd3, %r0, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  st.global.b32 [%rd4], %r5;"""
+    assert (_checked(_kernel(nan, threads=64)) == 0x7FC00000).all()
+    other = nan.replace("mov.f32 %f1, 0f7FC00000;", "cvt.rn.f32.u32 %f1, %r0;")
+    _races(_kernel(other, threads=64), r"thread \d+ writes it")
+
+
 # ---- tilec's warp-specialized GEMM: TMA into slots, wgmma out of them ------------------------------
 
 def _gemm_case():

@@ -1328,7 +1328,7 @@ class KernelCodegen:
                     ep = self.regs["%%epkey"]
                     self._used.add(ep)
                     lines.append(f"if RC: _rc_st({self._lid}, _x + {j * t.bytes}, {t.bytes}, {ep.var}, "
-                                 f"{view}{fmt}[{ix}] == {val})")
+                                 f"_same({view}{fmt}[{ix}], {val}))")
                 lines.append(f"{view}{fmt}[{ix}] = {val}")
         self._guarded(ins, lines)
 

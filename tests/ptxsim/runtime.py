@@ -29,6 +29,12 @@ from .hb import HbRuntime, HbState
 from .tma import TmaRuntime
 from .wgmma import WG_COMMIT, WG_WAIT, WGMMA, WgmmaRuntime
 
+
+def same_value(old, new) -> bool:
+    """Whether a store of `new` leaves the element `old` as it was: a NaN stored
+    over a NaN does too (duplicate threads storing one result that is NaN)."""
+    return bool(old == new) or (old != old and new != new)
+
 WG_KINDS = (WGMMA, WG_COMMIT, WG_WAIT)
 
 
@@ -61,7 +67,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
               "_dirround": _dirround, "_fma_dir": _fma_dir, "_ld_local": self._ld_local,
               "_st_local": self._st_local, "_cvta_local": _cvta_local, "_cvta_to_local": _cvta_to_local,
               "_vprintf": self._vprintf, "_assertfail": self._assertfail, "RC": False,
-              "_rc_ld": self._rc_ld, "_rc_st": self._rc_st, "_wg_fence": self._wg_fence,
+              "_rc_ld": self._rc_ld, "_rc_st": self._rc_st, "_same": same_value, "_wg_fence": self._wg_fence,
               "_mb_expect_tx": self._mb_expect_tx, "_tm_replace": self._tm_replace, "_tm_acquire": self._tm_acquire,
               "_tm_prefetch": self._tm_prefetch,
               "_tma_load": self._tma_load, "_tma_store": self._tma_store, "_bs_commit": self._bs_commit,
@@ -128,7 +134,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
         if space == "shared" and tid is not None:
             self._bs_generic_store(lid, tid, addr, size)
         if space == "shared" and self.cta.hb is not None:
-            self._rc_st(lid, addr, size, self.hb_t, views[fmt][off // size] == val)
+            self._rc_st(lid, addr, size, self.hb_t, same_value(views[fmt][off // size], val))
         views[fmt][off // size] = val
 
     def _resolve_generic(self, lid, addr, size):
