@@ -556,7 +556,9 @@ def _agent_switch(em, op):
                                           linear_offsets(tile.shape)))
         for d in remat:
             if d in uses[i]:
-                em.emit_op(d)
+                # made again from the handed-off values: the IR names the layout of the
+                # definition outside the agent, not of this copy (propagate_layouts._hand_off)
+                em.emit_handler(d)
 
         def on_yield(values, last=last, group=group):
             if not last:
