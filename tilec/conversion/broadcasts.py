@@ -18,15 +18,9 @@ from __future__ import annotations
 
 from ..dialects.cuda_tile.ops.core import BroadcastOp
 from ..dialects.cuda_tile.types import TileType
+from ..dialects.nv_tileas.types import num_elements
 from ..ir.traits import Elementwise
 from ..rewrite.pattern import RewritePattern
-
-
-def _numel(shape) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def _fits(src, shape) -> bool:
@@ -49,8 +43,9 @@ class ElementwiseBeforeBroadcast(RewritePattern):
             if d is None or d.name != "cuda_tile.broadcast":
                 return False
             sources.append(d.operands[0])
-        shape = max((tuple(s.type.shape) for s in sources), key=_numel)
-        if _numel(shape) >= _numel(rt.shape) or not all(_fits(tuple(s.type.shape), shape) for s in sources):
+        shape = max((tuple(s.type.shape) for s in sources), key=num_elements)
+        if num_elements(shape) >= num_elements(rt.shape) \
+                or not all(_fits(tuple(s.type.shape), shape) for s in sources):
             return False
         operands = []
         for s in sources:

@@ -61,6 +61,14 @@ def estimate_registers(analysis, target, num_warps: int, occupancy: int = 1) -> 
     return RegisterEstimate(need, min(target.max_regs_per_thread, per), 0, 1)
 
 
+def broadcast_of_smaller(v) -> bool:
+    """Whether `v` is a broadcast of a tile with fewer elements: its registers are
+    its source's, copied into the reader's layout (propagate_layouts.rebroadcast)."""
+    d = getattr(v, "op", None)
+    return d is not None and d.name == "cuda_tile.broadcast" and bool(d.operands) \
+        and num_elements(getattr(d.operands[0].type, "shape", ()) or ()) < num_elements(v.type.shape)
+
+
 def _splat(v, depth: int = 8) -> bool:
     """A tile every element of which is one value (a constant, a broadcast or
     reshape of one, or of a scalar): one register, not a tile of them."""
@@ -116,10 +124,8 @@ def live_peak(analysis, threads: int) -> int:
         t = v.type
         if v in slots or v in producer or not isinstance(t, TileType) or not t.shape or _splat(v):
             return 0
-        d = getattr(v, "op", None)
-        if d is not None and d.name == "cuda_tile.broadcast" and tile_regs(d.operands[0].type, threads) * 2 \
-                <= tile_regs(t, threads):
-            return 0        # made in its reader's layout from its source's registers (propagate_layouts)
+        if broadcast_of_smaller(v):
+            return 0
         return tile_regs(t, threads)
 
     last, outside = {}, set()

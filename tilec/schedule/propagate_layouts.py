@@ -52,8 +52,8 @@ from ..dialects.nv_tileas.ops.layout import ConvertLayoutOp
 from ..dialects.nv_tileas.ops import pipeline as pipeline_ops
 from ..dialects.nv_tileas.linear_layout import reduced_layout, register_moves, relabel, slice_layout, to_linear
 from ..ir.attributes import ArrayAttr
-from .layouts import AGENT_SWITCH, cta_threads
 from ..rewrite.clone import clone_op
+from .layouts import AGENT_SWITCH, cta_threads
 from .remat_layouts import is_free, plan, rematerialize
 
 NONE = LayoutAttr("none")

@@ -195,6 +195,7 @@ SHARED_REGS = ("cuda_tile.reshape", "nv_tileas.load", "cuda_tile.permute", "nv_t
 
 def _regs(v, threads: int, tile_regs) -> int:
     from ...dialects.cuda_tile.types import TileType
+    from ...schedule.budget import broadcast_of_smaller
     t = v.type
     if not isinstance(t, TileType) or not t.shape:
         return 0
@@ -204,18 +205,9 @@ def _regs(v, threads: int, tile_regs) -> int:
         kind = getattr(lay.elements[v.index], "kind", None) if lay is not None and len(lay) > v.index else None
         if kind is not None and kind not in ("blocked", "mma", "wgmma", "slice"):
             return 0
-        if d.name in SHARED_REGS:
-            return 0
-        if d.name == "cuda_tile.broadcast" and d.operands and _numel(d.operands[0].type) < _numel(t):
+        if d.name in SHARED_REGS or broadcast_of_smaller(v):
             return 0
     return tile_regs(t, threads)
-
-
-def _numel(t) -> int:
-    n = 1
-    for x in getattr(t, "shape", ()) or ():
-        n *= x
-    return n
 
 
 def _trip_exists(em, loop, ahead: bool) -> str:
