@@ -34,8 +34,13 @@ def _scalar_base(v):
 
 
 def decompose(ptr):
-    """(scalar base pointer, offsets tile) for `offset(base, offsets)`, else None."""
+    """(scalar base pointer, offsets tile) for `offset(base, offsets)`, else None.
+    An assume on the offset pointers (cuTile's `div_by` on a computed address)
+    is looked through: the gather's own alignment proof starts from its base."""
     d = getattr(ptr, "op", None)
+    while d is not None and d.name == "cuda_tile.assume":
+        ptr = d.operands[0]
+        d = getattr(ptr, "op", None)
     if d is None or d.name != "cuda_tile.offset":
         return None
     base = _scalar_base(d.operands[0])

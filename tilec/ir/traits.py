@@ -14,6 +14,12 @@ class Pure(Trait):
     """No side effects; dead instances may be erased."""
 
 
+class NoMemoryEffect(Trait):
+    """MLIR's NoMemoryEffect without Pure: the op reads and writes no memory, but
+    it may trap or assert a fact (an integer division, an assume), so it is not
+    speculated past a condition nor erased as dead."""
+
+
 class ConstantLike(Trait):
     pass
 

@@ -1,7 +1,7 @@
 """Side-effect queries the driver uses for dead-code removal."""
 from __future__ import annotations
 
-from ..ir.traits import Pure, RecursiveMemoryEffects, Terminator
+from ..ir.traits import NoMemoryEffect, Pure, RecursiveMemoryEffects, Terminator
 
 
 def is_memory_consistency_op(op) -> bool:
@@ -12,8 +12,8 @@ def is_memory_consistency_op(op) -> bool:
 
 def has_no_memory_effect(op) -> bool:
     """MLIR's NoMemoryEffect without Pure (an integer division: no memory touched,
-    but it may trap, so not speculatable). Looked up by name, as above."""
-    return any(t.__name__ == "NoMemoryEffect" for t in type(op).traits_all)
+    but it may trap, so not speculatable)."""
+    return op.has_trait(NoMemoryEffect)
 
 
 def memoryless_scalar(op) -> bool:
@@ -47,6 +47,14 @@ def is_side_effect_free(op) -> bool:
                         return False
         return True
     return False
+
+
+def touches_no_memory(op) -> bool:
+    """Side-effect free, or a region-less op that reads and writes no memory (an
+    integer division, which may trap): a pipeline may issue it in the producer
+    or the consumer, for the trips that run it in the loop."""
+    return is_side_effect_free(op) or (not op.regions and not op.has_trait(Terminator)
+                                       and has_no_memory_effect(op))
 
 
 def is_trivially_dead(op) -> bool:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from ..conversion.common import UNORDERED
 from ..ir.record import factory, mutable
 
-from ..rewrite.effects import is_side_effect_free
+from ..rewrite.effects import is_side_effect_free, touches_no_memory
 from .trip_count import runs_at_most_once
 
 LOAD = "nv_tileas.tiled_load"
@@ -120,7 +120,7 @@ def analyze_loop(loop, stage_gathers: bool = True) -> LoopSchedule:
             s.reason = f"loop-carried value of type {a.type.text()} is not a tile"
             return s
     writes = [op for op in ops[:-1] if op.name != LOAD and op.name not in READS and not register_only(op)
-              and not is_side_effect_free(op)]
+              and not touches_no_memory(op)]
     if writes and all(_unordered(w, STORES) for w in writes) and \
             all(_unordered(r, (LOAD,) + READS) for r in ops if r.name == LOAD or r.name in READS):
         writes = []       # no token orders the reads against the stores: the reads may move ahead
@@ -132,7 +132,7 @@ def analyze_loop(loop, stage_gathers: bool = True) -> LoopSchedule:
             continue
         if op.name in READS and not writes and not (op.token_values() or op.result_token_values()):
             continue     # a read the loop orders with no write: it stays in the body, synchronous
-        if not register_only(op) and not is_side_effect_free(op) and not (op.name in STORES and not writes):
+        if not register_only(op) and not touches_no_memory(op) and not (op.name in STORES and not writes):
             s.reason = f"'{op.name}' has side effects"
             return s
     blocked = set(body.arguments[1:]) | {op.results[0] for op in s.loads}
@@ -156,7 +156,7 @@ def analyze_loop(loop, stage_gathers: bool = True) -> LoopSchedule:
         s.reason = "no tiled load feeding an MMA"
     for read in (op for op in ops if op.name in READS and op not in s.loads):
         seen, _, why = _producer_slice(read, s.iv, in_body, blocked)
-        if why is None and all(is_side_effect_free(d) for d in seen):
+        if why is None and all(touches_no_memory(d) for d in seen):
             s.early |= seen | {read}
     return s
 
@@ -172,7 +172,7 @@ def _stageable(read, iv, in_body, blocked) -> bool:
     if getattr(read.view.type, "residency", None) != "GMEM":
         return False
     seen, varying, why = _producer_slice(read, iv, in_body, blocked)
-    if why is not None or not varying or not all(is_side_effect_free(d) for d in seen):
+    if why is not None or not varying or not all(touches_no_memory(d) for d in seen):
         return False
     return _reaches_compute(read.results[0], in_body)
 
@@ -189,7 +189,7 @@ def _reaches_compute(value, in_body) -> bool:
             seen.add(op)
             if op.name in COMPUTE:
                 return True
-            if is_side_effect_free(op) and not op.regions:
+            if touches_no_memory(op):
                 frontier.extend(op.results)
     return False
 

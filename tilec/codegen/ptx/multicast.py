@@ -153,8 +153,7 @@ def _uniform(v, c, memo) -> bool:
 
 def _uniform_def(v, c, memo) -> bool:
     from ...dialects.cuda_tile.divisibility import int_constant
-    from ...dialects.cuda_tile.ops.views import NoMemoryEffect
-    from ...ir.traits import Pure
+    from ...ir.traits import NoMemoryEffect, Pure
     d = getattr(v, "op", None)
     if d is None:                        # a block argument
         block = getattr(v, "block", None)

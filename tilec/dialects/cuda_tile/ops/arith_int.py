@@ -3,7 +3,8 @@ muli, mulhii, divi, remi, negi, maxi, mini, cmpi, andi, ori, xori, shli, shri.""
 from __future__ import annotations
 
 from ....ir.opdef import AttrDef, Operand, Result
-from ....ir.traits import Elementwise, Pure, SameOperandsAndResultShape, Trait, all_shapes_match, all_types_match
+from ....ir.traits import (Elementwise, NoMemoryEffect, Pure, SameOperandsAndResultShape, all_shapes_match,
+                            all_types_match)
 from ..attributes import ComparisonPredicateAttr, RoundingModeAttr, SignednessAttr
 from ..types import I1_TILE, INT_TILE
 from ._elementwise import (OVERFLOW_BINARY_FORMAT, TYPE_ONLY, I1SameShape, IntBinaryOp, IntUnaryOp,
@@ -19,10 +20,6 @@ class _OverflowBinaryOp(IntBinaryOp):
 class _SignedBinaryOp(IntBinaryOp):
     signedness = AttrDef(SignednessAttr)
     assembly_format = "$lhs `,` $rhs custom<Signedness>($signedness) " + TYPE_ONLY
-
-
-class NoMemoryEffect(Trait):
-    """No memory effects, but unlike Pure not speculatable (divi may trap)."""
 
 
 class AbsIOp(IntUnaryOp):

@@ -9,9 +9,9 @@ import math
 from ....ir import attributes as A
 from ....ir.opdef import (ANY_TYPE, AttrDef, Constraint, OptOperand, Operand, RegionDef, Result, VarOperand,
                           VarResult)
-from ....ir.traits import (ConstantLike, Elementwise, IsolatedFromAbove, NoTerminator, Pure, RecursiveMemoryEffects,
-                           ReturnLike, SameOperandsAndResultElementType, SingleBlock, Symbol, SymbolTable,
-                           Terminator, all_types_match, has_parent)
+from ....ir.traits import (ConstantLike, Elementwise, IsolatedFromAbove, NoMemoryEffect, NoTerminator, Pure,
+                           RecursiveMemoryEffects, ReturnLike, SameOperandsAndResultElementType, SingleBlock, Symbol,
+                           SymbolTable, Terminator, all_types_match, has_parent)
 from ....ir.types import FloatType, IntegerType
 from ....syntax.format import SYMBOL_NAME, AttrSyntax
 from .. import directives_core  # noqa: F401  (registers the custom<...> pieces used below)
@@ -847,7 +847,8 @@ for _cls in (PrintTkoOp, PrintOp):  # `str` in ODS
 class AssumeOp(CudaTileOp):
     name = "cuda_tile.assume"
     summary = "Attach static information to an SSA value"
-    traits = (all_types_match("value", "result"),)
+    # it touches no memory, but its fact holds only where it runs: not hoisted past a guard
+    traits = (NoMemoryEffect, all_types_match("value", "result"))
     value = Operand(ANY_TYPE)
     predicate = AttrDef(AssumePredicate)
     result = Result(ANY_TYPE)

@@ -3,7 +3,7 @@ querying their shapes, and token-ordered tile loads and stores through a view.""
 from __future__ import annotations
 
 from ....ir.opdef import AttrDef, OptOperand, Operand, Result, VarOperand, VarResult
-from ....ir.traits import Pure
+from ....ir.traits import NoMemoryEffect, Pure
 from ....ir.types import DYNAMIC
 from .. import directives_memory  # noqa: F401  (registers the custom<...> directives used below)
 from ..attributes import MemoryOrderingSemanticsAttr, MemoryScopeAttr
@@ -14,14 +14,6 @@ from ..types import (GATHER_SCATTER_VIEW_TYPE, INDEX_TILE, PARTITION_VIEW_TYPE, 
                      TileType, view_index_rank, view_tile_type)
 from .base import CudaTileOp
 from .memory import LOAD_ORDERINGS, STORE_ORDERINGS, verify_hints, verify_memory_model
-
-
-class NoMemoryEffect:
-    """Marker only: the op reads no memory (MLIR's NoMemoryEffect)."""
-
-    @classmethod
-    def verify(cls, op):
-        return True
 
 
 def _q(t) -> str:
