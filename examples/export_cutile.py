@@ -604,6 +604,50 @@ def attention_bwd_dq_f16(q, k, v, do, lse, delta, dq, scale, TM: ct.Constant[int
     ct.store(dq, index=(h, bm, 0), tile=(acc * scale).reshape((1, TM, D)).astype(ct.float16))
 
 
+# ---------------------------------------------------------------------------
+# 44. a GEMM that also sums the squares of A's rows over K (an RMS statistic of
+#     the input, as a fused norm-and-project kernel needs): A feeds the tensor
+#     cores and a register tile of its own on every K step
+
+@ct.kernel
+def matmul_rowsq_bf16(a, b, c, sq, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    bm = ct.bid(0)
+    bn = ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    rows = ct.zeros((TM,), dtype=ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(TM, TK))):
+        ta = ct.load(a, index=(bm, k), shape=(TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        tb = ct.load(b, index=(k, bn), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(ta, tb, acc)
+        x = ta.astype(ct.float32)
+        rows = rows + ct.sum(x * x, axis=1)
+    ct.store(c, index=(bm, bn), tile=acc.astype(c.dtype))
+    ct.store(sq, index=(bn, bm), tile=rows.reshape((1, TM)))
+
+
+# ---------------------------------------------------------------------------
+# 45. block-scaled GEMM: each K step's product is scaled by its rows' scales and
+#     one scale of its column block (gathered; the scale column is the K offset
+#     over the scale group), then added to the accumulator
+
+@ct.kernel
+def matmul_blockscale_f16(a, b, c, sa, sb, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int],
+                          GROUP_K: ct.Constant[int]):
+    bm = ct.bid(0)
+    bn = ct.bid(1)
+    rows = bm * TM + ct.arange(TM, dtype=ct.int32)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(TM, TK))):
+        ta = ct.load(a, index=(bm, k), shape=(TM, TK), latency=3)
+        tb = ct.load(b, index=(k, bn), shape=(TK, TN), latency=3)
+        g = (k * TK) // GROUP_K
+        row_scale = ct.gather(sa, (rows, g), check_bounds=True, padding_value=0.0)
+        col_scale = ct.gather(sb, (bn, g), check_bounds=True, padding_value=0.0)
+        part = ct.mma(ta, tb, ct.zeros((TM, TN), dtype=ct.float32))
+        acc = acc + part * (row_scale[:, None] * col_scale)
+    ct.store(c, index=(bm, bn), tile=acc.astype(c.dtype))
+
+
 def aligned(dtype, ndim):
     """An array parameter as cuTile specializes it for torch tensors whose
     strides (and last two extents) divide by 16 and whose base is 16-byte
@@ -676,6 +720,11 @@ def kernels():
         # flash attention backward's dQ: TMA loads, three wgmma dots a key block in one consumer warpgroup
         "attention_bwd_dq_f16_aligned": (attention_bwd_dq_f16, [aligned(f16, 3)] * 4 + [array(f32, 2)] * 2
                                          + [aligned(f16, 3), scalar(f32), 64, 128, 64]),
+        # A read by the tensor cores and squared in registers on each K step; two 128x128
+        # register tiles (the accumulator and a scaled product) on each K step
+        "matmul_rowsq_bf16_aligned": (matmul_rowsq_bf16, [aligned(bf16, 2)] * 3 + [array(f32, 2), 128, 128, 128]),
+        "matmul_blockscale_f16_aligned": (matmul_blockscale_f16, [aligned(f16, 2)] * 3 + [array(f32, 2)] * 2
+                                          + [128, 128, 64, 128]),
         "persistent_bmm_f16": (persistent_bmm_f16, [array(f16, 3)] * 3 + [scalar(i32), 80, 64, 48, 32, 32, 16, 2, True]),
     }
 

@@ -468,7 +468,8 @@ def test_cli_target_flags_set_pass_options():
     assert got[0] == ("lower-to-tileas", {"arch": "sm_80"})
     assert got[1][0] == "canonicalize"
     rest = {"tma": True, "merge-agents": True, "sink-epilogue": True, "fork-once": True, "smem-budget": 0,
-            "wgmma": "auto", "occupancy": 0, "tma-store": True, "operand-copies": True, "pipeline": True}
+            "wgmma": "auto", "occupancy": 0, "tma-store": True, "operand-copies": True, "pipeline": True,
+            "auto-warps": False}
     assert got[2] == ("schedule", {"arch": "sm_80", "num-stages": 5, "num-warps": 8, **rest})
     nested = passes(pipeline="builtin.module(cuda_tile.module(schedule))", arch="sm_90a", num_stages=None,
                     num_warps=None)

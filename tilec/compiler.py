@@ -11,13 +11,16 @@ class CompileFailed(Exception):
 
 def lower_and_schedule(ops, engine, arch: str, num_warps: int, num_stages: int | None, merge_agents=True,
                        smem_budget: int | None = None, wgmma: bool | None = None, operand_copies: bool = True,
-                       pipeline: bool = True):
+                       pipeline: bool = True, warps_out: list | None = None):
     """Run lower-to-tileas and schedule on verified `ops`; the new ops or None.
     `smem_budget`: the shared bytes the kernel may use when less than the target's.
     `wgmma`: see compile_ops (the accumulator layouts the schedule names).
     `operand_copies` False: the kernel is short of shared memory (compile_ops'
     fallback), so no wgmma or tcgen05 dot copies operands into a buffer of its own.
-    `pipeline` False: no loop is pipelined (compile_ops' last fallback)."""
+    `pipeline` False: no loop is pipelined (compile_ops' last fallback).
+    `warps_out`, a list: `num_warps` is default_num_warps' choice, which the
+    schedule may raise for its loops' registers (warps_for_registers); the warps
+    it used are appended."""
     from .passes.manager import PassManager
     from .passes.pipeline import Nest, make_pass
     sched = {"arch": arch, "num-warps": str(num_warps)}
@@ -33,10 +36,15 @@ def lower_and_schedule(ops, engine, arch: str, num_warps: int, num_stages: int |
         sched["operand-copies"] = "false"
     if not pipeline:
         sched["pipeline"] = "false"
-    root = Nest("builtin.module", [make_pass("lower-to-tileas", {"arch": arch}), make_pass("schedule", sched)])
+    if warps_out is not None:
+        sched["auto-warps"] = "true"
+    schedule = make_pass("schedule", sched)
+    root = Nest("builtin.module", [make_pass("lower-to-tileas", {"arch": arch}), schedule])
     pm = PassManager(root, verify_each=True)
     if not pm.run(ops, engine):
         return None
+    if warps_out is not None:
+        warps_out.append(getattr(schedule, "chosen_warps", num_warps))
     return pm.result_ops
 
 
@@ -262,7 +270,8 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
         engine.error(None, WGMMA_NEEDS_SM90A.format(arch=arch))
         return None
     split_tile_blocks(ops, arch, engine)
-    if num_warps is None:
+    auto = num_warps is None
+    if auto:
         num_warps = default_num_warps(ops, arch)
     start = len(engine.diagnostics)
     target = target_for(arch)
@@ -298,18 +307,20 @@ def compile_ops(ops, engine, arch="sm_90a", num_warps=None, num_stages=None, wgm
     first = best = None
     scratch_limit, merge, chunked, pipelined, copies = None, True, 0, True, True
     while True:
+        chosen = [] if auto else None
         lowered = lower_and_schedule(ops, engine, arch, num_warps, num_stages, merge,
                                      static_shared_budget(arch) if static_shared else None, wgmma,
-                                     operand_copies=copies, pipeline=pipelined)
+                                     operand_copies=copies, pipeline=pipelined, warps_out=chosen)
         if lowered is None:
             return None
+        warps = chosen[0] if chosen else num_warps
         try:
             try:
-                ptx = emit_ptx(lowered, arch, num_warps, wgmma=wgmma, scratch_limit=scratch_limit,
+                ptx = emit_ptx(lowered, arch, warps, wgmma=wgmma, scratch_limit=scratch_limit,
                                static_shared=static_shared, copies=copies, stamps=stamps)
             except SharedMemoryOverflow:
                 # the second buffer of the wgmma copies goes first (emission leaves the IR as it was)
-                ptx = emit_ptx(lowered, arch, num_warps, wgmma=wgmma, scratch_limit=scratch_limit,
+                ptx = emit_ptx(lowered, arch, warps, wgmma=wgmma, scratch_limit=scratch_limit,
                                static_shared=static_shared, copies=copies, stamps=stamps, pingpong=False)
         except SharedMemoryOverflow as e:
             first = first or e

@@ -186,6 +186,32 @@ def _mm_2x2(rng, m, k, n, dtype, rtol):
     return Launch((2, 2), arr(a) + arr(b) + arr(c), [("c", c, Scaled(rtol, _mm_scale(a, b)))])
 
 
+def _matmul_rowsq(rng):
+    """C = A B and the rows' sums of squares of A, over 3 K tiles of 128 (the
+    last ragged); each column block stores its own copy of the sums."""
+    m, k, n = 144, 272, 160
+    a = rng.standard_normal((m, k)).astype(BF16)
+    b = rng.standard_normal((k, n)).astype(BF16)
+    c = np.zeros((m, n), BF16)
+    sq = np.zeros((2, m), np.float32)
+    return Launch((2, 2), arr(a) + arr(b) + arr(c) + arr(sq),
+                  [("c", c, Scaled(1e-2, _mm_scale(a, b))), ("sq", sq, Close(1e-4, 1e-4))])
+
+
+def _matmul_blockscale(rng):
+    """Block-scaled C over 5 K steps of 64 in 3 scale groups of 128: the rows'
+    scales gathered (rows past M masked to 0), one scale per column block."""
+    m, k, n = 144, 320, 160
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = np.zeros((m, n), np.float16)
+    sa = rng.uniform(0.5, 1.5, (m, 3)).astype(np.float32)
+    sb = rng.uniform(0.5, 1.5, (2, 3)).astype(np.float32)
+    scale = _mm_scale(a, b)
+    return Launch((2, 2), arr(a) + arr(b) + arr(c) + arr(sa) + arr(sb),
+                  [("c", c, Scaled(2e-3, lambda: 2.25 * scale()))])
+
+
 def _matmul_f16(rng):
     a = rng.standard_normal((128, 80)).astype(np.float16)   # K = 80: a padded last K tile
     b = rng.standard_normal((80, 128)).astype(np.float16)
@@ -637,6 +663,10 @@ CASES = [
     Case("cutile_matmul_bt_order_f16_aligned", "cutile/matmul_bt_order_f16_aligned.mlir", _matmul_bt_order),
     Case("cutile_attention_m128_f16_aligned", "cutile/attention_m128_f16_aligned.mlir", _attention_aligned),
     Case("cutile_attention_bwd_dq_f16_aligned", "cutile/attention_bwd_dq_f16_aligned.mlir", _attention_bwd_dq),
+    # a loop's register tiles beside its dot: the squares stream into row sums (one consumer
+    # warpgroup holds them), the scaled products do not (two consumer warpgroups on sm_90a)
+    Case("cutile_matmul_rowsq_bf16_aligned", "cutile/matmul_rowsq_bf16_aligned.mlir", _matmul_rowsq),
+    Case("cutile_matmul_blockscale_f16_aligned", "cutile/matmul_blockscale_f16_aligned.mlir", _matmul_blockscale),
     Case("cutile_bmm_tt_f16_aligned", "cutile/bmm_tt_f16_aligned.mlir", _bmm_tt_aligned),
     Case("cutile_gather_reverse_f32", "cutile/gather_reverse_f32.mlir", _gather_reverse),
     Case("cutile_grid_stride_i32", "cutile/grid_stride_i32.mlir", _grid_stride),

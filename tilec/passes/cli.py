@@ -126,6 +126,8 @@ def default_warps(root, ops, args):
             from ..compiler import default_num_warps
             arch = p.options.get("arch") or getattr(args, "arch", None) or "sm_90a"
             p.options["num-warps"] = default_num_warps(ops, arch)
+            if "auto-warps" not in getattr(p, "explicit_options", ()):
+                p.options["auto-warps"] = True      # as compile: the loops' registers may raise it
 
 
 def wants_passes(args) -> bool:

@@ -69,6 +69,27 @@ def broadcast_of_smaller(v) -> bool:
         and num_elements(getattr(d.operands[0].type, "shape", ()) or ()) < num_elements(v.type.shape)
 
 
+REDUCTIONS = ("nv_tileas.reduce", "cuda_tile.reduce")
+
+
+def streamed(v) -> bool:
+    """Whether `v` is made by an element-wise op for one element-wise op or
+    reduction in the same block: the two run a few elements at a time, so its
+    registers never exist all at once. A GEMM that squares and sums its bf16 A
+    tile over the rows (f32 squares, 128 registers a thread on one warpgroup)
+    holds A and its row sums, not the squares: ptxas ran it in 144 registers
+    where counting them estimated 289."""
+    from ..ir.traits import Elementwise
+    d = getattr(v, "op", None)
+    if d is None or not d.has_trait(Elementwise):
+        return False
+    readers = {id(u.owner): u.owner for u in v.uses}
+    if len(readers) != 1:
+        return False
+    r = next(iter(readers.values()))
+    return r.parent is d.parent and (r.has_trait(Elementwise) or r.name in REDUCTIONS)
+
+
 def _splat(v, depth: int = 8) -> bool:
     """A tile every element of which is one value (a constant, a broadcast or
     reshape of one, or of a scalar): one register, not a tile of them."""
@@ -104,7 +125,8 @@ def live_peak(analysis, threads: int) -> int:
     dot accumulates in place). Splats take one register, loaded tiles only dots
     read stay in shared memory, and the loads' own index arithmetic runs in the
     producer: all are left out, and so are broadcasts of smaller tiles (their
-    source's registers, copied into the reader's layout)."""
+    source's registers, copied into the reader's layout) and tiles streamed
+    into their one element-wise reader."""
     from ..dialects.cuda_tile.types import TileType
     body = analysis.body
     ops = list(body.ops)
@@ -124,7 +146,7 @@ def live_peak(analysis, threads: int) -> int:
         t = v.type
         if v in slots or v in producer or not isinstance(t, TileType) or not t.shape or _splat(v):
             return 0
-        if broadcast_of_smaller(v):
+        if broadcast_of_smaller(v) or streamed(v):
             return 0
         return tile_regs(t, threads)
 

@@ -9,8 +9,8 @@ from ..conversion.lower_to_tileas import TARGET_ATTR, entries
 from ..conversion.target import ARCHES, smem_per_cta, target_for
 from ..ir.diagnostics import current_engine
 from ..passes.base import Pass, target_blocks
-from .analysis import LOOP_CARRIED_ADDRESS, READS, analyze_loop, candidate_loops
-from .budget import estimate_registers, fit_stages, largest_tile_regs
+from .analysis import COMPUTE, LOOP_CARRIED_ADDRESS, READS, analyze_loop, candidate_loops
+from .budget import WARPGROUP, estimate_registers, fit_stages, largest_tile_regs
 from .materialize import MaterializeOptions, materialize_schedule
 from .pipeline import create_pipelines, pipeline_agents, pipeline_single_stream
 from .stages import build_stages
@@ -239,6 +239,38 @@ def _entry_of(op):
     return next((a for a in op.ancestors() if a.name == "cuda_tile.entry"), None)
 
 
+def warps_for_registers(blocks, target, warps: int) -> int:
+    """The consumer warps of a warp-specialized kernel given `warps` by default:
+    8 (two consumer warpgroups) where one warpgroup's registers cannot hold the
+    tiles a pipelined loop's body holds at once (estimate_registers: over its
+    budget) and two would hold them with less over theirs; else `warps`.
+    compiler.default_num_warps counts the dots' accumulators and their register
+    operands only; the loop's other tiles (TileGym's mHC split GEMM squares and
+    sums its A tile beside the dot; the w8a8 fp8 GEMM scales each K step's
+    product into a second accumulator) spilled 300-650 bytes on one warpgroup
+    and none on two, which is what tileiras runs them on. Kept at `warps` where
+    a dot's M is not a multiple of 128 (two warpgroups would split its N, each
+    reading all of A) or a dot lies outside the pipelined loops (a CTA of 12
+    warps has no tensor-core layout for it): default_num_warps' own rules."""
+    if not target.warp_specialized or warps != WARPGROUP:
+        return warps
+    loops = [analyze_loop(loop) for loop in candidate_loops(blocks)]
+    piped = [a for a in loops if a.pipelinable]
+    inside = {id(op) for a in piped for op in a.computes}
+    for b in blocks:
+        for top in b.ops:
+            for op in top.walk():
+                if op.name in COMPUTE and (id(op) not in inside or tuple(op.results[0].type.shape)[-2] % 128):
+                    return warps
+    for a in piped:
+        one = estimate_registers(a, target, WARPGROUP)
+        two = estimate_registers(a, target, 2 * WARPGROUP)
+        over = one.consumer - one.consumer_budget
+        if over > 0 and two.consumer - two.consumer_budget < over:
+            return 2 * WARPGROUP
+    return warps
+
+
 class Schedule(Pass):
     """software-pipeline K loops: stages, producer/consumer pipelines, agents"""
     name = "schedule"
@@ -247,7 +279,8 @@ class Schedule(Pass):
                "merge-agents": (bool, True), "sink-epilogue": (bool, True), "fork-once": (bool, True),
                "smem-budget": (int, 0),
                "wgmma": (str, "auto"), "occupancy": (int, 0),
-               "tma-store": (bool, True), "operand-copies": (bool, True), "pipeline": (bool, True)}
+               "tma-store": (bool, True), "operand-copies": (bool, True), "pipeline": (bool, True),
+               "auto-warps": (bool, False)}
 
     def run(self, target) -> bool:
         engine = current_engine()
@@ -271,6 +304,10 @@ class Schedule(Pass):
                                              if t.warp_specialized and warps % 4 else ""))
             return False
         _cleanup(blocks, t.arch)
+        if self.options["auto-warps"] and self.options["pipeline"]:
+            # num-warps is compiler.default_num_warps' choice, not the user's: the loops' registers may raise it
+            warps = warps_for_registers(blocks, t, warps)
+        self.chosen_warps = warps
         ok = True
         staged = []
         decided = {}
