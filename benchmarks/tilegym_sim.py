@@ -202,6 +202,7 @@ def main(argv=None):
     ap.add_argument("outdir")
     ap.add_argument("--arch", nargs="+", default=["sm_80", "sm_90a"])
     ap.add_argument("--kernel", default=None, help="only kernels whose name matches this regex")
+    ap.add_argument("--file", default=None, help="only files whose name matches this regex")
     ap.add_argument("--max-work", type=float, default=2e8)
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
@@ -225,6 +226,8 @@ def main(argv=None):
     jobs, per_kernel = [], {}
     for r in manifest["files"]:
         if args.kernel and not re.search(args.kernel, r["kernel"]):
+            continue
+        if args.file and not re.search(args.file, r["file"]):
             continue
         per_kernel[r["kernel"]] = per_kernel.get(r["kernel"], 0) + 1
         if args.max_per_kernel and per_kernel[r["kernel"]] > args.max_per_kernel:

@@ -648,6 +648,23 @@ def matmul_blockscale_f16(a, b, c, sa, sb, TM: ct.Constant[int], TN: ct.Constant
     ct.store(c, index=(bm, bn), tile=acc.astype(c.dtype))
 
 
+# ---------------------------------------------------------------------------
+# 46. a paged GEMM: each K step reads the row block of B a page table names (as a
+#     paged KV cache does), so the producer reads the table before it copies
+
+@ct.kernel
+def matmul_paged_f16(a, b, table, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    bm = ct.bid(0)
+    bn = ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(TM, TK))):
+        page = ct.gather(table, k)
+        ta = ct.load(a, index=(bm, k), shape=(TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        tb = ct.load(b, index=(page, bn), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(ta, tb, acc)
+    ct.store(c, index=(bm, bn), tile=acc.astype(c.dtype))
+
+
 def aligned(dtype, ndim):
     """An array parameter as cuTile specializes it for torch tensors whose
     strides (and last two extents) divide by 16 and whose base is 16-byte
@@ -725,6 +742,8 @@ def kernels():
         "matmul_rowsq_bf16_aligned": (matmul_rowsq_bf16, [aligned(bf16, 2)] * 3 + [array(f32, 2), 128, 128, 128]),
         "matmul_blockscale_f16_aligned": (matmul_blockscale_f16, [aligned(f16, 2)] * 3 + [array(f32, 2)] * 2
                                           + [128, 128, 64, 128]),
+        "matmul_paged_f16_aligned": (matmul_paged_f16, [aligned(f16, 2)] * 2 + [array(i32, 1), aligned(f16, 2),
+                                                                          128, 128, 64]),
         "persistent_bmm_f16": (persistent_bmm_f16, [array(f16, 3)] * 3 + [scalar(i32), 80, 64, 48, 32, 32, 16, 2, True]),
     }
 

@@ -212,6 +212,18 @@ def _matmul_blockscale(rng):
                   [("c", c, Scaled(2e-3, lambda: 2.25 * scale()))])
 
 
+def _matmul_paged(rng):
+    """C = sum over 5 K steps of A's K block times the 64-row page of B the table
+    names (a permutation of 8 pages; A's last K block is ragged, zero-padded)."""
+    m, k, n, pages = 144, 304, 160, 8
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((pages * 64, n)).astype(np.float16)
+    table = rng.permutation(pages)[:5].astype(np.int32)
+    c = np.zeros((m, n), np.float16)
+    gathered = np.concatenate([b[p * 64:(p + 1) * 64] for p in table])[:k]
+    return Launch((2, 2), arr(a) + arr(b) + arr(table) + arr(c), [("c", c, Scaled(2e-3, _mm_scale(a, gathered)))])
+
+
 def _matmul_f16(rng):
     a = rng.standard_normal((128, 80)).astype(np.float16)   # K = 80: a padded last K tile
     b = rng.standard_normal((80, 128)).astype(np.float16)
@@ -667,6 +679,8 @@ CASES = [
     # warpgroup holds them), the scaled products do not (two consumer warpgroups on sm_90a)
     Case("cutile_matmul_rowsq_bf16_aligned", "cutile/matmul_rowsq_bf16_aligned.mlir", _matmul_rowsq),
     Case("cutile_matmul_blockscale_f16_aligned", "cutile/matmul_blockscale_f16_aligned.mlir", _matmul_blockscale),
+    # the producer reads each K step's page of B from a table before it copies the page
+    Case("cutile_matmul_paged_f16_aligned", "cutile/matmul_paged_f16_aligned.mlir", _matmul_paged),
     Case("cutile_bmm_tt_f16_aligned", "cutile/bmm_tt_f16_aligned.mlir", _bmm_tt_aligned),
     Case("cutile_gather_reverse_f32", "cutile/gather_reverse_f32.mlir", _gather_reverse),
     Case("cutile_grid_stride_i32", "cutile/grid_stride_i32.mlir", _grid_stride),

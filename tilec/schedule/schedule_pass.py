@@ -242,16 +242,19 @@ def _entry_of(op):
 def warps_for_registers(blocks, target, warps: int) -> int:
     """The consumer warps of a warp-specialized kernel given `warps` by default:
     8 (two consumer warpgroups) where one warpgroup's registers cannot hold the
-    tiles a pipelined loop's body holds at once (estimate_registers: over its
+    tiles a pipelinable loop's body holds at once (estimate_registers: over its
     budget) and two would hold them with less over theirs; else `warps`.
     compiler.default_num_warps counts the dots' accumulators and their register
-    operands only; the loop's other tiles (TileGym's mHC split GEMM squares and
-    sums its A tile beside the dot; the w8a8 fp8 GEMM scales each K step's
+    operands only; the loop's other tiles (TileGym's mHC split GEMM converts its
+    A tile to tf32 beside the dot; the w8a8 fp8 GEMM scales each K step's
     product into a second accumulator) spilled 300-650 bytes on one warpgroup
-    and none on two, which is what tileiras runs them on. Kept at `warps` where
-    a dot's M is not a multiple of 128 (two warpgroups would split its N, each
-    reading all of A) or a dot lies outside the pipelined loops (a CTA of 12
-    warps has no tensor-core layout for it): default_num_warps' own rules."""
+    and none on two, which is what tileiras runs them on. A loop whose stages
+    then do not fit shared memory runs synchronously on all the warps, which
+    hold the same tiles (TileGym's MLA decode: 3,666 spilled bytes on 4 warps,
+    642 on 8). Kept at `warps` where a dot's M is not a multiple of 128 (two
+    warpgroups would split its N, each reading all of A) or a dot lies outside
+    the pipelinable loops (a CTA of 12 warps has no tensor-core layout for it):
+    default_num_warps' own rules."""
     if not target.warp_specialized or warps != WARPGROUP:
         return warps
     loops = [analyze_loop(loop) for loop in candidate_loops(blocks)]
