@@ -145,8 +145,9 @@ def _compare(label, got, want):
     return None
 
 
-def run_one(outdir, file, launch, arch, constraints, copy_timing="late", races=False):
-    """Compile, simulate and interpret one launch; returns (status, detail)."""
+def run_one(outdir, file, launch, arch, constraints, copy_timing="late", races=False, cut=None):
+    """Compile, simulate and interpret one launch; returns (status, detail).
+    `cut`: only the first that many tile blocks run, in both."""
     import numpy as np
     sys.path.insert(0, os.path.join(ROOT, "tests"))
     import ptxsim
@@ -179,13 +180,13 @@ def run_one(outdir, file, launch, arch, constraints, copy_timing="late", races=F
     try:
         # cuTile asserts divisibility of strides it never uses (div_by<4> on the unit stride of
         # a one-element array): the interpreter's assumption check would stop there
-        interp_launch(parse_module(text, path), None, grid, iflat, check_assumptions=False)
+        interp_launch(parse_module(text, path), None, grid, iflat, check_assumptions=False, blocks=cut)
     except Exception as e:  # noqa: BLE001
         return "interp", f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"
     entry = re.search(r"\.visible \.entry (\w+)\(", ptx).group(1)
     try:
         ptxsim.run_ptx(ptx, entry, grid, convert_scalars(text, flat), copy_timing=copy_timing,
-                       check_races=races)
+                       check_races=races, clusters=cut)
     except ptxsim.DataRace as e:
         return "race", str(e).splitlines()[0][:400]
     except Exception as e:  # noqa: BLE001 - faults, deadlocks, unsupported instructions
@@ -213,6 +214,9 @@ def main(argv=None):
                          "catches reads before the wait, eager slots refilled too early")
     ap.add_argument("--races", action="store_true",
                     help="run the simulator's race check (shared-memory accesses no synchronization orders)")
+    ap.add_argument("--cut", type=int, default=0,
+                    help="a launch over --max-work runs its first N tile blocks only, in the interpreter and "
+                         "the simulator alike (kernels whose tile blocks do not wait for each other)")
     ap.add_argument("--one", nargs=3, metavar=("FILE", "LAUNCH", "ARCH"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     manifest = json.load(open(os.path.join(args.outdir, "manifest.json")))
@@ -220,7 +224,7 @@ def main(argv=None):
     if args.one:
         file, li, arch = args.one
         status, detail = run_one(args.outdir, file, files[file]["launches"][int(li)], arch,
-                                 files[file].get("constraints"), args.copy_timing, args.races)
+                                 files[file].get("constraints"), args.copy_timing, args.races, args.cut or None)
         print(json.dumps({"status": status, "detail": detail}))
         return 0
     jobs, per_kernel = [], {}
@@ -241,19 +245,22 @@ def main(argv=None):
 
     def run(job):
         r, li, arch = job
+        cut = []
         if _work(r["launches"][li]) > args.max_work:
-            return "skipped", f"work {_work(r['launches'][li]):.2g} over --max-work"
+            if not args.cut:
+                return "skipped", f"work {_work(r['launches'][li]):.2g} over --max-work"
+            cut = ["--cut", str(args.cut)]
         t0 = time.time()
         try:
             p = subprocess.run([sys.executable, os.path.abspath(__file__), args.outdir, "--one", r["file"],
                                 str(li), arch, "--copy-timing", args.copy_timing]
-                               + (["--races"] if args.races else []), capture_output=True, text=True,
+                               + (["--races"] if args.races else []) + cut, capture_output=True, text=True,
                                timeout=args.timeout, cwd=ROOT)
         except subprocess.TimeoutExpired:
             return "timeout", f"over {args.timeout:.0f} s"
         try:
             out = json.loads(p.stdout.strip().splitlines()[-1])
-            return out["status"], out["detail"] + f" ({time.time() - t0:.0f} s)"
+            return out["status"], out["detail"] + f" ({time.time() - t0:.0f} s{', cut to ' + cut[1] if cut else ''})"
         except (IndexError, ValueError, KeyError):
             return "error", (p.stderr.strip().splitlines() or ["no output"])[-1][:200]
 

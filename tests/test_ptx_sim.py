@@ -1446,3 +1446,22 @@ def test_sim_static_shared_memory_for_cutile(arch):
     want, _, _ = interpreter_result(case)
     got, _, _, launch = run_in_sim(case, ptx)
     cases.compare(case, launch, got, want)
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_a_cut_down_launch_runs_its_first_tile_blocks_in_both(arch):
+    """tilegym_sim --cut: the interpreter's `blocks` and the simulator's `clusters`
+    run the same first tile blocks of a launch, x fastest; the rest of the output
+    keeps its initial contents in both."""
+    from tilec.interp import launch as interp_launch
+    from tilec.runtime import convert_scalars
+    case = cases.BY_NAME["cutile_vector_add_f32"]      # 3 tile blocks of 256
+    text, ptx = case.text(), ptx_or_fail(case, arch)
+    a, b = (np.arange(768, dtype=np.float32) * k for k in (1, 2))
+    want, got = np.full(768, -1, np.float32), np.full(768, -1, np.float32)
+    args = [a, 768, 1, b, 768, 1]
+    interp_launch(text, None, (3,), args + [want, 768, 1], blocks=2)
+    ptxsim.run_ptx(ptx, entry_symbol(case), (3,), convert_scalars(text, args + [got, 768, 1]), clusters=2)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(want[:512], a[:512] + b[:512])
+    assert (want[512:] == -1).all()

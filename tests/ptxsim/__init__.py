@@ -211,7 +211,8 @@ def load(ptx_text):
 
 
 def run_ptx(ptx_text, kernel_name, grid, args, block=None, *, shared_bytes=None, max_steps=MAX_BLOCK_STEPS,
-            stdout=None, thread_order="alternate", check_races=False, copy_timing="late", globals_init=None):
+            stdout=None, thread_order="alternate", check_races=False, copy_timing="late", globals_init=None,
+            clusters=None):
     """Run `.entry kernel_name` of `ptx_text` for `grid` CTAs of `block` threads
     (default: its `.reqntid`). Pointer arguments (NumPy arrays, (array, element
     offset) pairs) are modified in place. `shared_bytes`: dynamic shared memory
@@ -228,6 +229,10 @@ def run_ptx(ptx_text, kernel_name, grid, args, block=None, *, shared_bytes=None,
     `globals_init`: initial bytes of module globals by PTX name (in place of their
     initializers; a shorter one leaves the rest zero), the state an earlier launch
     left (SimResult.globals).
+    `clusters`: run only the first that many clusters (CTAs, where the kernel
+    has no clusters) in launch order, x fastest: a cut-down launch of a kernel
+    whose CTAs do not wait for each other (the interpreter's `blocks`).
     Returns a SimResult with the final contents of the module's globals."""
     return load(ptx_text).kernel(kernel_name).launch(grid, args, block, shared_bytes, max_steps, stdout,
-                                                     thread_order, check_races, copy_timing, globals_init)
+                                                     thread_order, check_races, copy_timing, globals_init,
+                                                     clusters)

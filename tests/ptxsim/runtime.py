@@ -738,7 +738,7 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
                     self._tm_written(GLOBAL_BASE + o, None)
 
     def launch(self, grid, args, block=None, shared_bytes=None, max_steps=MAX_BLOCK_STEPS, stdout=None,
-               thread_order="alternate", check_races=False, copy_timing="late", globals_init=None):
+               thread_order="alternate", check_races=False, copy_timing="late", globals_init=None, clusters=None):
         if thread_order not in ("forward", "reverse", "alternate", "lagging"):
             raise PTXSimError(f"thread_order {thread_order!r}: forward, reverse, alternate or lagging")
         self.lagging = thread_order == "lagging"
@@ -889,6 +889,8 @@ class Kernel(KernelCodegen, WgmmaRuntime, TmaRuntime, Tcgen05Runtime, HbRuntime)
                     # the CTAs of a cluster run in rank order, or the reverse as thread_order says (odd
                     # clusters with "alternate"): a CTA that runs ahead of its peers differs from run to run
                     backwards = thread_order == "reverse" or (thread_order == "alternate" and stats["clusters"] % 2)
+                    if clusters is not None and stats["clusters"] >= clusters:
+                        continue                  # a cut-down launch: the later clusters do not run
                     self._run_cluster(Cluster(ctas, nthreads), ctas[::-1] if backwards else ctas, block, max_steps)
                     stats["clusters"] += 1
         # copy back

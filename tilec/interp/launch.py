@@ -198,13 +198,15 @@ def _grid(grid):
 
 
 def launch(module, kernel=None, grid=(1, 1, 1), args=(), *, stdout=None, check_assumptions=True,
-           max_loop_iterations=10 ** 8) -> LaunchResult:
+           max_loop_iterations=10 ** 8, blocks=None) -> LaunchResult:
     """Run entry `kernel` of `module` (a parsed module, its top-level ops, or
     MLIR text) for `grid` tile blocks. `args` is a sequence (in parameter order)
     or a dict (parameter name -> value). Pointer parameters take NumPy arrays
     (modified in place) or (array, element offset) pairs; scalar parameters take
     Python numbers. `print` output goes to `stdout` (default sys.stdout).
-    Undefined behaviour, unsupported ops and failed assertions raise LaunchError."""
+    Undefined behaviour, unsupported ops and failed assertions raise LaunchError.
+    `blocks`: run only the first that many tile blocks, x fastest (a cut-down
+    launch; the others still count in the grid the kernel sees)."""
     entry, global_ops = find_kernel(module, kernel)
     grid = _grid(grid)
     ctas = entry.attributes.get(BLOCKS_ARE_CLUSTERS)
@@ -232,6 +234,8 @@ def launch(module, kernel=None, grid=(1, 1, 1), args=(), *, stdout=None, check_a
             for z in range(grid[2]):
                 for y in range(grid[1]):
                     for x in range(grid[0]):
+                        if blocks is not None and (z * grid[1] + y) * grid[0] + x >= blocks:
+                            break
                         machine.set_block((x, y, z))
                         sig = run_block(prog, dict(env0))
                         if sig[0] not in (RETURN, YIELD):
