@@ -189,7 +189,7 @@ def _reaches_compute(value, in_body) -> bool:
             seen.add(op)
             if op.name in COMPUTE:
                 return True
-            if touches_no_memory(op):
+            if touches_no_memory(op) and not op.regions:
                 frontier.extend(op.results)
     return False
 
