@@ -82,7 +82,9 @@ def default_num_warps(ops, arch: str) -> int:
     threads either way, and a CTA of 12 warps has no tensor-core layout at all
     (TileGym's intra_chunk_prepare ran its CTA-level dots on CUDA cores). An
     operand such a loop computes in registers counts there too, unless dots
-    outside the loop would lose their tensor cores to 8 consumer warps."""
+    outside the loop would lose their tensor cores to 8 consumer warps. The
+    schedule may raise the count for a loop's other tiles (its register
+    estimate: schedule_pass.warps_for_registers)."""
     from .conversion.target import target_for
     target = target_for(arch)
     if target is None:
