@@ -11,13 +11,16 @@ mHC split GEMM and w8a8 block-scaled fp8 GEMM:
   (the accumulator and the step's product) then need two consumer warpgroups.
 - matmul_rowsq_bf16_aligned squares its A tile and sums the rows beside the dot:
   the squares stream into the sums, so one consumer warpgroup holds the loop.
+
+A kernel without dots (example 47, RMS norm backward, shaped like TileGym's) gets
+8 warps where its loop's tiles would not fit a thread's registers on 4.
 """
 from __future__ import annotations
 
 import os
 import re
 
-
+import pytest
 from conftest import ROOT, ptxas_stderr
 from test_lowering_util import lower, read, text_of
 
@@ -99,3 +102,29 @@ def test_opt_schedules_with_the_warps_compile_picks(run_cli):
     rc, out, err = run_cli("opt", os.path.join(ROOT, SCALED), "--lower-to-tileas", "--schedule", "--num-warps", "4")
     assert rc == 0, err
     assert re.search(r"agent_switch.*num_agents_per_group = 1", out)
+
+
+NORM_BWD = "examples/cutile/rms_norm_bwd_bf16.mlir"
+
+
+def _spilled(ptx, tmp_path, arch):
+    log = ptxas_stderr(ptx, tmp_path, arch)
+    return sum(int(n) for n in re.findall(r"(\d+) bytes spill stores", log))
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_a_dotless_loop_of_wide_tiles_gets_eight_warps(tmp_path, arch):
+    """RMS norm backward (example 47) holds three 4x4096 f32 tiles through its
+    persistent loop: 384 registers a thread on 4 warps, 192 on 8."""
+    from tilec.compiler import parse_and_compile
+    text = read(NORM_BWD)
+    auto = parse_and_compile(text, NORM_BWD, arch, None)
+    four = parse_and_compile(text, NORM_BWD, arch, 4)
+    assert (_threads(auto), _threads(four)) == (256, 128)
+    assert _spilled(auto, tmp_path, arch) * 10 < _spilled(four, tmp_path, arch)
+
+
+def test_a_dotless_kernel_of_narrow_tiles_keeps_four_warps():
+    from tilec.compiler import parse_and_compile
+    path = "examples/cutile/layernorm_rows_f32.mlir"
+    assert _threads(parse_and_compile(read(path), path, "sm_90a", None)) == 128

@@ -224,6 +224,19 @@ def _matmul_paged(rng):
     return Launch((2, 2), arr(a) + arr(b) + arr(table) + arr(c), [("c", c, Scaled(2e-3, _mm_scale(a, gathered)))])
 
 
+def _rms_norm_bwd(rng):
+    """Three 4-row tiles of 4096 columns over two persistent blocks (block 0 takes
+    tiles 0 and 2): dx per row, and each block's part of dw."""
+    rows, cols = 12, 4096
+    dy, x = (rng.standard_normal((rows, cols)).astype(BF16) for _ in range(2))
+    w = rng.standard_normal(cols).astype(BF16)
+    rstd = rng.uniform(0.5, 2.0, rows).astype(np.float32)
+    dx = np.zeros((rows, cols), BF16)
+    dw = np.zeros((2, cols), np.float32)
+    return Launch((2,), arr(dy) + arr(x) + arr(w) + arr(rstd) + arr(dx) + arr(dw),
+                  [("dx", dx, Close(1e-2, 1e-2)), ("dw", dw, Close(1e-3, 1e-3))])
+
+
 def _matmul_f16(rng):
     a = rng.standard_normal((128, 80)).astype(np.float16)   # K = 80: a padded last K tile
     b = rng.standard_normal((80, 128)).astype(np.float16)
@@ -681,6 +694,8 @@ CASES = [
     Case("cutile_matmul_blockscale_f16_aligned", "cutile/matmul_blockscale_f16_aligned.mlir", _matmul_blockscale),
     # the producer reads each K step's page of B from a table before it copies the page
     Case("cutile_matmul_paged_f16_aligned", "cutile/matmul_paged_f16_aligned.mlir", _matmul_paged),
+    # a persistent loop holding three 4x4096 f32 tiles: 8 warps (compile's choice for its registers)
+    Case("cutile_rms_norm_bwd_bf16", "cutile/rms_norm_bwd_bf16.mlir", _rms_norm_bwd),
     Case("cutile_bmm_tt_f16_aligned", "cutile/bmm_tt_f16_aligned.mlir", _bmm_tt_aligned),
     Case("cutile_gather_reverse_f32", "cutile/gather_reverse_f32.mlir", _gather_reverse),
     Case("cutile_grid_stride_i32", "cutile/grid_stride_i32.mlir", _grid_stride),

@@ -255,16 +255,18 @@ def warps_for_registers(blocks, target, warps: int) -> int:
     warpgroups would split its N, each reading all of A) or a dot lies outside
     the pipelinable loops (a CTA of 12 warps has no tensor-core layout for it):
     default_num_warps' own rules."""
-    if not target.warp_specialized or warps != WARPGROUP:
+    if warps != WARPGROUP:
         return warps
     loops = [analyze_loop(loop) for loop in candidate_loops(blocks)]
+    dots = [op for b in blocks for top in b.ops for op in top.walk() if op.name in COMPUTE]
+    if not dots:
+        return _warps_for_streaming_loops(loops, target, warps)
+    if not target.warp_specialized:
+        return warps
     piped = [a for a in loops if a.pipelinable]
     inside = {id(op) for a in piped for op in a.computes}
-    for b in blocks:
-        for top in b.ops:
-            for op in top.walk():
-                if op.name in COMPUTE and (id(op) not in inside or tuple(op.results[0].type.shape)[-2] % 128):
-                    return warps
+    if any(id(op) not in inside or tuple(op.results[0].type.shape)[-2] % 128 for op in dots):
+        return warps
     for a in piped:
         one = estimate_registers(a, target, WARPGROUP)
         two = estimate_registers(a, target, 2 * WARPGROUP)
@@ -272,6 +274,26 @@ def warps_for_registers(blocks, target, warps: int) -> int:
         if over > 0 and two.consumer - two.consumer_budget < over:
             return 2 * WARPGROUP
     return warps
+
+
+def _warps_for_streaming_loops(loops, target, warps: int) -> int:
+    """The warps of a kernel without dots: 8 where one of its loops holds more
+    registers a thread at `warps` (budget.live_peak of its body, OVERHEAD_REGS
+    beside) than a thread may have, and fewer over at 8. Such a loop runs on
+    all the CTA's warps, its loaded tiles in registers. TileGym's RMS norm
+    backward holds three 4x4096 f32 tiles through its persistent loop (1,274
+    spilled bytes on 128 threads, 24 on 256); tileiras runs its looping norms
+    and losses with wide tiles on 256 or 384 threads. Code outside loops keeps
+    `warps`, as tileiras's 128 threads for a one-shot kernel of any width."""
+    from .budget import OVERHEAD_REGS, live_peak
+    loops = [a for a in loops if a.loop.regions and a.loop.regions[0].blocks]
+
+    def over(w):
+        threads = 32 * w
+        need = OVERHEAD_REGS + max((live_peak(a, threads) for a in loops), default=0)
+        return need - min(target.max_regs_per_thread, target.regs_per_sm // threads)
+    now = over(warps)
+    return 2 * warps if now > 0 and over(2 * warps) < now else warps
 
 
 class Schedule(Pass):
