@@ -9,7 +9,7 @@ from ..conversion.lower_to_tileas import TARGET_ATTR, entries
 from ..conversion.target import ARCHES, smem_per_cta, target_for
 from ..ir.diagnostics import current_engine
 from ..passes.base import Pass, target_blocks
-from .analysis import COMPUTE, LOOP_CARRIED_ADDRESS, READS, analyze_loop, candidate_loops
+from .analysis import LOOP_CARRIED_ADDRESS, READS, analyze_loop, candidate_loops
 from .budget import WARPGROUP, estimate_registers, fit_stages, largest_tile_regs
 from .materialize import MaterializeOptions, materialize_schedule
 from .pipeline import create_pipelines, pipeline_agents, pipeline_single_stream
@@ -239,8 +239,13 @@ def _entry_of(op):
     return next((a for a in op.ancestors() if a.name == "cuda_tile.entry"), None)
 
 
+# every tensor-core op the lowering makes (only nv_tileas.dot is pipelined: analysis.COMPUTE)
+TENSOR_CORE_OPS = ("nv_tileas.dot", "nv_tileas.async.dot", "nv_tileas.block_scaled_mma")
+
+
 def warps_for_registers(blocks, target, warps: int) -> int:
-    """The consumer warps of a warp-specialized kernel given `warps` by default:
+    """The warps of a kernel given `warps` by default (a kernel without tensor-core
+    dots: _warps_for_streaming_loops). On a warp-specialized target,
     8 (two consumer warpgroups) where one warpgroup's registers cannot hold the
     tiles a pipelinable loop's body holds at once (estimate_registers: over its
     budget) and two would hold them with less over theirs; else `warps`.
@@ -258,7 +263,7 @@ def warps_for_registers(blocks, target, warps: int) -> int:
     if warps != WARPGROUP:
         return warps
     loops = [analyze_loop(loop) for loop in candidate_loops(blocks)]
-    dots = [op for b in blocks for top in b.ops for op in top.walk() if op.name in COMPUTE]
+    dots = [op for b in blocks for top in b.ops for op in top.walk() if op.name in TENSOR_CORE_OPS]
     if not dots:
         return _warps_for_streaming_loops(loops, target, warps)
     if not target.warp_specialized:
