@@ -114,8 +114,8 @@ def _spilled(ptx, tmp_path, arch):
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
 def test_a_dotless_loop_of_wide_tiles_gets_eight_warps(tmp_path, arch):
-    """RMS norm backward (example 47) holds three 4x4096 f32 tiles through its
-    persistent loop: 384 registers a thread on 4 warps, 192 on 8."""
+    """RMS norm backward's dx (example 47) holds two 4x4096 f32 tiles through its
+    persistent loop: 256 registers a thread on 4 warps, 128 on 8."""
     from tilec.compiler import parse_and_compile
     text = read(NORM_BWD)
     auto = parse_and_compile(text, NORM_BWD, arch, None)

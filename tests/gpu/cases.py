@@ -226,15 +226,13 @@ def _matmul_paged(rng):
 
 def _rms_norm_bwd(rng):
     """Three 4-row tiles of 4096 columns over two persistent blocks (block 0 takes
-    tiles 0 and 2): dx per row, and each block's part of dw."""
+    tiles 0 and 2): dx per row."""
     rows, cols = 12, 4096
     dy, x = (rng.standard_normal((rows, cols)).astype(BF16) for _ in range(2))
     w = rng.standard_normal(cols).astype(BF16)
     rstd = rng.uniform(0.5, 2.0, rows).astype(np.float32)
     dx = np.zeros((rows, cols), BF16)
-    dw = np.zeros((2, cols), np.float32)
-    return Launch((2,), arr(dy) + arr(x) + arr(w) + arr(rstd) + arr(dx) + arr(dw),
-                  [("dx", dx, Close(1e-2, 1e-2)), ("dw", dw, Close(1e-3, 1e-3))])
+    return Launch((2,), arr(dy) + arr(x) + arr(w) + arr(rstd) + arr(dx), [("dx", dx, Close(1e-2, 1e-2))])
 
 
 def _matmul_f16(rng):
@@ -694,7 +692,7 @@ CASES = [
     Case("cutile_matmul_blockscale_f16_aligned", "cutile/matmul_blockscale_f16_aligned.mlir", _matmul_blockscale),
     # the producer reads each K step's page of B from a table before it copies the page
     Case("cutile_matmul_paged_f16_aligned", "cutile/matmul_paged_f16_aligned.mlir", _matmul_paged),
-    # a persistent loop holding three 4x4096 f32 tiles: 8 warps (compile's choice for its registers)
+    # a persistent loop holding two 4x4096 f32 tiles: 8 warps (compile's choice for its registers)
     Case("cutile_rms_norm_bwd_bf16", "cutile/rms_norm_bwd_bf16.mlir", _rms_norm_bwd),
     Case("cutile_bmm_tt_f16_aligned", "cutile/bmm_tt_f16_aligned.mlir", _bmm_tt_aligned),
     Case("cutile_gather_reverse_f32", "cutile/gather_reverse_f32.mlir", _gather_reverse),
