@@ -42,17 +42,21 @@ class RegisterEstimate:
     consumer_agents: int
 
 
-def estimate_registers(analysis, target, num_warps: int, occupancy: int = 1) -> RegisterEstimate:
+def estimate_registers(analysis, target, num_warps: int, occupancy: int = 1,
+                       specialized: bool | None = None) -> RegisterEstimate:
     """The consumer's registers: OVERHEAD_REGS beside the tiles its loop body
     holds at once (live_peak: accumulators, and the tiles made from each stage's
     operands; operands only the tensor cores read stay in their slots). Budgets: on sm_90a one producer
     warpgroup at PRODUCER_REGS and the rest of the register file's share of
     one of `occupancy` CTAs split among the consumer warpgroups (multiple of
-    8, at most 240); elsewhere the per-thread limit."""
-    consumer_warps = max(WARPGROUP, num_warps) if target.warp_specialized else max(1, num_warps)
+    8, at most 240); elsewhere the per-thread limit. `specialized` False: the
+    loop runs unpipelined on all the warps even where the target would
+    specialize them (a loop without dots)."""
+    specialized = target.warp_specialized if specialized is None else specialized
+    consumer_warps = max(WARPGROUP, num_warps) if specialized else max(1, num_warps)
     threads = 32 * consumer_warps
     need = OVERHEAD_REGS + live_peak(analysis, threads)
-    if target.warp_specialized:
+    if specialized:
         agents = max(1, consumer_warps // WARPGROUP)
         per = (target.regs_per_sm // max(1, occupancy) - 128 * PRODUCER_REGS) // (128 * agents)
         budget = min(240, per - per % 8)

@@ -290,13 +290,11 @@ def _warps_for_streaming_loops(loops, target, warps: int) -> int:
     spilled bytes on 128 threads, 24 on 256); tileiras runs its looping norms
     and losses with wide tiles on 256 or 384 threads. Code outside loops keeps
     `warps`, as tileiras's 128 threads for a one-shot kernel of any width."""
-    from .budget import OVERHEAD_REGS, live_peak
     loops = [a for a in loops if a.loop.regions and a.loop.regions[0].blocks]
 
     def over(w):
-        threads = 32 * w
-        need = OVERHEAD_REGS + max((live_peak(a, threads) for a in loops), default=0)
-        return need - min(target.max_regs_per_thread, target.regs_per_sm // threads)
+        regs = [estimate_registers(a, target, w, specialized=False) for a in loops]
+        return max((r.consumer - r.consumer_budget for r in regs), default=-1)
     now = over(warps)
     return 2 * warps if now > 0 and over(2 * warps) < now else warps
 
